@@ -1,0 +1,36 @@
+"""The explicit context that travels with parse and build (never a global).
+
+What one event needs from another lives here: the checksum setting and post-header lengths
+from the FORMAT_DESCRIPTION event, the server flavor and version, the event's offset in its
+file (for log positions and error reports).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+
+
+@dataclass
+class Context:
+    checksum: bool = True              # events end in a CRC32 (FDE checksum alg 1)
+    verify_checksum: bool = True       # a CRC mismatch raises ChecksumError
+    table_id_size: int = 6             # 4 when the FDE's TABLE_MAP post-header length is 6
+    post_header_lengths: list | None = None
+    server_version: str | None = None
+    flavor: str | None = None          # "mysql" or "mariadb"
+    binlog_version: int = 4
+    offset: int = 0                    # file offset of the event being parsed or built
+    extra: dict = field(default_factory=dict)
+
+    def __getitem__(self, key):
+        return getattr(self, key)
+
+    def get(self, key, default=None):
+        return getattr(self, key, default)
+
+    def replace(self, **changes) -> "Context":
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self)
+                if f.name not in ("extra", "offset", "verify_checksum")}

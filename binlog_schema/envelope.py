@@ -1,0 +1,206 @@
+"""The event envelope: 19-byte common header, body ``Switch`` on the type code, CRC32 trailer.
+
+``event_size`` is computed on build; ``log_pos`` too when the value leaves it out (None), from
+the context's offset. The CRC32 is verified on parse (a mismatch names the CRC's offset) and
+computed on build. FORMAT_DESCRIPTION rule: the server computes the FDE's CRC with the
+``BINLOG_IN_USE`` flag (0x1) cleared, because it sets that flag after writing the event.
+"""
+
+from __future__ import annotations
+
+import io as _io
+import zlib
+
+import construct as c
+from construct import Container, this
+
+from .context import Context
+from .errors import (BinlogError, BuildError, ChecksumError, FormatError, TruncatedError)
+from .events import BODIES, EVENT_TYPES, checksum_length
+from .primitives import (FlagList, NameTable, Raw, TrackingIO, _Wrapper, read_exact, substream)
+
+HEADER_SIZE = 19
+FORMAT_DESCRIPTION_EVENT = 15
+
+EVENT_FLAGS = NameTable(__name__, "EVENT_FLAGS", {
+    0x1: "BINLOG_IN_USE", 0x2: "FORCED_ROTATE", 0x4: "THREAD_SPECIFIC", 0x8: "SUPPRESS_USE",
+    0x10: "UPDATE_TABLE_MAP_VERSION", 0x20: "ARTIFICIAL", 0x40: "RELAY_LOG", 0x80: "IGNORABLE",
+    0x100: "NO_FILTER", 0x200: "MTS_ISOLATE"})
+
+CommonHeader = c.Struct(
+    "timestamp" / c.Int32ul,
+    "type_code" / c.Int8ul,
+    "server_id" / c.Int32ul,
+    "event_size" / c.Int32ul,
+    "log_pos" / c.Int32ul,
+    "flags" / FlagList(2, EVENT_FLAGS),
+)
+
+
+class ChecksumMismatch(c.ChecksumError):
+    pass
+
+
+def _crc(head: bytes, body: bytes) -> int:
+    if head[4] == FORMAT_DESCRIPTION_EVENT and head[17] & 1:
+        head = head[:17] + bytes((head[17] & 0xFE,)) + head[18:]
+    return zlib.crc32(body, zlib.crc32(head))
+
+
+def envelope_parse(io, this, parse_header, parse_body):
+    head = read_exact(io, HEADER_SIZE)
+    header = parse_header(substream(io, head), this)
+    size = header["event_size"]
+    if size < HEADER_SIZE:
+        raise c.ValidationError(f"event_size {size} is smaller than the {HEADER_SIZE}-byte header")
+    rest = read_exact(io, size - HEADER_SIZE)
+    crc_len = checksum_length(header["type_code"], rest, this["_params"].get("ctx"))
+    body = rest[:len(rest) - crc_len]
+    out = Container(header=header)
+    if crc_len:
+        stored = int.from_bytes(rest[-4:], "little")
+        ctx = this["_params"].get("ctx")
+        if (ctx is None or ctx["verify_checksum"]) and _crc(head, body) != stored:
+            if type(io) is TrackingIO:
+                io.recorder[0] = io.base + io.tell() - 4
+            raise ChecksumMismatch(f"stored CRC32 {stored:#010x}, computed "
+                                   f"{_crc(head, body):#010x}")
+    this["header"] = header
+    stream = substream(io, body, gap=crc_len)
+    out["body"] = parse_body(stream, this)
+    left = body[stream.tell():]
+    if left:
+        out["trailing"] = left
+    if crc_len:
+        out["checksum"] = stored
+    return out
+
+
+def envelope_build(obj, io, this, build_header, build_body):
+    header = Container(obj["header"])
+    this["header"] = header
+    buf = _io.BytesIO()
+    build_body(obj["body"], buf, this)
+    body = buf.getvalue() + (obj.get("trailing") or b"")
+    ctx = this["_params"].get("ctx")
+    crc_len = checksum_length(header["type_code"], body, ctx, building=True)
+    size = HEADER_SIZE + len(body) + crc_len
+    header["event_size"] = size
+    if header.get("log_pos") is None:
+        header["log_pos"] = ((ctx["offset"] if ctx is not None else 0) + size) & 0xFFFFFFFF
+    buf = _io.BytesIO()
+    build_header(header, buf, this)
+    head = buf.getvalue()
+    io.write(head)
+    io.write(body)
+    if crc_len:
+        io.write(_crc(head, body).to_bytes(4, "little"))
+    return obj
+
+
+class Envelope(_Wrapper):
+    """One whole event: header, body (by type code), optional trailing bytes, CRC32."""
+
+    def __init__(self, header, body):
+        super().__init__(envelope_parse, envelope_build, body, buildnone=False)
+        self.header = header
+
+    def _parse(self, stream, context, path):
+        ph = lambda io, this: self.header._parsereport(io, this, path + " -> header")  # noqa
+        pb = lambda io, this: self.subcon._parsereport(io, this, path + " -> body")  # noqa
+        return envelope_parse(stream, context, ph, pb)
+
+    def _build(self, obj, stream, context, path):
+        bh = lambda obj, io, this: self.header._build(obj, io, this, path + " -> header")  # noqa
+        bb = lambda obj, io, this: self.subcon._build(obj, io, this, path + " -> body")  # noqa
+        return envelope_build(obj, stream, context, bh, bb)
+
+    def _emitparse(self, code):
+        code.append("from binlog_schema.envelope import envelope_parse")
+        return (f"envelope_parse(io, this, lambda io, this: ({self.header._compileparse(code)}), "
+                f"lambda io, this: ({self.subcon._compileparse(code)}))")
+
+    def _emitbuild(self, code):
+        code.append("from binlog_schema.envelope import envelope_build")
+        return (f"envelope_build(obj, io, this, "
+                f"lambda obj, io, this: ({self.header._compilebuild(code)}), "
+                f"lambda obj, io, this: ({self.subcon._compilebuild(code)}))")
+
+
+EventBody = c.Switch(this.header.type_code, BODIES, default=Raw)
+Event = Envelope(CommonHeader, EventBody)
+_compiled = None
+
+
+def compiled():
+    global _compiled
+    if _compiled is None:
+        _compiled = Event.compile()
+    return _compiled
+
+
+def type_name(code: int) -> str:
+    return EVENT_TYPES.get(code, f"UNKNOWN_EVENT_{code}")
+
+
+# ---------------------------------------------------------------------------------------
+# the public entry points: compiled fast path, interpreted re-run for a precise error
+
+
+def _path_of(e: c.ConstructError) -> str | None:
+    path = getattr(e, "path", None)
+    if not path:
+        return None
+    parts = [p.strip() for p in path.split("->")]
+    parts = [p for p in parts if p and not p.startswith("(")]
+    return ".".join(parts) or None
+
+
+def _message_of(e: Exception) -> str:
+    text = str(e).strip().splitlines()
+    return text[-1] if text else type(e).__name__
+
+
+def convert_error(e: Exception, offset: int | None, building: bool = False) -> BinlogError:
+    if isinstance(e, BinlogError):
+        return e
+    path = _path_of(e) if isinstance(e, c.ConstructError) else None
+    msg = _message_of(e)
+    if building:
+        return BuildError(msg, offset=None, path=path)
+    if isinstance(e, c.StreamError):
+        return TruncatedError(msg, offset=offset, path=path)
+    if isinstance(e, c.ChecksumError):
+        return ChecksumError(msg, offset=offset, path=path or "checksum")
+    return FormatError(msg, offset=offset, path=path)
+
+
+def parse_event(data: bytes, ctx: Context | None = None):
+    """Parse one whole event (header, body, CRC) from ``data``."""
+    ctx = ctx or Context()
+    try:
+        return compiled().parse(data, ctx=ctx)
+    except Exception:  # noqa: BLE001 - re-run interpreted for a precise, typed error
+        pass
+    stream = TrackingIO(data, base=ctx.offset)
+    try:
+        return Event.parse_stream(stream, ctx=ctx)
+    except BinlogError:
+        raise
+    except Exception as e:  # noqa: BLE001 - everything leaves as a typed error
+        raise convert_error(e, stream.recorder[0]) from None
+
+
+def build_event(value, ctx: Context | None = None) -> bytes:
+    """Build one whole event; event_size, log_pos (when None) and the CRC32 are computed."""
+    ctx = ctx or Context()
+    try:
+        return compiled().build(value, ctx=ctx)
+    except Exception:  # noqa: BLE001
+        pass
+    try:
+        return Event.build(value, ctx=ctx)
+    except BinlogError:
+        raise
+    except Exception as e:  # noqa: BLE001
+        raise convert_error(e, None, building=True) from None

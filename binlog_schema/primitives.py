@@ -1,0 +1,571 @@
+"""Construct primitives the binlog format needs and construct lacks.
+
+Each primitive is a construct (``_Leaf`` or ``_Wrapper``) with ``_parse``, ``_build``,
+``_sizeof`` and the ``_emitparse``/``_emitbuild`` pair, so that a declaration using it still
+compiles with ``.compile()``. The parse/build logic lives once, in a pair of plain functions;
+the interpreted methods and the generated code both call them.
+
+Short reads are always checked (construct's compiled ``Bytes`` is not), so a length that lies
+raises ``StreamError`` in both modes, and nothing allocates more than the input holds.
+"""
+
+from __future__ import annotations
+
+import io as _io
+
+import construct as c
+from construct import Construct, Container, ListContainer, StreamError
+
+# --------------------------------------------------------------------------------------
+# streams
+
+
+class TrackingIO(_io.BytesIO):
+    """A BytesIO that remembers the absolute offset of the last read (for error reports).
+
+    Sub-streams made by :func:`substream` share the recorder and know their base offset, so an
+    error deep inside a length-prefixed block still names its offset in the file.
+    """
+
+    def __init__(self, data: bytes = b"", base: int = 0, recorder: list | None = None):
+        super().__init__(data)
+        self.base = base
+        self.recorder = recorder if recorder is not None else [base]
+
+    def read(self, n=-1):
+        self.recorder[0] = self.base + self.tell()
+        return super().read(n)
+
+
+def substream(io, data: bytes, gap: int = 0):
+    """A stream over ``data``, which was just read from ``io`` (followed by ``gap`` more
+    bytes)."""
+    if type(io) is TrackingIO:
+        return TrackingIO(data, io.base + io.tell() - len(data) - gap, io.recorder)
+    return _io.BytesIO(data)
+
+
+def remaining(io) -> int:
+    pos = io.tell()
+    end = io.seek(0, 2)
+    io.seek(pos)
+    return end - pos
+
+
+def read_exact(io, n: int) -> bytes:
+    if n < 0:
+        raise StreamError(f"negative length {n}")
+    data = io.read(n)
+    if len(data) != n:
+        raise StreamError(f"needs {n} bytes, only {len(data)} left")
+    return data
+
+
+def _pathed(func, path):
+    """Run ``func`` and give construct errors raised without a path this one."""
+    try:
+        return func()
+    except c.ConstructError as e:
+        if getattr(e, "path", None) is None:
+            raise type(e)(str(e), path=path) from None
+        raise
+
+
+def _imp(code, fn):
+    code.append(f"from {fn.__module__} import {fn.__name__}")
+    code.append("from binlog_schema.primitives import ctx_value")
+    return fn.__name__
+
+
+def _emitarg(code, arg) -> str:
+    """Source text for an argument: objects that know how to import themselves do so."""
+    if getattr(type(arg), "emit", None) is not None:  # not this-expressions: any attr exists
+        return arg.emit(code)
+    return repr(arg)
+
+
+class _Leaf(Construct):
+    """Base for primitives whose work is one parse and one build function (plain functions,
+    called by the interpreted methods and by the generated code alike).
+
+    ``args`` are values or construct expressions, evaluated against the context.
+    """
+
+    def __init__(self, pfunc, bfunc, *args, size=None):
+        super().__init__()
+        self._pf, self._bf, self._args, self._size = pfunc, bfunc, args, size
+
+    def _argvalues(self, context):
+        return [c.evaluate(a, context) for a in self._args]
+
+    def _parse(self, stream, context, path):
+        return _pathed(lambda: self._pf(stream, *self._argvalues(context)), path)
+
+    def _build(self, obj, stream, context, path):
+        return _pathed(lambda: self._bf(obj, stream, *self._argvalues(context)), path)
+
+    def _sizeof(self, context, path):
+        if self._size is None:
+            raise c.SizeofError("variable size", path=path)
+        return c.evaluate(self._size, context)
+
+    def _emitargs(self, code):
+        return "".join(", " + _emitarg(code, a) for a in self._args)
+
+    def _emitparse(self, code):
+        return f"{_imp(code, self._pf)}(io{self._emitargs(code)})"
+
+    def _emitbuild(self, code):
+        return f"{_imp(code, self._bf)}(obj, io{self._emitargs(code)})"
+
+
+class _Wrapper(Construct):
+    """Base for primitives wrapping a subcon: the parse/build functions get the subcon's
+    parse/build as callables ``f(io, this)`` / ``f(obj, io, this)``."""
+
+    def __init__(self, pfunc, bfunc, subcon, *args, buildnone=None):
+        super().__init__()
+        self._pf, self._bf, self.subcon, self._args = pfunc, bfunc, subcon, args
+        self.flagbuildnone = subcon.flagbuildnone if buildnone is None else buildnone
+
+    def _argvalues(self, context):
+        return [c.evaluate(a, context) for a in self._args]
+
+    def _parse(self, stream, context, path):
+        sub = lambda io, this: self.subcon._parsereport(io, this, path)  # noqa: E731
+        return _pathed(lambda: self._pf(stream, context, sub, *self._argvalues(context)), path)
+
+    def _build(self, obj, stream, context, path):
+        sub = lambda obj, io, this: self.subcon._build(obj, io, this, path)  # noqa: E731
+        return _pathed(lambda: self._bf(obj, stream, context, sub, *self._argvalues(context)),
+                       path)
+
+    def _sizeof(self, context, path):
+        raise c.SizeofError("variable size", path=path)
+
+    def _emitargs(self, code):
+        return "".join(", " + _emitarg(code, a) for a in self._args)
+
+    def _emitparse(self, code):
+        return (f"{_imp(code, self._pf)}(io, this, lambda io, this: "
+                f"({self.subcon._compileparse(code)}){self._emitargs(code)})")
+
+    def _emitbuild(self, code):
+        return (f"{_imp(code, self._bf)}(obj, io, this, lambda obj, io, this: "
+                f"({self.subcon._compilebuild(code)}){self._emitargs(code)})")
+
+
+# --------------------------------------------------------------------------------------
+# context values
+
+
+def ctx_value(this, key, default):
+    """``this._params.ctx[key]`` when a context object was passed, else ``default``."""
+    ctx = this["_params"].get("ctx")
+    if ctx is None:
+        return default
+    value = ctx[key]
+    return default if value is None else value
+
+
+class CtxKey:
+    """A construct-style expression for a value of the explicit context object.
+
+    Evaluates (interpreted) by being called with the construct context; emits (compiled) as
+    a call of :func:`ctx_value`.
+    """
+
+    def __init__(self, key: str, default):
+        self.key = key
+        self.default = default
+
+    def __call__(self, context):
+        return ctx_value(context, self.key, self.default)
+
+    def __repr__(self):
+        return f"ctx_value(this, {self.key!r}, {self.default!r})"
+
+
+# --------------------------------------------------------------------------------------
+# packed ("length-encoded") integer
+
+
+def packed_parse(io):
+    b = io.read(1)
+    if not b:
+        raise StreamError("packed integer: no bytes left")
+    v = b[0]
+    if v < 251:
+        return v
+    if v == 252:
+        return int.from_bytes(read_exact(io, 2), "little")
+    if v == 253:
+        return int.from_bytes(read_exact(io, 3), "little")
+    if v == 254:
+        return int.from_bytes(read_exact(io, 8), "little")
+    if v == 251:
+        return None
+    raise c.ValidationError("packed integer: first byte 0xff is not a valid prefix")
+
+
+def packed_build(obj, io):
+    if obj is None:
+        io.write(b"\xfb")
+    elif not isinstance(obj, int) or obj < 0:
+        raise c.IntegerError(f"packed integer: {obj!r} is not a non-negative int")
+    elif obj < 251:
+        io.write(bytes((obj,)))
+    elif obj < 0x10000:
+        io.write(b"\xfc" + obj.to_bytes(2, "little"))
+    elif obj < 0x1000000:
+        io.write(b"\xfd" + obj.to_bytes(3, "little"))
+    elif obj < 1 << 64:
+        io.write(b"\xfe" + obj.to_bytes(8, "little"))
+    else:
+        raise c.IntegerError(f"packed integer: {obj} does not fit in 64 bits")
+    return obj
+
+
+def packed_size(value) -> int:
+    if value is None or value < 251:
+        return 1
+    return 3 if value < 0x10000 else 4 if value < 0x1000000 else 9
+
+
+PackedInt = _Leaf(packed_parse, packed_build)
+"""MySQL's length-encoded integer: 1 byte below 251, else 0xfc+2, 0xfd+3, 0xfe+8 bytes.
+0xfb is the 1-byte NULL form and parses to None."""
+
+
+# --------------------------------------------------------------------------------------
+# little-endian unsigned int of a width known only from the context (e.g. 4 or 6 byte ids)
+
+
+def uint_parse(io, width):
+    return int.from_bytes(read_exact(io, width), "little")
+
+
+def uint_build(obj, io, width):
+    if not isinstance(obj, int) or obj < 0 or obj >= 1 << (8 * width):
+        raise c.IntegerError(f"{obj!r} does not fit in {width} unsigned bytes")
+    io.write(obj.to_bytes(width, "little"))
+    return obj
+
+
+def UIntLE(width):
+    """A little-endian unsigned int whose width may come from the context (4- or 6-byte ids)."""
+    return _Leaf(uint_parse, uint_build, width, size=width)
+
+
+# --------------------------------------------------------------------------------------
+# byte strings and text
+
+
+def bytes_parse(io, length):
+    return read_exact(io, length)
+
+
+def bytes_build(obj, io, length):
+    if not isinstance(obj, (bytes, bytearray)) or len(obj) != length:
+        raise c.StringError(f"expected {length} bytes, got {obj!r:.40}")
+    io.write(obj)
+    return obj
+
+
+def ByteString(length):
+    """``length`` bytes, checked in compiled code too."""
+    return _Leaf(bytes_parse, bytes_build, length, size=length)
+
+
+def greedybytes_parse(io):
+    return io.read()
+
+
+def greedybytes_build(obj, io):
+    if not isinstance(obj, (bytes, bytearray)):
+        raise c.StringError(f"expected bytes, got {obj!r:.40}")
+    io.write(obj)
+    return obj
+
+
+Raw = _Leaf(greedybytes_parse, greedybytes_build)
+"""The rest of the (bounded) stream as bytes."""
+
+
+def text_parse(io):
+    data = io.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data
+
+
+def text_build(obj, io):
+    if isinstance(obj, str):
+        obj = obj.encode("utf-8")
+    elif not isinstance(obj, (bytes, bytearray)):
+        raise c.StringError(f"expected str or bytes, got {obj!r:.40}")
+    io.write(obj)
+    return obj
+
+
+Text = _Leaf(text_parse, text_build)
+"""The rest of the stream as ``str`` when it is valid UTF-8, else as ``bytes`` (lossless)."""
+
+
+# --------------------------------------------------------------------------------------
+# lists of codes (e.g. column types) with names
+
+
+def codes_parse(io, count, names):
+    return ListContainer(names.get(b, b) for b in read_exact(io, count))
+
+
+def codes_build(obj, io, count, names):
+    if len(obj) != count:
+        raise c.RangeError(f"expected {count} codes, got {len(obj)}")
+    codes = bytearray()
+    for item in obj:
+        code = names.get(item, item) if isinstance(item, str) else item
+        if not isinstance(code, int) or not 0 <= code < 256:
+            raise c.MappingError(f"unknown code {item!r}")
+        codes.append(code)
+    io.write(bytes(codes))
+    return obj
+
+
+class NameTable(dict):
+    """code -> name, and name -> code; its repr is importable by generated code."""
+
+    def __init__(self, module: str, attr: str, pairs: dict):
+        super().__init__(pairs)
+        self.update({v: k for k, v in pairs.items()})
+        self._ref = (module, attr)
+
+    def emit(self, code):
+        code.append(f"from {self._ref[0]} import {self._ref[1]}")
+        return self._ref[1]
+
+
+def CodeList(count, names: NameTable):
+    """``count`` one-byte codes, each parsed to its name (unknown codes stay ints)."""
+    return _Leaf(codes_parse, codes_build, count, names, size=count)
+
+
+def code_parse(io, names):
+    b = io.read(1)
+    if not b:
+        raise StreamError("code: no bytes left")
+    return names.get(b[0], b[0])
+
+
+def code_build(obj, io, names):
+    code = names.get(obj, obj) if isinstance(obj, str) else obj
+    if not isinstance(code, int) or not 0 <= code < 256:
+        raise c.MappingError(f"unknown code {obj!r}")
+    io.write(bytes((code,)))
+    return obj
+
+
+def Code(names: NameTable):
+    """One byte parsed to its name from ``names`` (unknown values stay ints)."""
+    return _Leaf(code_parse, code_build, names, size=1)
+
+
+# --------------------------------------------------------------------------------------
+# flags with names
+
+
+def flags_parse(io, width, names):
+    value = int.from_bytes(read_exact(io, width), "little")
+    out = ListContainer()
+    bit = 1
+    while value:
+        if value & 1:
+            out.append(names.get(bit, bit))
+        value >>= 1
+        bit <<= 1
+    return out
+
+
+def flags_build(obj, io, width, names):
+    if isinstance(obj, int):
+        value = obj
+    else:
+        value = 0
+        for item in obj:
+            bit = names.get(item, item) if isinstance(item, str) else item
+            if not isinstance(bit, int):
+                raise c.MappingError(f"unknown flag {item!r}")
+            value |= bit
+    if value < 0 or value >= 1 << (8 * width):
+        raise c.IntegerError(f"flags {obj!r} do not fit in {width} bytes")
+    io.write(value.to_bytes(width, "little"))
+    return obj
+
+
+def FlagList(width: int, names: NameTable):
+    """A little-endian flags word parsed to the list of its set bits' names (unnamed bits stay
+    as their int value). Builds from such a list or from an int."""
+    return _Leaf(flags_parse, flags_build, width, names, size=width)
+
+
+# --------------------------------------------------------------------------------------
+# bitmaps: LSB-first (null bits, columns present) and MSB-first (signedness, visibility)
+
+
+def _bits_of(data: bytes, msb: bool) -> list:
+    if msb:
+        return [bool(byte & (0x80 >> i)) for byte in data for i in range(8)]
+    return [bool(byte & (1 << i)) for byte in data for i in range(8)]
+
+
+def _bytes_of(bits, nbytes: int, msb: bool) -> bytes:
+    out = bytearray(nbytes)
+    for i, bit in enumerate(bits):
+        if bit:
+            out[i >> 3] |= (0x80 >> (i & 7)) if msb else (1 << (i & 7))
+    return bytes(out)
+
+
+def bitmap_parse(io, count, msb, greedy):
+    """``count`` bits; the padding is kept (all bits returned) only when it is not zero, or when
+    a greedy bitmap has more bytes than ``count`` needs."""
+    nbytes = (count + 7) >> 3
+    data = io.read() if greedy else read_exact(io, nbytes)
+    bits = _bits_of(data, msb)
+    if len(data) == nbytes and not any(bits[count:]):
+        del bits[count:]
+    return ListContainer(bits)
+
+
+def bitmap_build(obj, io, count, msb, greedy):
+    n = len(obj)
+    nbytes = (max(n, count) + 7) >> 3 if greedy else (count + 7) >> 3
+    if n > nbytes * 8 or (not greedy and n not in (count, nbytes * 8)):
+        raise c.RangeError(f"bitmap of {n} bits for {count} columns")
+    io.write(_bytes_of(obj, nbytes, msb))
+    return obj
+
+
+def Bitmap(count, msb: bool = False, greedy: bool = False):
+    """A bitmap of ``count`` bits (a list of bools).
+
+    ``msb``: bit order within each byte (MSB-first for SIGNEDNESS and COLUMN_VISIBILITY,
+    LSB-first for null bits). ``greedy``: the bitmap runs to the end of its (bounded) stream,
+    as in an optional-metadata TLV; otherwise it takes ``(count + 7) // 8`` bytes.
+    """
+    return _Leaf(bitmap_parse, bitmap_build, count, msb, greedy,
+                 size=None if greedy else (count + 7) // 8)
+
+
+# --------------------------------------------------------------------------------------
+# wrappers: length-prefixed block, greedy list, counted list, optional tail
+
+
+def bounded_parse(io, this, sub, lenparse, lenbuild):
+    n = lenparse(io)
+    if n is None:
+        raise c.ValidationError("length prefix is NULL (0xfb)")
+    data = read_exact(io, n)
+    return sub(substream(io, data), this)
+
+
+def bounded_build(obj, io, this, sub, lenparse, lenbuild):
+    buf = _io.BytesIO()
+    sub(obj, buf, this)
+    data = buf.getvalue()
+    lenbuild(len(data), io)
+    io.write(data)
+    return obj
+
+
+class FuncRef:
+    """A module-level function passed as an argument: evaluates to itself, emits by name."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, context):  # construct's evaluate() calls it with the context
+        return self.fn
+
+    def emit(self, code):
+        return _imp(code, self.fn)
+
+
+def Bounded(subcon, packed: bool = True):
+    """A block prefixed by its length (a packed integer, or one byte); the subcon parses only
+    inside the block, so nothing it does can run past it. The length is computed on build."""
+    lp, lb = (packed_parse, packed_build) if packed else (u8_parse, u8_build)
+    return _Wrapper(bounded_parse, bounded_build, subcon, FuncRef(lp), FuncRef(lb))
+
+
+def u8_parse(io):
+    b = io.read(1)
+    if not b:
+        raise StreamError("length byte: no bytes left")
+    return b[0]
+
+
+def u8_build(obj, io):
+    if not 0 <= obj < 256:
+        raise c.IntegerError(f"{obj} does not fit in one byte")
+    io.write(bytes((obj,)))
+    return obj
+
+
+def greedylist_parse(io, this, sub):
+    out = ListContainer()
+    while remaining(io):
+        out.append(sub(io, this))
+    return out
+
+
+def greedylist_build(obj, io, this, sub):
+    for item in obj:
+        sub(item, io, this)
+    return obj
+
+
+def GreedyList(subcon):
+    """Items of ``subcon`` until the end of the (bounded) stream. Unlike construct's
+    GreedyRange, a partial last item is an error, not silently dropped."""
+    return _Wrapper(greedylist_parse, greedylist_build, subcon, buildnone=False)
+
+
+def counted_parse(io, this, sub):
+    n = packed_parse(io)
+    if n is None:
+        raise c.ValidationError("count is NULL (0xfb)")
+    out = ListContainer()
+    for _ in range(n):  # no pre-allocation: a lying count fails at the first missing item
+        out.append(sub(io, this))
+    return out
+
+
+def counted_build(obj, io, this, sub):
+    packed_build(len(obj), io)
+    for item in obj:
+        sub(item, io, this)
+    return obj
+
+
+def Counted(subcon):
+    """A packed-integer count followed by that many items."""
+    return _Wrapper(counted_parse, counted_build, subcon, buildnone=False)
+
+
+def ifmore_parse(io, this, sub):
+    return sub(io, this) if remaining(io) else None
+
+
+def ifmore_build(obj, io, this, sub):
+    if obj is not None:
+        sub(obj, io, this)
+    return obj
+
+
+def IfMore(subcon):
+    """Present only when the stream has bytes left (None otherwise): for blocks that older
+    servers did not write, such as the pre-GA 5.1 TABLE_MAP's metadata and null bits."""
+    return _Wrapper(ifmore_parse, ifmore_build, subcon, buildnone=True)
