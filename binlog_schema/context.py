@@ -19,6 +19,7 @@ class Context:
     server_version: str | None = None
     flavor: str | None = None          # "mysql" or "mariadb"
     binlog_version: int = 4
+    type_remap: dict | None = None     # file type code -> standard code (pre-GA numberings)
     offset: int = 0                    # file offset of the event being parsed or built
     extra: dict = field(default_factory=dict)
 
@@ -27,6 +28,10 @@ class Context:
 
     def get(self, key, default=None):
         return getattr(self, key, default)
+
+    def kind(self, code: int) -> int:
+        """The standard (GA) type code of an event stored with ``code`` in this file."""
+        return self.type_remap.get(code, code) if self.type_remap else code
 
     def replace(self, **changes) -> "Context":
         return replace(self, **changes)

@@ -54,12 +54,13 @@ def envelope_parse(io, this, parse_header, parse_body):
     if size < HEADER_SIZE:
         raise c.ValidationError(f"event_size {size} is smaller than the {HEADER_SIZE}-byte header")
     rest = read_exact(io, size - HEADER_SIZE)
-    crc_len = checksum_length(header["type_code"], rest, this["_params"].get("ctx"))
+    ctx = this["_params"].get("ctx")
+    kind = ctx.kind(header["type_code"]) if ctx is not None else header["type_code"]
+    crc_len = checksum_length(kind, rest, ctx)
     body = rest[:len(rest) - crc_len]
     out = Container(header=header)
     if crc_len:
         stored = int.from_bytes(rest[-4:], "little")
-        ctx = this["_params"].get("ctx")
         if (ctx is None or ctx["verify_checksum"]) and _crc(head, body) != stored:
             if type(io) is TrackingIO:
                 io.recorder[0] = io.base + io.tell() - 4
@@ -83,7 +84,8 @@ def envelope_build(obj, io, this, build_header, build_body):
     build_body(obj["body"], buf, this)
     body = buf.getvalue() + (obj.get("trailing") or b"")
     ctx = this["_params"].get("ctx")
-    crc_len = checksum_length(header["type_code"], body, ctx, building=True)
+    kind = ctx.kind(header["type_code"]) if ctx is not None else header["type_code"]
+    crc_len = checksum_length(kind, body, ctx, building=True)
     size = HEADER_SIZE + len(body) + crc_len
     header["event_size"] = size
     if header.get("log_pos") is None:
@@ -127,7 +129,22 @@ class Envelope(_Wrapper):
                 f"lambda obj, io, this: ({self.subcon._compilebuild(code)}))")
 
 
-EventBody = c.Switch(this.header.type_code, BODIES, default=Raw)
+def event_kind(this) -> int:
+    """The standard type code of the event being parsed or built (see Context.type_remap)."""
+    code = this["header"]["type_code"]
+    ctx = this["_params"].get("ctx")
+    return ctx.kind(code) if ctx is not None else code
+
+
+class _Kind:
+    def __call__(self, context):
+        return event_kind(context)
+
+    def __repr__(self):  # construct's Switch emits repr(keyfunc)
+        return "__import__('binlog_schema.envelope', fromlist=['_']).event_kind(this)"
+
+
+EventBody = c.Switch(_Kind(), BODIES, default=Raw)
 Event = Envelope(CommonHeader, EventBody)
 _compiled = None
 
@@ -175,14 +192,15 @@ def convert_error(e: Exception, offset: int | None, building: bool = False) -> B
     return FormatError(msg, offset=offset, path=path)
 
 
-def parse_event(data: bytes, ctx: Context | None = None):
-    """Parse one whole event (header, body, CRC) from ``data``."""
+def parse_event(data: bytes, ctx: Context | None = None, offset: int | None = None):
+    """Parse one whole event (header, body, CRC) from ``data``; ``offset`` (default the
+    context's) is where the event starts in its file, for error reports."""
     ctx = ctx or Context()
     try:
         return compiled().parse(data, ctx=ctx)
     except Exception:  # noqa: BLE001 - re-run interpreted for a precise, typed error
         pass
-    stream = TrackingIO(data, base=ctx.offset)
+    stream = TrackingIO(data, base=ctx.offset if offset is None else offset)
     try:
         return Event.parse_stream(stream, ctx=ctx)
     except BinlogError:

@@ -569,3 +569,25 @@ def IfMore(subcon):
     """Present only when the stream has bytes left (None otherwise): for blocks that older
     servers did not write, such as the pre-GA 5.1 TABLE_MAP's metadata and null bits."""
     return _Wrapper(ifmore_parse, ifmore_build, subcon, buildnone=True)
+
+
+def until_parse(io, this, sub, key, value):
+    out = ListContainer()
+    while True:
+        item = sub(io, this)
+        out.append(item)
+        if item[key] == value:
+            return out
+
+
+def until_build(obj, io, this, sub, key, value):
+    if not obj or obj[-1][key] != value:
+        raise c.RangeError(f"list must end with an item whose {key} is {value!r}")
+    for item in obj:
+        sub(item, io, this)
+    return obj
+
+
+def RepeatUntilValue(subcon, key, value):
+    """Items of ``subcon`` up to and including the first whose ``key`` equals ``value``."""
+    return _Wrapper(until_parse, until_build, subcon, key, value, buildnone=False)

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import re
 
+from .format_description import FormatDescriptionBody, StartEventV3Body
 from .table_map import TableMapBody
+from .transaction_payload import TransactionPayloadBody
 
 EVENT_TYPES = {
     0: "UNKNOWN_EVENT", 1: "START_EVENT_V3", 2: "QUERY_EVENT", 3: "STOP_EVENT",
@@ -33,7 +35,10 @@ EVENT_TYPES = {
 EVENT_CODES = {v: k for k, v in EVENT_TYPES.items()}
 
 BODIES = {
+    1: StartEventV3Body,
+    15: FormatDescriptionBody,
     19: TableMapBody,
+    40: TransactionPayloadBody,
 }
 
 FORMAT_DESCRIPTION_EVENT = 15

@@ -1,0 +1,267 @@
+"""Whole files and relay logs: magic, FDE-driven context, offsets, table maps in force,
+transaction payloads. Reads in constant memory: one event at a time from a buffered file."""
+
+from __future__ import annotations
+
+import io as _io
+import os
+from dataclasses import dataclass, field
+
+from .context import Context
+from .envelope import HEADER_SIZE, build_event, parse_event, type_name
+from .errors import BinlogError, FormatError, LimitError, TruncatedError
+from .events.format_description import context_from_fde, context_from_start_v3
+from .events.transaction_payload import payload_events_bytes
+
+MAGIC = b"\xfebin"
+MAX_EVENT_SIZE = 1 << 30  # 1 GiB: max_allowed_packet's ceiling; larger sizes are refused
+
+FORMAT_DESCRIPTION_EVENT = 15
+START_EVENT_V3 = 1
+TABLE_MAP_EVENT = 19
+TRANSACTION_PAYLOAD_EVENT = 40
+
+
+@dataclass
+class EventRecord:
+    """One event of a file: where it is, its bytes, the context it was read with, its value
+    (None when not decoded) or the typed error it raised."""
+
+    offset: int
+    raw: bytes
+    ctx: Context
+    value: object = None
+    error: BinlogError | None = None
+    inner: list | None = None          # events inside a TRANSACTION_PAYLOAD
+    parent_offset: int | None = None   # for inner events: the payload event's offset
+
+    @property
+    def type_code(self) -> int:
+        """The code stored in the header."""
+        return self.raw[4]
+
+    @property
+    def kind(self) -> int:
+        """The standard (GA) type code: differs from ``type_code`` only in files of
+        development trees with their own numbering."""
+        return self.ctx.kind(self.raw[4])
+
+    @property
+    def type_name(self) -> str:
+        return type_name(self.kind)
+
+    @property
+    def size(self) -> int:
+        return len(self.raw)
+
+
+@dataclass
+class Tail:
+    """A truncated last event: where it starts, how many bytes are there and how many the
+    header (when complete) says are needed."""
+
+    offset: int
+    have: int
+    need: int | None
+
+    def to_dict(self) -> dict:
+        return {"offset": self.offset, "have": self.have, "need": self.need,
+                "missing": None if self.need is None else self.need - self.have}
+
+
+def _open(source):
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return _io.BytesIO(bytes(source)), True
+    if isinstance(source, (str, os.PathLike)):
+        return open(source, "rb", buffering=1 << 16), True
+    return source, False
+
+
+class BinlogReader:
+    """Iterate the events of a binlog or relay-log file.
+
+    ``start``/``stop``: byte positions (an event is delivered when it starts at or after
+    ``start`` and before ``stop``); the FDE is always read for the context, as mysqlbinlog does.
+    ``types``: type codes or names to deliver (others are skipped without decoding).
+    ``decode``: parse event bodies (else records carry bytes only).
+    ``skip_errors``: a bad event is delivered with its ``error`` set and reading goes on;
+    otherwise the typed error is raised (after every good event before it was delivered).
+    ``payloads``: decode the events inside TRANSACTION_PAYLOAD events into ``record.inner``.
+    """
+
+    def __init__(self, source, *, start: int | None = None, stop: int | None = None,
+                 types=None, decode: bool = True, skip_errors: bool = False,
+                 payloads: bool = True, ctx: Context | None = None,
+                 max_event_size: int = MAX_EVENT_SIZE):
+        self.source = source
+        self.start = start
+        self.stop = stop
+        self.types = None if types is None else {
+            t if isinstance(t, int) else _code_of(t) for t in types}
+        self.decode = decode
+        self.skip_errors = skip_errors
+        self.payloads = payloads
+        self.ctx = ctx or Context(checksum=False)
+        self.max_event_size = max_event_size
+        self.tail: Tail | None = None
+        self.table_maps: dict = {}
+        self.events_read = 0
+
+    def __iter__(self):
+        f, close = _open(self.source)
+        try:
+            yield from self._iter(f)
+        finally:
+            if close:
+                f.close()
+
+    def _iter(self, f):
+        magic = f.read(4)
+        if magic != MAGIC:
+            if len(magic) < 4 and MAGIC.startswith(magic):
+                self.tail = Tail(0, len(magic), 4)
+                return
+            raise FormatError(f"not a binlog file: magic {magic.hex()!r}", offset=0,
+                              path="magic", expected="fe62696e")
+        pos = 4
+        read = f.read
+        while True:
+            head = read(HEADER_SIZE)
+            if len(head) < HEADER_SIZE:
+                if head:
+                    self.tail = Tail(pos, len(head), None)
+                return
+            size = int.from_bytes(head[9:13], "little")
+            if size < HEADER_SIZE:
+                err = FormatError(f"event_size {size} is smaller than the header", offset=pos + 9,
+                                  path="header.event_size")
+                raise err
+            if size > self.max_event_size:
+                raise LimitError(f"event_size {size} exceeds the limit {self.max_event_size}",
+                                 offset=pos + 9, path="header.event_size")
+            rest = read(size - HEADER_SIZE)
+            if len(rest) < size - HEADER_SIZE:
+                self.tail = Tail(pos, HEADER_SIZE + len(rest), size)
+                return
+            raw = head + rest
+            self.events_read += 1
+            rec = self._record(pos, raw)
+            if rec is not None:
+                if self.stop is not None and pos >= self.stop:
+                    return
+                yield rec
+            pos += size
+
+    def _record(self, pos, raw):
+        ctx = self.ctx
+        code = ctx.kind(raw[4])
+        is_context = code in (FORMAT_DESCRIPTION_EVENT, START_EVENT_V3)
+        wanted = ((self.start is None or pos >= self.start)
+                  and (self.types is None or code in self.types))
+        if not (wanted or is_context or (code == TABLE_MAP_EVENT and self.decode)):
+            return None
+        rec = EventRecord(pos, raw, ctx)
+        if self.decode or is_context:
+            try:
+                rec.value = parse_event(raw, ctx, pos)
+            except BinlogError as e:
+                if not self.skip_errors:
+                    raise
+                rec.error = e
+                return rec if wanted else None
+            if code == FORMAT_DESCRIPTION_EVENT:
+                self.ctx = context_from_fde(rec.value["body"], ctx)
+            elif code == START_EVENT_V3:
+                self.ctx = context_from_start_v3(rec.value["body"], ctx)
+            elif code == TABLE_MAP_EVENT:
+                self.table_maps[rec.value["body"]["table_id"]] = rec.value
+            elif code == TRANSACTION_PAYLOAD_EVENT and self.payloads:
+                try:
+                    rec.inner = list(self._inner(rec))
+                except BinlogError as e:
+                    if not self.skip_errors:
+                        raise
+                    rec.error = e
+        return rec if wanted else None
+
+    def _inner(self, rec):
+        from .envelope import convert_error
+        try:
+            data = payload_events_bytes(rec.value["body"])
+        except Exception as e:  # noqa: BLE001
+            raise convert_error(e, rec.offset, False) from None
+        ctx = rec.ctx.replace(checksum=False)
+        pos = 0
+        while pos < len(data):
+            if len(data) - pos < HEADER_SIZE:
+                raise TruncatedError("inner event header runs past the payload",
+                                     offset=rec.offset, path=f"payload[{pos}]")
+            size = int.from_bytes(data[pos + 9:pos + 13], "little")
+            if size < HEADER_SIZE or pos + size > len(data):
+                raise TruncatedError(f"inner event of {size} bytes runs past the payload",
+                                     offset=rec.offset, path=f"payload[{pos}]")
+            raw = data[pos:pos + size]
+            inner = EventRecord(pos, raw, ctx, parent_offset=rec.offset)
+            inner.value = parse_event(raw, ctx, rec.offset)
+            if ctx.kind(raw[4]) == TABLE_MAP_EVENT:
+                self.table_maps[inner.value["body"]["table_id"]] = inner.value
+            yield inner
+            pos += size
+
+
+def _code_of(name: str) -> int:
+    from .events import EVENT_CODES
+    key = name.upper()
+    if key in EVENT_CODES:
+        return EVENT_CODES[key]
+    if key + "_EVENT" in EVENT_CODES:
+        return EVENT_CODES[key + "_EVENT"]
+    raise ValueError(f"unknown event type {name!r}")
+
+
+def read_events(source, **options):
+    """All events of a file (a list; use :class:`BinlogReader` to stream)."""
+    return list(BinlogReader(source, **options))
+
+
+class BinlogWriter:
+    """Write the magic and then events, each built at its offset (log_pos computed when the
+    event's header leaves it None)."""
+
+    def __init__(self, target, ctx: Context | None = None):
+        self.f, self._close = (open(target, "wb"), True) if isinstance(
+            target, (str, os.PathLike)) else (target, False)
+        self.f.write(MAGIC)
+        self.pos = 4
+        self.ctx = ctx or Context(checksum=False)
+
+    def write(self, value, ctx: Context | None = None) -> int:
+        """Build and write one event; returns its offset. An FDE changes the context for the
+        events after it."""
+        ctx = (ctx or self.ctx).replace(offset=self.pos)
+        data = build_event(value, ctx)
+        offset = self.pos
+        self.f.write(data)
+        self.pos += len(data)
+        code = data[4]
+        if code == FORMAT_DESCRIPTION_EVENT:
+            self.ctx = context_from_fde(value["body"], self.ctx)
+        elif code == START_EVENT_V3:
+            self.ctx = context_from_start_v3(value["body"], self.ctx)
+        return offset
+
+    def write_raw(self, data: bytes) -> int:
+        offset = self.pos
+        self.f.write(data)
+        self.pos += len(data)
+        return offset
+
+    def close(self):
+        if self._close:
+            self.f.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
