@@ -1,5 +1,9 @@
 """Column types (``enum_field_types``) and, per type, the layout of its TABLE_MAP metadata.
 
+MariaDB's compressed columns, read off the bytes a 10.11 server writes (its docs and some
+notes say the reverse): 140 is BLOB_COMPRESSED (1-byte pack length), 141 is
+VARCHAR_COMPRESSED (2-byte max length + 1).
+
 The per-column metadata block is a construct ``Switch`` on the column type. A type the schema
 does not know stops the walk: the rest of the block is kept raw (``{"raw": ...}``), so an
 unknown type never desynchronises the columns after it nor loses a byte.
@@ -17,7 +21,7 @@ TYPE_CODES = {
     0: "DECIMAL", 1: "TINY", 2: "SHORT", 3: "LONG", 4: "FLOAT", 5: "DOUBLE", 6: "NULL",
     7: "TIMESTAMP", 8: "LONGLONG", 9: "INT24", 10: "DATE", 11: "TIME", 12: "DATETIME",
     13: "YEAR", 14: "NEWDATE", 15: "VARCHAR", 16: "BIT", 17: "TIMESTAMP2", 18: "DATETIME2",
-    19: "TIME2", 20: "TYPED_ARRAY", 140: "VARCHAR_COMPRESSED", 141: "BLOB_COMPRESSED",
+    19: "TIME2", 20: "TYPED_ARRAY", 140: "BLOB_COMPRESSED", 141: "VARCHAR_COMPRESSED",
     242: "VECTOR", 243: "INVALID", 244: "BOOL", 245: "JSON", 246: "NEWDECIMAL", 247: "ENUM",
     248: "SET", 249: "TINY_BLOB", 250: "MEDIUM_BLOB", 251: "LONG_BLOB", 252: "BLOB",
     253: "VAR_STRING", 254: "STRING", 255: "GEOMETRY",
@@ -181,3 +185,20 @@ def colmeta_build(obj, io, this, sub, types):
 def ColumnMetadata(types):
     """The TABLE_MAP's per-column metadata: one entry per column type in ``types``."""
     return _Wrapper(colmeta_parse, colmeta_build, ColumnMeta, types, buildnone=False)
+
+
+def metadata_keys(type_name) -> tuple | None:
+    """The keys of a type's metadata entry, read off its declaration (None: no metadata;
+    a type without a declared layout raises KeyError)."""
+    case = COLUMN_META_CASES[type_name]
+    if case is NoMeta:
+        return None
+    if case is StringMeta:
+        return ("real_type", "max_length", "pack_length")
+    if case is BitMeta:
+        return ("bits",)
+    if case is TypedArrayMeta:
+        return ("element_type", "element")
+    if isinstance(case, c.Struct):
+        return tuple(sc.name for sc in case.subcons)
+    return (case._args[0],)

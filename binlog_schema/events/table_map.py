@@ -23,7 +23,8 @@ from ..primitives import (Bitmap, Bounded, Code, CodeList, Counted, CtxKey, Flag
                           GreedyList, IfMore, NameTable, PackedInt, Raw, Text, UIntLE)
 
 TABLE_MAP_FLAGS = NameTable(__name__, "TABLE_MAP_FLAGS", {
-    0x1: "BIT_LEN_EXACT", 0x2: "REFERRED_FK_DB", 0x4: "GENERATED_INVISIBLE_PK"})
+    0x1: "BIT_LEN_EXACT", 0x2: "REFERRED_FK_DB", 0x4: "GENERATED_INVISIBLE_PK",
+    0x4000: "HAS_TRIGGERS"})  # 0x4000: MariaDB's TM_BIT_HAS_TRIGGERS_F
 
 OPTIONAL_METADATA_CODES = {
     1: "SIGNEDNESS", 2: "DEFAULT_CHARSET", 3: "COLUMN_CHARSET", 4: "COLUMN_NAME",

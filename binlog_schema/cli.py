@@ -1,0 +1,281 @@
+"""The ``binlog-schema`` command."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from .envelope import build_event
+from .errors import BinlogError
+from .plain import first_difference, to_plain
+from .stream import BinlogReader
+
+
+def _out(obj):
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=str))
+    sys.stdout.write("\n")
+
+
+def _records(rec):
+    yield rec
+    for inner in rec.inner or ():
+        yield inner
+
+
+# ------------------------------------------------------------------------------ decode
+
+
+def event_dict(path, rec) -> dict:
+    d = {"file": path, "offset": rec.offset, "type": rec.type_name, "type_code": rec.type_code}
+    if rec.parent_offset is not None:
+        d["in_payload_at"] = rec.parent_offset
+    if rec.error is not None:
+        d["error"] = rec.error.to_dict()
+        return d
+    if rec.value is not None:
+        d["header"] = to_plain(rec.value["header"])
+        d["body"] = to_plain(rec.value["body"])
+        for key in ("trailing", "checksum"):
+            if key in rec.value:
+                d[key] = to_plain(rec.value[key])
+    return d
+
+
+def _text_line(rec) -> str:
+    v = rec.value
+    lines = [f"# at {rec.offset}" if rec.parent_offset is None
+             else f"#   in payload at {rec.parent_offset}, +{rec.offset}"]
+    if rec.error is not None:
+        lines.append(f"# ERROR {rec.error}")
+        return "\n".join(lines)
+    h = v["header"]
+    stamp = time.strftime("%y%m%d %H:%M:%S", time.gmtime(h["timestamp"]))
+    crc = f" CRC32 0x{v['checksum']:08x}" if "checksum" in v else ""
+    lines.append(f"#{stamp} server id {h['server_id']}  end_log_pos {h['log_pos']}{crc} \t"
+                 f"{rec.type_name} {_summary(rec)}")
+    return "\n".join(lines)
+
+
+def _summary(rec) -> str:
+    body = rec.value["body"]
+    if isinstance(body, (bytes, bytearray)):
+        return f"({len(body)} bytes)"
+    if rec.kind == 19:
+        return (f"table_id: {body['table_id']} ({_name(body['database'])}."
+                f"{_name(body['table'])}) columns: {len(body['column_types'])}")
+    if rec.kind == 15:
+        return f"binlog v {body['binlog_version']}, server v {body['server_version']}"
+    keys = [k for k in body if not str(k).startswith("_")][:4]
+    return " ".join(f"{k}: {_short(body[k])}" for k in keys)
+
+
+def _name(v):
+    return v if isinstance(v, str) else bytes(v).hex()
+
+
+def _short(v):
+    text = json.dumps(to_plain(v), ensure_ascii=False, default=str)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def cmd_decode(args) -> int:
+    status = 0
+    for path in args.files:
+        reader = BinlogReader(path, start=args.start_position, stop=args.stop_position,
+                              types=args.types, skip_errors=args.skip_errors)
+        try:
+            for rec in reader:
+                for r in _records(rec):
+                    if args.format == "jsonl":
+                        _out(event_dict(path, r))
+                    else:
+                        print(_text_line(r))
+        except BinlogError as e:
+            print(f"{path}: {e}", file=sys.stderr)
+            status = 1
+        if reader.tail is not None:
+            print(f"{path}: truncated last event: {json.dumps(reader.tail.to_dict())}",
+                  file=sys.stderr)
+    return status
+
+
+# ------------------------------------------------------------------------------ roundtrip
+
+
+def roundtrip_file(path) -> dict:
+    """Parse every event of a file and rebuild it; count identical events, report the first
+    differences and failures."""
+    res = {"file": path, "events": 0, "identical": 0, "differ": [], "failed": [], "tail": None}
+    reader = BinlogReader(path, skip_errors=True)
+    try:
+        for rec in reader:
+            for r in _records(rec):
+                res["events"] += 1
+                if r.error is not None:
+                    res["failed"].append({"offset": r.offset, "error": str(r.error)})
+                    continue
+                try:
+                    built = build_event(r.value, r.ctx.replace(offset=r.offset))
+                except BinlogError as e:
+                    res["failed"].append({"offset": r.offset, "error": f"build: {e}"})
+                    continue
+                if built == r.raw:
+                    res["identical"] += 1
+                else:
+                    res["differ"].append(_difference(r, built))
+    except BinlogError as e:
+        res["failed"].append({"offset": e.offset, "error": str(e)})
+    if reader.tail is not None:
+        res["tail"] = reader.tail.to_dict()
+    return res
+
+
+def _difference(rec, built) -> dict:
+    at = next((i for i, (a, b) in enumerate(zip(rec.raw, built)) if a != b),
+              min(len(rec.raw), len(built)))
+    try:
+        from .envelope import parse_event
+        path = first_difference(to_plain(rec.value), to_plain(parse_event(built, rec.ctx)))
+    except BinlogError as e:
+        path = f"(rebuilt bytes do not parse: {e})"
+    return {"offset": rec.offset, "byte": at, "path": path, "type": rec.type_name}
+
+
+def cmd_roundtrip(args) -> int:
+    totals = {"files": 0, "events": 0, "identical": 0, "differ": 0, "failed": 0, "tails": 0}
+    for path in args.files:
+        r = roundtrip_file(path)
+        totals["files"] += 1
+        totals["events"] += r["events"]
+        totals["identical"] += r["identical"]
+        totals["differ"] += len(r["differ"])
+        totals["failed"] += len(r["failed"])
+        line = f"{path}: events {r['events']}, identical {r['identical']}"
+        if r["differ"]:
+            d = r["differ"][0]
+            line += (f", DIFFER {len(r['differ'])} (first: event at {d['offset']} {d['type']}, "
+                     f"byte {d['byte']}, field {d['path']})")
+        if r["failed"]:
+            f = r["failed"][0]
+            line += f", FAILED {len(r['failed'])} (first: at {f['offset']}: {f['error']})"
+        if r["tail"]:
+            totals["tails"] += 1
+            t = r["tail"]
+            line += (f", truncated tail at {t['offset']} ({t['have']} bytes"
+                     + (f" of {t['need']}" if t["need"] is not None else "") + ")")
+        print(line, flush=True)
+    print(f"total: {totals['files']} files, events {totals['events']}, identical "
+          f"{totals['identical']}, differ {totals['differ']}, failed {totals['failed']}, "
+          f"truncated tails {totals['tails']}")
+    return 1 if totals["differ"] or totals["failed"] else 0
+
+
+# ------------------------------------------------------------------------------ table maps
+
+
+def cmd_table_maps(args) -> int:
+    from .model.table_map import table_map_from_event
+    status = 0
+    for path in args.files:
+        reader = BinlogReader(path, types=[19, 40], skip_errors=True)
+        try:
+            for rec in reader:
+                for r in _records(rec):
+                    if r.kind != 19:
+                        continue
+                    if r.error is not None:
+                        print(f"{path}@{r.offset}: {r.error}", file=sys.stderr)
+                        status = 1
+                        continue
+                    d = {"file": path, "offset": r.offset}
+                    if r.parent_offset is not None:
+                        d["in_payload_at"] = r.parent_offset
+                    d.update(table_map_from_event(r.value, r.ctx).to_dict())
+                    _out(d)
+        except BinlogError as e:
+            print(f"{path}: {e}", file=sys.stderr)
+            status = 1
+    return status
+
+
+def cmd_build_table_map(args) -> int:
+    from .model.table_map import TableMap
+    status = 0
+    for n, line in enumerate(sys.stdin, 1):
+        if not line.strip():
+            continue
+        try:
+            print(TableMap.from_dict(json.loads(line)).to_bytes().hex())
+        except (BinlogError, KeyError, TypeError, ValueError) as e:
+            print(f"line {n}: cannot build: {type(e).__name__}: {e}", file=sys.stderr)
+            print("")
+            status = 1
+    return status
+
+
+# ------------------------------------------------------------------------------ validate
+
+
+def cmd_validate(args) -> int:
+    from .vectors import validate
+    results = validate(args.dir)
+    failed = [r for r in results if not r.ok]
+    for r in failed:
+        print(f"FAIL {r.file} [{r.name}]")
+        for p in r.problems:
+            print(f"    {p}")
+    print(f"{len(results) - len(failed)} passed, {len(failed)} failed")
+    return 1 if failed or not results else 0
+
+
+# ------------------------------------------------------------------------------ main
+
+
+def _types(text):
+    return [int(t) if t.isdigit() else t for t in text.split(",") if t]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="binlog-schema",
+                                description="MySQL/MariaDB binary logs, declared once.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    d = sub.add_parser("decode", help="one JSON object (or text line) per event")
+    d.add_argument("files", nargs="+")
+    d.add_argument("--format", choices=("jsonl", "text"), default="jsonl")
+    d.add_argument("--start-position", type=int)
+    d.add_argument("--stop-position", type=int)
+    d.add_argument("--types", type=_types, help="comma-separated type names or codes")
+    d.add_argument("--skip-errors", action="store_true",
+                   help="report a bad event and go on instead of stopping")
+    d.set_defaults(func=cmd_decode)
+
+    r = sub.add_parser("roundtrip", help="parse and rebuild every event, compare bytes")
+    r.add_argument("files", nargs="+")
+    r.set_defaults(func=cmd_roundtrip)
+
+    t = sub.add_parser("table-maps", help="one typed JSON object per TABLE_MAP")
+    t.add_argument("files", nargs="+")
+    t.set_defaults(func=cmd_table_maps)
+
+    b = sub.add_parser("build-table-map", help="table-maps JSON Lines on stdin -> event hex")
+    b.set_defaults(func=cmd_build_table_map)
+
+    v = sub.add_parser("validate", help="check the golden vectors both ways")
+    v.add_argument("dir", nargs="?", default="specs")
+    v.set_defaults(func=cmd_validate)
+    return p
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,376 @@
+"""The typed TABLE_MAP: one :class:`Column` per column, merging type, metadata, nullability and
+every optional-metadata fact, aligned the way the server's flavor aligns them.
+
+Both ways: :meth:`TableMap.from_event` reads a parsed event; :meth:`TableMap.to_event` derives
+everything the server derives (which TLVs its flavor/version writes at MINIMAL or FULL, their
+order, DEFAULT_ vs COLUMN_CHARSET) so that a typed table map rebuilds the server's exact bytes.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict, dataclass, field, fields
+
+from ..charsets import decode_text, encode_text
+from ..coltypes import TYPES, metadata_keys
+from ..context import Context
+from ..envelope import build_event
+from ..errors import BuildError
+from ..flavor import Flavor, flavor_for, flavor_name_of
+
+
+@dataclass
+class Column:
+    index: int
+    type: str | int
+    name: str | None = None
+    real_type: str | int | None = None
+    nullable: bool | None = None
+    unsigned: bool | None = None
+    collation_id: int | None = None
+    max_length: int | None = None
+    precision: int | None = None
+    scale: int | None = None
+    fsp: int | None = None
+    bits: int | None = None
+    pack_length: int | None = None
+    element_type: str | int | None = None   # TYPED_ARRAY
+    enum_values: list | None = None
+    set_values: list | None = None
+    geometry_type: int | None = None
+    visible: bool | None = None
+    vector_dimensions: int | None = None
+    metadata_hex: str | None = None          # raw metadata of a type the schema does not know
+
+    @property
+    def kind(self) -> str | int:
+        """ENUM/SET for STRING columns that are ENUM/SET, else the binlog type."""
+        return self.real_type if self.real_type in ("ENUM", "SET") else self.type
+
+
+@dataclass
+class TableMap:
+    table_id: int
+    database: str | bytes
+    table: str | bytes
+    columns: list = field(default_factory=list)
+    flags: list = field(default_factory=lambda: ["BIT_LEN_EXACT"])
+    row_metadata: str = "none"              # none | minimal | full (inferred when parsed)
+    primary_key: list | None = None         # [{"column": i, "prefix": n}], 0 = whole column
+    flavor: str | None = None
+    server_version: str | None = None
+    header: dict = field(default_factory=dict)
+    checksum: bool = True
+    table_id_size: int = 6
+    layout: str = "standard"                # standard | pre_ga (no metadata, no null bits)
+    extra_optional_metadata: list = field(default_factory=list)  # [{position, type, hex}]
+    trailing_metadata_hex: str | None = None  # bytes after the last column's metadata
+
+    # -------------------------------------------------------------------------- reading
+
+    @classmethod
+    def from_event(cls, event, ctx: Context | None = None) -> "TableMap":
+        ctx = ctx or Context()
+        body = event["body"]
+        header = {k: v for k, v in event["header"].items() if not k.startswith("_")}
+        fl = flavor_for(ctx.flavor, ctx.server_version)
+        cols = [Column(index=i, type=t) for i, t in enumerate(body["column_types"])]
+        tm = cls(table_id=body["table_id"], database=body["database"], table=body["table"],
+                 columns=cols, flags=list(body["flags"]), flavor=fl.name,
+                 server_version=ctx.server_version, header=header,
+                 checksum=ctx.checksum, table_id_size=ctx.table_id_size)
+        if body["column_metadata"] is None:
+            tm.layout = "pre_ga"
+        else:
+            tm._read_metadata(body["column_metadata"])
+        if body["null_bitmap"] is not None:
+            for col, bit in zip(cols, body["null_bitmap"]):
+                col.nullable = bool(bit)
+        tlvs = body["optional_metadata"]
+        names = [t["type"] for t in tlvs]
+        tm.row_metadata = "full" if "COLUMN_NAME" in names else "minimal" if tlvs else "none"
+        for pos, tlv in enumerate(tlvs):
+            tm._read_tlv(pos, tlv["type"], tlv["value"], fl)
+        return tm
+
+    def _read_metadata(self, entries):
+        for col, entry in zip(self.columns, entries):
+            if entry is None:
+                continue
+            if set(entry) == {"raw"}:
+                col.metadata_hex = bytes(entry["raw"]).hex()
+                continue
+            for key, value in entry.items():
+                if key == "element":
+                    for k2, v2 in (value or {}).items():
+                        setattr(col, k2, v2)
+                elif not key.startswith("_"):
+                    setattr(col, key, value)
+        if len(entries) > len(self.columns):
+            self.trailing_metadata_hex = bytes(entries[-1]["raw"]).hex()
+
+    def _read_tlv(self, pos, kind, value, fl: Flavor):
+        cols = self.columns
+        if kind == "SIGNEDNESS":
+            for col, bit in zip([c for c in cols if fl.is_numeric(c.type)], value):
+                col.unsigned = bool(bit)
+        elif kind in ("DEFAULT_CHARSET", "COLUMN_CHARSET"):
+            _assign_collations([c for c in cols if fl.is_character(c.type, c.real_type)], kind,
+                               value)
+        elif kind in ("ENUM_AND_SET_DEFAULT_CHARSET", "ENUM_AND_SET_COLUMN_CHARSET"):
+            _assign_collations([c for c in cols if c.real_type in ("ENUM", "SET")],
+                               kind.replace("ENUM_AND_SET_", ""), value)
+        elif kind == "COLUMN_NAME":
+            for col, name in zip(cols, value):
+                col.name = name
+        elif kind in ("SET_STR_VALUE", "ENUM_STR_VALUE"):
+            which = "SET" if kind == "SET_STR_VALUE" else "ENUM"
+            targets = [c for c in cols if c.real_type == which]
+            for col, members in zip(targets, value):
+                setattr(col, "set_values" if which == "SET" else "enum_values",
+                        [_raw(m) for m in members])
+        elif kind == "GEOMETRY_TYPE":
+            for col, g in zip([c for c in cols if c.type == "GEOMETRY"], value):
+                col.geometry_type = g
+        elif kind == "SIMPLE_PRIMARY_KEY":
+            self.primary_key = [{"column": i, "prefix": 0} for i in value]
+        elif kind == "PRIMARY_KEY_WITH_PREFIX":
+            self.primary_key = [{"column": p["column"], "prefix": p["prefix"]} for p in value]
+        elif kind == "COLUMN_VISIBILITY":
+            for col, bit in zip(cols, value):
+                col.visible = bool(bit)
+        elif kind == "VECTOR_DIMENSIONALITY":
+            for col, d in zip([c for c in cols if c.type == "VECTOR"], value):
+                col.vector_dimensions = d
+        else:
+            self.extra_optional_metadata.append(
+                {"position": pos, "type": kind, "hex": bytes(value).hex()})
+
+    def finish(self) -> "TableMap":
+        """Decode ENUM/SET members in their column's charset (after every TLV was read)."""
+        for col in self.columns:
+            for attr in ("enum_values", "set_values"):
+                members = getattr(col, attr)
+                if members:
+                    setattr(col, attr, [decode_text(m.data, col.collation_id)
+                                        if isinstance(m, _Raw) else m for m in members])
+        return self
+
+    # -------------------------------------------------------------------------- building
+
+    def optional_metadata(self) -> list:
+        """The TLVs this table map's server writes, in its order, with typed values."""
+        fl = flavor_for(self.flavor, self.server_version)
+        slots = {"none": (), "minimal": fl.minimal, "full": fl.full}[self.row_metadata]
+        cols = self.columns
+        out = []
+        for slot in slots:
+            if slot == "SIGNEDNESS":
+                numeric = [c for c in cols if fl.is_numeric(c.type)]
+                if numeric:
+                    out.append(("SIGNEDNESS", [bool(c.unsigned) for c in numeric]))
+            elif slot == "CHARSET":
+                chars = [c for c in cols if fl.is_character(c.type, c.real_type)]
+                if chars:
+                    out.append(_charset_tlv([c.collation_id for c in chars], ""))
+            elif slot == "ENUM_AND_SET_CHARSET":
+                es = [c for c in cols if c.real_type in ("ENUM", "SET")]
+                if es:
+                    out.append(_charset_tlv([c.collation_id for c in es], "ENUM_AND_SET_"))
+            elif slot == "COLUMN_NAME":
+                out.append(("COLUMN_NAME", [c.name if c.name is not None else "" for c in cols]))
+            elif slot in ("SET_STR_VALUE", "ENUM_STR_VALUE"):
+                which = "SET" if slot == "SET_STR_VALUE" else "ENUM"
+                attr = "set_values" if which == "SET" else "enum_values"
+                targets = [c for c in cols if c.real_type == which]
+                if targets:
+                    out.append((slot, [[encode_text(m, c.collation_id)
+                                        for m in (getattr(c, attr) or [])] for c in targets]))
+            elif slot == "GEOMETRY_TYPE":
+                geoms = [c for c in cols if c.type == "GEOMETRY"]
+                if geoms:
+                    out.append((slot, [c.geometry_type or 0 for c in geoms]))
+            elif slot == "PRIMARY_KEY":
+                if self.primary_key:
+                    if any(p.get("prefix") for p in self.primary_key):
+                        out.append(("PRIMARY_KEY_WITH_PREFIX",
+                                    [{"column": p["column"], "prefix": p.get("prefix") or 0}
+                                     for p in self.primary_key]))
+                    else:
+                        out.append(("SIMPLE_PRIMARY_KEY",
+                                    [p["column"] for p in self.primary_key]))
+            elif slot == "COLUMN_VISIBILITY":
+                out.append((slot, [c.visible is not False for c in cols]))
+            elif slot == "VECTOR_DIMENSIONALITY":
+                vecs = [c for c in cols if c.type == "VECTOR"]
+                if vecs:
+                    out.append((slot, [c.vector_dimensions or 0 for c in vecs]))
+        tlvs = [{"type": t, "value": v} for t, v in out]
+        for extra in sorted(self.extra_optional_metadata, key=lambda e: e["position"]):
+            tlvs.insert(min(extra["position"], len(tlvs)),
+                        {"type": extra["type"], "value": bytes.fromhex(extra["hex"])})
+        return tlvs
+
+    def column_metadata(self) -> list | None:
+        if self.layout == "pre_ga":
+            return None
+        entries = []
+        for col in self.columns:
+            if col.metadata_hex is not None:
+                entries.append({"raw": bytes.fromhex(col.metadata_hex)})
+                break
+            try:
+                keys = metadata_keys(col.type)
+            except KeyError:
+                raise BuildError(f"column {col.index}: type {col.type!r} has no known metadata "
+                                 "layout and no metadata_hex", path=f"columns[{col.index}]")
+            if keys is None:
+                entries.append(None)
+            elif col.type == "TYPED_ARRAY":
+                ek = metadata_keys(col.element_type)
+                entries.append({"element_type": col.element_type,
+                                "element": None if ek is None else
+                                {k: getattr(col, k) for k in ek}})
+            elif "real_type" in keys:
+                size_key = "pack_length" if col.real_type in ("ENUM", "SET") else "max_length"
+                entries.append({"real_type": col.real_type, size_key: getattr(col, size_key)})
+            else:
+                entries.append({k: getattr(col, k) for k in keys})
+        if self.trailing_metadata_hex:
+            entries.append({"raw": bytes.fromhex(self.trailing_metadata_hex)})
+        return entries
+
+    def body(self) -> dict:
+        return {
+            "table_id": self.table_id,
+            "flags": list(self.flags),
+            "database": self.database,
+            "table": self.table,
+            "column_types": [c.type for c in self.columns],
+            "column_metadata": self.column_metadata(),
+            "null_bitmap": None if self.layout == "pre_ga" else
+            [bool(c.nullable) for c in self.columns],
+            "optional_metadata": self.optional_metadata(),
+        }
+
+    def context(self) -> Context:
+        code = self.header.get("type_code", 19)
+        return Context(checksum=self.checksum, table_id_size=self.table_id_size,
+                       server_version=self.server_version, flavor=self.flavor,
+                       type_remap=None if code == 19 else {code: 19})
+
+    def to_event(self) -> dict:
+        header = {"timestamp": 0, "type_code": 19, "server_id": 1, "log_pos": None,
+                  "flags": []}
+        header.update({k: v for k, v in self.header.items() if k != "event_size"})
+        return {"header": header, "body": self.body()}
+
+    def to_bytes(self) -> bytes:
+        return build_event(self.to_event(), self.context())
+
+    # -------------------------------------------------------------------------- JSON
+
+    def to_dict(self) -> dict:
+        d = {
+            "server_version": self.server_version, "flavor": self.flavor,
+            "checksum": self.checksum, "table_id_size": self.table_id_size,
+            "header": _jsonable(self.header), "table_id": self.table_id,
+            "flags": list(self.flags), "database": _jsonable(self.database),
+            "table": _jsonable(self.table), "row_metadata": self.row_metadata,
+            "layout": self.layout, "primary_key": self.primary_key,
+            "columns": [_column_dict(c) for c in self.columns],
+        }
+        if self.extra_optional_metadata:
+            d["extra_optional_metadata"] = self.extra_optional_metadata
+        if self.trailing_metadata_hex:
+            d["trailing_metadata_hex"] = self.trailing_metadata_hex
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "TableMap":
+        names = {f.name for f in fields(Column)}
+        cols = [Column(**{k: _unjson(v) if k in ("name",) else v
+                          for k, v in c.items() if k in names}) for c in d["columns"]]
+        header = dict(d.get("header") or {})
+        return cls(
+            table_id=d["table_id"], database=_unjson(d["database"]), table=_unjson(d["table"]),
+            columns=cols, flags=list(d.get("flags", [])),
+            row_metadata=d.get("row_metadata") or "none", primary_key=d.get("primary_key"),
+            flavor=d.get("flavor") or flavor_name_of(d.get("server_version")),
+            server_version=d.get("server_version"), header=header,
+            checksum=d.get("checksum", True), table_id_size=d.get("table_id_size", 6),
+            layout=d.get("layout", "standard"),
+            extra_optional_metadata=list(d.get("extra_optional_metadata") or []),
+            trailing_metadata_hex=d.get("trailing_metadata_hex"))
+
+
+class _Raw:
+    __slots__ = ("data",)
+
+    def __init__(self, data):
+        self.data = data
+
+
+def _raw(member) -> _Raw:
+    return _Raw(member.encode("utf-8") if isinstance(member, str) else bytes(member))
+
+
+def _assign_collations(cols, kind, value):
+    if kind.endswith("DEFAULT_CHARSET"):
+        for col in cols:
+            col.collation_id = value["default"]
+        for pair in value["pairs"]:
+            if pair["index"] < len(cols):
+                cols[pair["index"]].collation_id = pair["collation"]
+    else:
+        for col, coll in zip(cols, value):
+            col.collation_id = coll
+
+
+def _charset_tlv(collations, prefix):
+    """The server's choice (MariaDB ``init_charset_field``, same in MySQL): the most used
+    collation (lowest id on a tie) is the default; DEFAULT_CHARSET lists the others as
+    (index, collation) pairs; COLUMN_CHARSET lists every column's. COLUMN_CHARSET is written
+    when it has fewer items: n < 1 + 2 * (n - most_used)."""
+    counts = Counter(collations)
+    default, most = min(counts.items(), key=lambda kv: (-kv[1], kv[0] if kv[0] is not None
+                                                         else -1))
+    n = len(collations)
+    if n < 1 + 2 * (n - most):
+        return (prefix + "COLUMN_CHARSET", [c or 0 for c in collations])
+    pairs = [{"index": i, "collation": c} for i, c in enumerate(collations) if c != default]
+    return (prefix + "DEFAULT_CHARSET", {"default": default or 0, "pairs": pairs})
+
+
+def _jsonable(value):
+    if isinstance(value, (bytes, bytearray)):
+        return {"hex": bytes(value).hex()}
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items() if not str(k).startswith("_")}
+    if isinstance(value, list):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def _unjson(value):
+    if isinstance(value, dict) and set(value) == {"hex"}:
+        return bytes.fromhex(value["hex"])
+    return value
+
+
+def _column_dict(col: Column) -> dict:
+    d = asdict(col)
+    d["name"] = _jsonable(col.name)
+    d["type"] = col.type
+    if d.get("metadata_hex") is None:
+        d.pop("metadata_hex")
+    if d.get("element_type") is None:
+        d.pop("element_type")
+    return d
+
+
+def table_map_from_event(event, ctx: Context | None = None) -> TableMap:
+    return TableMap.from_event(event, ctx).finish()
+
+
+__all__ = ["Column", "TableMap", "table_map_from_event", "TYPES"]

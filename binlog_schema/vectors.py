@@ -1,0 +1,147 @@
+"""YAML golden vectors, checked in both directions.
+
+A vector file holds one or more YAML documents::
+
+    name: seed-001-presentation-person
+    source: where the bytes came from
+    server: MySQL 8.0.x
+    settings: {binlog_checksum: CRC32, binlog_row_metadata: MINIMAL}
+    context: {checksum: true, table_id_size: 6, server_version: ..., offset: 0}
+    sql: CREATE TABLE ...            # optional
+    hex: 32103568...                 # the whole event
+    expect: {header: ..., body: ..., checksum: ...}   # parse(hex) == expect, build(expect) == hex
+    table_map: {...}                 # optional: the typed model, also checked both ways
+
+A negative vector has ``error: {kind: truncated, offset: 45}`` instead of ``expect``.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import re
+from dataclasses import dataclass
+
+import yaml
+
+from .context import Context
+from .envelope import build_event, parse_event
+from .errors import BinlogError
+from .plain import first_difference, from_plain, to_plain
+
+CONTEXT_KEYS = {"checksum", "table_id_size", "server_version", "flavor", "offset",
+                "binlog_version", "post_header_lengths", "verify_checksum", "type_remap"}
+
+
+@dataclass
+class Result:
+    file: str
+    name: str
+    ok: bool
+    problems: list
+
+
+def context_of(vector: dict) -> Context:
+    given = {k: v for k, v in (vector.get("context") or {}).items() if k in CONTEXT_KEYS}
+    if "type_remap" in given and given["type_remap"]:
+        given["type_remap"] = {int(k): int(v) for k, v in given["type_remap"].items()}
+    return Context(**given)
+
+
+def hex_bytes(text) -> bytes:
+    return bytes.fromhex(re.sub(r"[^0-9a-fA-F]", "", str(text)))
+
+
+def _byte_diff(want: bytes, got: bytes) -> str:
+    for i, (a, b) in enumerate(zip(want, got)):
+        if a != b:
+            return f"offset {i}: expected {a:02x}, built {b:02x}"
+    return f"length: expected {len(want)} bytes, built {len(got)}"
+
+
+def check_vector(vector: dict) -> list:
+    """The problems of one vector (empty when it passes both ways)."""
+    problems = []
+    ctx = context_of(vector)
+    data = hex_bytes(vector["hex"])
+    if "error" in vector:
+        want = vector["error"] or {}
+        try:
+            value = parse_event(data, ctx)
+        except BinlogError as e:
+            if want.get("kind") not in (None, e.kind):
+                problems.append(f"error kind {e.kind!r}, expected {want.get('kind')!r}: {e}")
+            if "offset" in want and want["offset"] != e.offset:
+                problems.append(f"error offset {e.offset}, expected {want['offset']}: {e}")
+            if "path" in want and want["path"] != e.path:
+                problems.append(f"error path {e.path!r}, expected {want['path']!r}: {e}")
+        except Exception as e:  # noqa: BLE001 - an untyped error is itself a failure
+            problems.append(f"untyped {type(e).__name__}: {e}")
+        else:
+            problems.append(f"parsed without error: {to_plain(value)!r:.200}")
+        return problems
+    try:
+        got = to_plain(parse_event(data, ctx))
+    except BinlogError as e:
+        return [f"parse failed: {e}"]
+    want = vector.get("expect")
+    if want is not None and got != want:
+        problems.append(f"parse: first difference at {first_difference(want, got)}")
+    if want is not None:
+        try:
+            built = build_event(from_plain(want), ctx)
+            if built != data:
+                problems.append(f"build: {_byte_diff(data, built)}; reparsed value differs at "
+                                f"{_reparse_path(built, ctx, want)}")
+        except BinlogError as e:
+            problems.append(f"build failed: {e}")
+    if "table_map" in vector:
+        problems += _check_table_map(vector["table_map"], data, ctx)
+    return problems
+
+
+def _reparse_path(built, ctx, want):
+    try:
+        return first_difference(want, to_plain(parse_event(built, ctx)))
+    except BinlogError as e:
+        return f"(built bytes do not parse: {e})"
+
+
+def _check_table_map(want, data, ctx) -> list:
+    from .model.table_map import TableMap, table_map_from_event
+    problems = []
+    got = table_map_from_event(parse_event(data, ctx), ctx).to_dict()
+    if got != want:
+        problems.append(f"table_map: first difference at {first_difference(want, got)}")
+    try:
+        built = TableMap.from_dict(want).to_bytes()
+        if built != data:
+            problems.append(f"table_map build: {_byte_diff(data, built)}")
+    except BinlogError as e:
+        problems.append(f"table_map build failed: {e}")
+    return problems
+
+
+def iter_vectors(root):
+    root = pathlib.Path(root)
+    files = [root] if root.is_file() else sorted(
+        p for p in root.rglob("*") if p.suffix in (".yaml", ".yml"))
+    for path in files:
+        for i, doc in enumerate(yaml.safe_load_all(path.read_text(encoding="utf-8"))):
+            if doc:
+                yield path, i, doc
+
+
+def validate(root) -> list:
+    results = []
+    for path, i, doc in iter_vectors(root):
+        name = doc.get("name") or f"{path.name}#{i}"
+        try:
+            problems = check_vector(doc)
+        except Exception as e:  # noqa: BLE001 - a broken vector file is a failure, not a crash
+            problems = [f"vector could not be checked: {type(e).__name__}: {e}"]
+        results.append(Result(str(path), name, not problems, problems))
+    return results
+
+
+def dump_vector(vector: dict) -> str:
+    return yaml.safe_dump(vector, sort_keys=False, allow_unicode=True, width=100)
