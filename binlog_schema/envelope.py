@@ -52,6 +52,8 @@ def envelope_parse(io, this, parse_header, parse_body):
     header = parse_header(substream(io, head), this)
     size = header["event_size"]
     if size < HEADER_SIZE:
+        if type(io) is TrackingIO:
+            io.recorder[0] = io.base + io.tell() - HEADER_SIZE + 9
         raise c.ValidationError(f"event_size {size} is smaller than the {HEADER_SIZE}-byte header")
     rest = read_exact(io, size - HEADER_SIZE)
     ctx = this["_params"].get("ctx")

@@ -15,6 +15,7 @@ from ..charsets import decode_text, encode_text
 from ..coltypes import TYPES, metadata_keys
 from ..context import Context
 from ..envelope import build_event
+from ..events.table_map import OPTIONAL_METADATA_CODES
 from ..errors import BuildError
 from ..flavor import Flavor, flavor_for, flavor_name_of
 
@@ -65,6 +66,7 @@ class TableMap:
     layout: str = "standard"                # standard | pre_ga (no metadata, no null bits)
     extra_optional_metadata: list = field(default_factory=list)  # [{position, type, hex}]
     trailing_metadata_hex: str | None = None  # bytes after the last column's metadata
+    tlv_types: list | None = None  # set only when the TLVs differ from the flavor's rules
 
     # -------------------------------------------------------------------------- reading
 
@@ -91,6 +93,7 @@ class TableMap:
         tm.row_metadata = "full" if "COLUMN_NAME" in names else "minimal" if tlvs else "none"
         for pos, tlv in enumerate(tlvs):
             tm._read_tlv(pos, tlv["type"], tlv["value"], fl)
+        tm._observed = [t["type"] for t in tlvs if t["type"] in OPTIONAL_METADATA_NAMES]
         return tm
 
     def _read_metadata(self, entries):
@@ -147,69 +150,81 @@ class TableMap:
                 {"position": pos, "type": kind, "hex": bytes(value).hex()})
 
     def finish(self) -> "TableMap":
-        """Decode ENUM/SET members in their column's charset (after every TLV was read)."""
+        """Decode ENUM/SET members in their column's charset (after every TLV was read), and
+        keep the observed TLV layout when the flavor's rules would write another."""
         for col in self.columns:
             for attr in ("enum_values", "set_values"):
                 members = getattr(col, attr)
                 if members:
                     setattr(col, attr, [decode_text(m.data, col.collation_id)
                                         if isinstance(m, _Raw) else m for m in members])
+        observed = getattr(self, "_observed", None)
+        if observed is not None:
+            extras = {e["position"] for e in self.extra_optional_metadata}
+            derived = [t["type"] for i, t in enumerate(self.optional_metadata())
+                       if i not in extras]
+            if derived != observed:
+                self.tlv_types = observed
         return self
 
     # -------------------------------------------------------------------------- building
 
     def optional_metadata(self) -> list:
-        """The TLVs this table map's server writes, in its order, with typed values."""
+        """The TLVs this table map's server writes, in its order, with typed values (or, when
+        the event had a layout the flavor's rules do not give, that layout: ``tlv_types``)."""
         fl = flavor_for(self.flavor, self.server_version)
-        slots = {"none": (), "minimal": fl.minimal, "full": fl.full}[self.row_metadata]
-        cols = self.columns
-        out = []
-        for slot in slots:
-            if slot == "SIGNEDNESS":
-                numeric = [c for c in cols if fl.is_numeric(c.type)]
-                if numeric:
-                    out.append(("SIGNEDNESS", [bool(c.unsigned) for c in numeric]))
-            elif slot == "CHARSET":
-                chars = [c for c in cols if fl.is_character(c.type, c.real_type)]
-                if chars:
-                    out.append(_charset_tlv([c.collation_id for c in chars], ""))
-            elif slot == "ENUM_AND_SET_CHARSET":
-                es = [c for c in cols if c.real_type in ("ENUM", "SET")]
-                if es:
-                    out.append(_charset_tlv([c.collation_id for c in es], "ENUM_AND_SET_"))
-            elif slot == "COLUMN_NAME":
-                out.append(("COLUMN_NAME", [c.name if c.name is not None else "" for c in cols]))
-            elif slot in ("SET_STR_VALUE", "ENUM_STR_VALUE"):
-                which = "SET" if slot == "SET_STR_VALUE" else "ENUM"
-                attr = "set_values" if which == "SET" else "enum_values"
-                targets = [c for c in cols if c.real_type == which]
-                if targets:
-                    out.append((slot, [[encode_text(m, c.collation_id)
-                                        for m in (getattr(c, attr) or [])] for c in targets]))
-            elif slot == "GEOMETRY_TYPE":
-                geoms = [c for c in cols if c.type == "GEOMETRY"]
-                if geoms:
-                    out.append((slot, [c.geometry_type or 0 for c in geoms]))
-            elif slot == "PRIMARY_KEY":
-                if self.primary_key:
-                    if any(p.get("prefix") for p in self.primary_key):
-                        out.append(("PRIMARY_KEY_WITH_PREFIX",
-                                    [{"column": p["column"], "prefix": p.get("prefix") or 0}
-                                     for p in self.primary_key]))
-                    else:
-                        out.append(("SIMPLE_PRIMARY_KEY",
-                                    [p["column"] for p in self.primary_key]))
-            elif slot == "COLUMN_VISIBILITY":
-                out.append((slot, [c.visible is not False for c in cols]))
-            elif slot == "VECTOR_DIMENSIONALITY":
-                vecs = [c for c in cols if c.type == "VECTOR"]
-                if vecs:
-                    out.append((slot, [c.vector_dimensions or 0 for c in vecs]))
-        tlvs = [{"type": t, "value": v} for t, v in out]
+        if self.tlv_types is not None:
+            out = [self._tlv(_SLOT_OF.get(t, t), fl, force=t) for t in self.tlv_types]
+        else:
+            slots = {"none": (), "minimal": fl.minimal, "full": fl.full}[self.row_metadata]
+            out = [self._tlv(slot, fl) for slot in slots]
+        tlvs = [{"type": t, "value": v} for t, v in filter(None, out)]
         for extra in sorted(self.extra_optional_metadata, key=lambda e: e["position"]):
             tlvs.insert(min(extra["position"], len(tlvs)),
                         {"type": extra["type"], "value": bytes.fromhex(extra["hex"])})
         return tlvs
+
+    def _tlv(self, slot, fl: Flavor, force=None):
+        """One TLV slot as (type, value); None when the table has nothing for it (and the
+        type is not forced)."""
+        cols = self.columns
+        if slot == "SIGNEDNESS":
+            numeric = [c for c in cols if fl.is_numeric(c.type)]
+            return ("SIGNEDNESS", [bool(c.unsigned) for c in numeric]) if numeric or force \
+                else None
+        if slot in ("CHARSET", "ENUM_AND_SET_CHARSET"):
+            prefix = "" if slot == "CHARSET" else "ENUM_AND_SET_"
+            chosen = [c for c in cols if (fl.is_character(c.type, c.real_type) if not prefix
+                                          else c.real_type in ("ENUM", "SET"))]
+            if not chosen and not force:
+                return None
+            return _charset_tlv([c.collation_id for c in chosen], prefix, force)
+        if slot == "COLUMN_NAME":
+            return ("COLUMN_NAME", [c.name if c.name is not None else "" for c in cols])
+        if slot in ("SET_STR_VALUE", "ENUM_STR_VALUE"):
+            which = "SET" if slot == "SET_STR_VALUE" else "ENUM"
+            attr = "set_values" if which == "SET" else "enum_values"
+            targets = [c for c in cols if c.real_type == which]
+            return (slot, [[encode_text(m, c.collation_id) for m in (getattr(c, attr) or [])]
+                           for c in targets]) if targets or force else None
+        if slot == "GEOMETRY_TYPE":
+            geoms = [c for c in cols if c.type == "GEOMETRY"]
+            return (slot, [c.geometry_type or 0 for c in geoms]) if geoms or force else None
+        if slot == "PRIMARY_KEY":
+            pk = self.primary_key or []
+            if not pk and not force:
+                return None
+            if force == "PRIMARY_KEY_WITH_PREFIX" or (
+                    force is None and any(p.get("prefix") for p in pk)):
+                return ("PRIMARY_KEY_WITH_PREFIX",
+                        [{"column": p["column"], "prefix": p.get("prefix") or 0} for p in pk])
+            return ("SIMPLE_PRIMARY_KEY", [p["column"] for p in pk])
+        if slot == "COLUMN_VISIBILITY":
+            return (slot, [c.visible is not False for c in cols])
+        if slot == "VECTOR_DIMENSIONALITY":
+            vecs = [c for c in cols if c.type == "VECTOR"]
+            return (slot, [c.vector_dimensions or 0 for c in vecs]) if vecs or force else None
+        raise BuildError(f"unknown optional-metadata slot {slot!r}")
 
     def column_metadata(self) -> list | None:
         if self.layout == "pre_ga":
@@ -284,6 +299,8 @@ class TableMap:
             d["extra_optional_metadata"] = self.extra_optional_metadata
         if self.trailing_metadata_hex:
             d["trailing_metadata_hex"] = self.trailing_metadata_hex
+        if self.tlv_types is not None:
+            d["tlv_types"] = self.tlv_types
         return d
 
     @classmethod
@@ -301,7 +318,10 @@ class TableMap:
             checksum=d.get("checksum", True), table_id_size=d.get("table_id_size", 6),
             layout=d.get("layout", "standard"),
             extra_optional_metadata=list(d.get("extra_optional_metadata") or []),
-            trailing_metadata_hex=d.get("trailing_metadata_hex"))
+            trailing_metadata_hex=d.get("trailing_metadata_hex"), tlv_types=d.get("tlv_types"))
+
+
+OPTIONAL_METADATA_NAMES = frozenset(OPTIONAL_METADATA_CODES.values())
 
 
 class _Raw:
@@ -327,16 +347,22 @@ def _assign_collations(cols, kind, value):
             col.collation_id = coll
 
 
-def _charset_tlv(collations, prefix):
+_SLOT_OF = {"DEFAULT_CHARSET": "CHARSET", "COLUMN_CHARSET": "CHARSET",
+            "ENUM_AND_SET_DEFAULT_CHARSET": "ENUM_AND_SET_CHARSET",
+            "ENUM_AND_SET_COLUMN_CHARSET": "ENUM_AND_SET_CHARSET",
+            "SIMPLE_PRIMARY_KEY": "PRIMARY_KEY", "PRIMARY_KEY_WITH_PREFIX": "PRIMARY_KEY"}
+
+
+def _charset_tlv(collations, prefix, force=None):
     """The server's choice (MariaDB ``init_charset_field``, same in MySQL): the most used
     collation (lowest id on a tie) is the default; DEFAULT_CHARSET lists the others as
     (index, collation) pairs; COLUMN_CHARSET lists every column's. COLUMN_CHARSET is written
     when it has fewer items: n < 1 + 2 * (n - most_used)."""
-    counts = Counter(collations)
+    counts = Counter(collations) or Counter([0])
     default, most = min(counts.items(), key=lambda kv: (-kv[1], kv[0] if kv[0] is not None
                                                          else -1))
     n = len(collations)
-    if n < 1 + 2 * (n - most):
+    if force and force.endswith("COLUMN_CHARSET") or (force is None and n < 1 + 2 * (n - most)):
         return (prefix + "COLUMN_CHARSET", [c or 0 for c in collations])
     pairs = [{"index": i, "collation": c} for i, c in enumerate(collations) if c != default]
     return (prefix + "DEFAULT_CHARSET", {"default": default or 0, "pairs": pairs})
