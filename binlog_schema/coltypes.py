@@ -15,7 +15,7 @@ import construct as c
 from construct import Container, ListContainer, this
 
 from . import primitives as _p
-from .primitives import NameTable, _Leaf, _Wrapper
+from .primitives import NameTable, Struct, _Leaf, _Wrapper
 
 TYPE_CODES = {
     0: "DECIMAL", 1: "TINY", 2: "SHORT", 3: "LONG", 4: "FLOAT", 5: "DOUBLE", 6: "NULL",
@@ -42,7 +42,10 @@ def type_name(code) -> str | int:
 
 
 def field_parse(io, name, width):
-    return Container({name: int.from_bytes(_p.read_exact(io, width), "little")})
+    data = io.read(width)
+    if len(data) != width:
+        raise c.StreamError(f"needs {width} bytes, only {len(data)} left")
+    return Container({name: int.from_bytes(data, "little")})
 
 
 def field_build(obj, io, name, width):
@@ -62,7 +65,10 @@ def string_meta_parse(io):
     """STRING/VAR_STRING/ENUM/SET: byte 0 is the real type, byte 1 the length (low 8 bits) or,
     for ENUM/SET, the pack length. Bug37426: lengths over 255 store bits 8-9 inverted in bits
     4-5 of the real type; the real type's own bits 4-5 are always set."""
-    b0, b1 = _p.read_exact(io, 2)
+    data = io.read(2)
+    if len(data) != 2:
+        raise c.StreamError(f"needs 2 bytes, only {len(data)} left")
+    b0, b1 = data
     if b0 & 0x30 != 0x30:
         real, length = b0 | 0x30, b1 | (((b0 & 0x30) ^ 0x30) << 4)
     else:
@@ -139,13 +145,13 @@ def _cases(varchar_width: int) -> dict:
             "VARCHAR": Field("max_length", varchar_width),
             "VARCHAR_COMPRESSED": Field("max_length", 2),
             "BIT": BitMeta,
-            "NEWDECIMAL": c.Struct("precision" / c.Int8ub, "scale" / c.Int8ub)}
+            "NEWDECIMAL": Struct("precision" / c.Int8ub, "scale" / c.Int8ub)}
 
 
 # TYPED_ARRAY (multi-valued index columns): the element type, then the element's metadata,
 # where VARCHAR takes 3 bytes.
 ElementMeta = c.Switch(this.element_type, _cases(3), default=Unknown)
-TypedArrayMeta = c.Struct("element_type" / _p.Code(TYPES), "element" / ElementMeta)
+TypedArrayMeta = Struct("element_type" / _p.Code(TYPES), "element" / ElementMeta)
 
 COLUMN_META_CASES = {**_cases(2), "TYPED_ARRAY": TypedArrayMeta}
 ColumnMeta = c.Switch(this._column_type, COLUMN_META_CASES, default=Unknown)
@@ -182,9 +188,72 @@ def colmeta_build(obj, io, this, sub, types):
     return obj
 
 
+def colmeta_fast_parse(io, this, cases, types):
+    """colmeta_parse for generated code: ``cases`` maps a type to its compiled metadata parser
+    (None for types without metadata), so a column costs one lookup and at most one call."""
+    out = ListContainer()
+    for t in types:
+        f = cases.get(t, _MISSING)
+        if f is None:
+            out.append(None)
+        elif f is _MISSING:
+            out.append(Container(raw=io.read()))
+            return out
+        else:
+            out.append(f(io, this))
+    if _p.remaining(io):
+        out.append(Container(raw=io.read()))
+    return out
+
+
+_MISSING = object()
+
+
+def colmeta_fast_build(obj, io, this, cases, types):
+    """colmeta_build for generated code (see colmeta_fast_parse)."""
+    types = list(types)
+    for i, entry in enumerate(obj):
+        if isinstance(entry, dict) and len(entry) == 1 and "raw" in entry:
+            io.write(entry["raw"])
+            continue
+        if i >= len(types):
+            raise c.RangeError(f"metadata entry {i} but only {len(types)} columns")
+        f = cases.get(types[i], _MISSING)
+        if f is _MISSING:
+            raise c.MappingError(f"no metadata layout for column type {types[i]!r}")
+        if f is not None:
+            f(entry, io, this)
+    return obj
+
+
+class _ColumnMetadata(_Wrapper):
+    def _emitbuild(self, code):
+        name = f"colmeta_bcases_{code.allocateId()}"
+        code.append(f"{name} = {{}}")
+        for key, sc in self.subcon.cases.items():
+            if sc is NoMeta:
+                code.append(f"{name}[{key!r}] = None")
+            else:
+                code.append(f"{name}[{key!r}] = lambda obj, io, this: "
+                            f"{sc._compilebuild(code)}")
+        code.append("from binlog_schema.coltypes import colmeta_fast_build")
+        return f"colmeta_fast_build(obj, io, this, {name}, {_p._emitarg(code, self._args[0])})"
+
+    def _emitparse(self, code):
+        name = f"colmeta_cases_{code.allocateId()}"
+        code.append(f"{name} = {{}}")
+        for key, sc in self.subcon.cases.items():
+            if sc is NoMeta:
+                code.append(f"{name}[{key!r}] = None")
+            else:
+                code.append(f"{name}[{key!r}] = lambda io, this: {sc._compileparse(code)}")
+        code.append("from binlog_schema.coltypes import colmeta_fast_parse")
+        return f"colmeta_fast_parse(io, this, {name}, {_p._emitarg(code, self._args[0])})"
+
+
 def ColumnMetadata(types):
     """The TABLE_MAP's per-column metadata: one entry per column type in ``types``."""
-    return _Wrapper(colmeta_parse, colmeta_build, ColumnMeta, types, buildnone=False)
+    return _ColumnMetadata(colmeta_parse, colmeta_build, ColumnMeta, types, buildnone=False)
 
 
 def metadata_keys(type_name) -> tuple | None:

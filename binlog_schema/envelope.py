@@ -17,7 +17,8 @@ from construct import Container, this
 from .context import Context
 from .errors import (BinlogError, BuildError, ChecksumError, FormatError, TruncatedError)
 from .events import BODIES, EVENT_TYPES, checksum_length
-from .primitives import (FlagList, NameTable, Raw, TrackingIO, _Wrapper, read_exact, substream)
+from .primitives import (FlagList, NameTable, Raw, Struct, TrackingIO, _Wrapper, read_exact,
+                         substream)
 
 HEADER_SIZE = 19
 FORMAT_DESCRIPTION_EVENT = 15
@@ -27,7 +28,7 @@ EVENT_FLAGS = NameTable(__name__, "EVENT_FLAGS", {
     0x10: "UPDATE_TABLE_MAP_VERSION", 0x20: "ARTIFICIAL", 0x40: "RELAY_LOG", 0x80: "IGNORABLE",
     0x100: "NO_FILTER", 0x200: "MTS_ISOLATE"})
 
-CommonHeader = c.Struct(
+CommonHeader = Struct(
     "timestamp" / c.Int32ul,
     "type_code" / c.Int8ul,
     "server_id" / c.Int32ul,
@@ -120,12 +121,12 @@ class Envelope(_Wrapper):
         return envelope_build(obj, stream, context, bh, bb)
 
     def _emitparse(self, code):
-        code.append("from binlog_schema.envelope import envelope_parse")
+        code.append("from binlog_schema.envelope import envelope_parse, event_kind")
         return (f"envelope_parse(io, this, lambda io, this: ({self.header._compileparse(code)}), "
                 f"lambda io, this: ({self.subcon._compileparse(code)}))")
 
     def _emitbuild(self, code):
-        code.append("from binlog_schema.envelope import envelope_build")
+        code.append("from binlog_schema.envelope import envelope_build, event_kind")
         return (f"envelope_build(obj, io, this, "
                 f"lambda obj, io, this: ({self.header._compilebuild(code)}), "
                 f"lambda obj, io, this: ({self.subcon._compilebuild(code)}))")
@@ -143,7 +144,7 @@ class _Kind:
         return event_kind(context)
 
     def __repr__(self):  # construct's Switch emits repr(keyfunc)
-        return "__import__('binlog_schema.envelope', fromlist=['_']).event_kind(this)"
+        return "event_kind(this)"  # imported by Envelope's generated code
 
 
 EventBody = c.Switch(_Kind(), BODIES, default=Raw)
@@ -199,7 +200,9 @@ def parse_event(data: bytes, ctx: Context | None = None, offset: int | None = No
     context's) is where the event starts in its file, for error reports."""
     ctx = ctx or Context()
     try:
-        return compiled().parse(data, ctx=ctx)
+        root = {"ctx": ctx}
+        root["_params"] = root
+        return compiled().parsefunc(_io.BytesIO(data), root)
     except Exception:  # noqa: BLE001 - re-run interpreted for a precise, typed error
         pass
     stream = TrackingIO(data, base=ctx.offset if offset is None else offset)
@@ -215,7 +218,11 @@ def build_event(value, ctx: Context | None = None) -> bytes:
     """Build one whole event; event_size, log_pos (when None) and the CRC32 are computed."""
     ctx = ctx or Context()
     try:
-        return compiled().build(value, ctx=ctx)
+        root = {"ctx": ctx}
+        root["_params"] = root
+        out = _io.BytesIO()
+        compiled().buildfunc(value, out, root)
+        return out.getvalue()
     except Exception:  # noqa: BLE001
         pass
     try:

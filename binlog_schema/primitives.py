@@ -242,7 +242,10 @@ PackedInt = _Leaf(packed_parse, packed_build)
 
 
 def uint_parse(io, width):
-    return int.from_bytes(read_exact(io, width), "little")
+    data = io.read(width)
+    if len(data) != width:
+        raise StreamError(f"needs {width} bytes, only {len(data)} left")
+    return int.from_bytes(data, "little")
 
 
 def uint_build(obj, io, width):
@@ -318,7 +321,8 @@ Text = _Leaf(text_parse, text_build)
 
 
 def codes_parse(io, count, names):
-    return ListContainer(names.get(b, b) for b in read_exact(io, count))
+    data = read_exact(io, count)
+    return ListContainer(map(names.get, data, data))
 
 
 def codes_build(obj, io, count, names):
@@ -376,9 +380,22 @@ def Code(names: NameTable):
 # flags with names
 
 
+_FLAG_CACHE: dict = {}
+
+
 def flags_parse(io, width, names):
     value = int.from_bytes(read_exact(io, width), "little")
-    out = ListContainer()
+    key = (value, id(names))
+    cached = _FLAG_CACHE.get(key)
+    if cached is None:
+        cached = _FLAG_CACHE[key] = tuple(_flag_names(value, names))
+        if len(_FLAG_CACHE) > 4096:
+            _FLAG_CACHE.clear()
+    return ListContainer(cached)
+
+
+def _flag_names(value, names):
+    out = []
     bit = 1
     while value:
         if value & 1:
@@ -414,10 +431,13 @@ def FlagList(width: int, names: NameTable):
 # bitmaps: LSB-first (null bits, columns present) and MSB-first (signedness, visibility)
 
 
+_LSB = [tuple(bool(v & (1 << i)) for i in range(8)) for v in range(256)]
+_MSB = [tuple(bool(v & (0x80 >> i)) for i in range(8)) for v in range(256)]
+
+
 def _bits_of(data: bytes, msb: bool) -> list:
-    if msb:
-        return [bool(byte & (0x80 >> i)) for byte in data for i in range(8)]
-    return [bool(byte & (1 << i)) for byte in data for i in range(8)]
+    table = _MSB if msb else _LSB
+    return [bit for byte in data for bit in table[byte]]
 
 
 def _bytes_of(bits, nbytes: int, msb: bool) -> bytes:
@@ -467,8 +487,34 @@ def bounded_parse(io, this, sub, lenparse, lenbuild):
     n = lenparse(io)
     if n is None:
         raise c.ValidationError("length prefix is NULL (0xfb)")
-    data = read_exact(io, n)
+    data = io.read(n)
+    if len(data) != n:
+        raise StreamError(f"needs {n} bytes, only {len(data)} left")
     return sub(substream(io, data), this)
+
+
+def bounded_text_parse(io, this, sub, lenparse, lenbuild):
+    """Bounded(Text) without a sub-stream: the same result as bounded_parse."""
+    n = lenparse(io)
+    if n is None:
+        raise c.ValidationError("length prefix is NULL (0xfb)")
+    data = io.read(n)
+    if len(data) != n:
+        raise StreamError(f"needs {n} bytes, only {len(data)} left")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data
+
+
+def bounded_text_build(obj, io, this, sub, lenparse, lenbuild):
+    """Bounded(Text) without a buffer: the same bytes as bounded_build."""
+    data = obj.encode("utf-8") if isinstance(obj, str) else obj
+    if not isinstance(data, (bytes, bytearray)):
+        raise c.StringError(f"expected str or bytes, got {obj!r:.40}")
+    lenbuild(len(data), io)
+    io.write(data)
+    return obj
 
 
 def bounded_build(obj, io, this, sub, lenparse, lenbuild):
@@ -497,6 +543,8 @@ def Bounded(subcon, packed: bool = True):
     """A block prefixed by its length (a packed integer, or one byte); the subcon parses only
     inside the block, so nothing it does can run past it. The length is computed on build."""
     lp, lb = (packed_parse, packed_build) if packed else (u8_parse, u8_build)
+    if subcon is Text:
+        return _Wrapper(bounded_text_parse, bounded_text_build, subcon, FuncRef(lp), FuncRef(lb))
     return _Wrapper(bounded_parse, bounded_build, subcon, FuncRef(lp), FuncRef(lb))
 
 
@@ -516,8 +564,12 @@ def u8_build(obj, io):
 
 def greedylist_parse(io, this, sub):
     out = ListContainer()
-    while remaining(io):
+    pos = io.tell()
+    end = io.seek(0, 2)
+    io.seek(pos)
+    while pos < end:
         out.append(sub(io, this))
+        pos = io.tell()
     return out
 
 
@@ -591,3 +643,76 @@ def until_build(obj, io, this, sub, key, value):
 def RepeatUntilValue(subcon, key, value):
     """Items of ``subcon`` up to and including the first whose ``key`` equals ``value``."""
     return _Wrapper(until_parse, until_build, subcon, key, value, buildnone=False)
+
+
+class Struct(c.Struct):
+    """construct's Struct with leaner generated code.
+
+    Interpreted parse/build are construct's own. The compiled code keeps only what the
+    declarations here use of the nested context (``this._`` and ``this._params`` and the
+    fields parsed so far), in a plain dict, instead of a 10-key Container per struct: the
+    same semantics, about half the cost per struct.
+    """
+
+    def _emitparse(self, code):
+        fname = f"parse_lean_struct_{code.allocateId()}"
+        lines = [f"def {fname}(io, this):",
+                 "    this = {'_': this, '_params': this['_params']}",
+                 "    result = Container()"]
+        for group in _fixed_runs(self.subcons):
+            if isinstance(group, list):  # consecutive fixed-size ints: one read, one unpack
+                fmt = "<" + "".join(sc.subcon.fmtstr[1:] for sc in group)
+                size = sum(sc.subcon.length for sc in group)
+                sname = f"lean_fixed_{code.allocateId()}"
+                code.append(f"{sname} = struct.Struct({fmt!r})")
+                names = ", ".join(f"_v{i}" for i in range(len(group)))
+                lines.append(f"    {names}, = {sname}.unpack(io.read({size}))")
+                for i, sc in enumerate(group):
+                    lines.append(f"    result[{sc.name!r}] = this[{sc.name!r}] = _v{i}")
+                continue
+            sc = group
+            expr = sc._compileparse(code)
+            if sc.name:
+                lines.append(f"    result[{sc.name!r}] = this[{sc.name!r}] = {expr}")
+            else:
+                lines.append(f"    {expr}")
+        lines.append("    return result")
+        code.append("\n".join(lines))
+        return f"{fname}(io, this)"
+
+    def _emitbuild(self, code):
+        fname = f"build_lean_struct_{code.allocateId()}"
+        lines = [f"def {fname}(obj, io, this):",
+                 "    this = {'_': this, '_params': this['_params']}",
+                 "    this.update(obj)",
+                 "    objdict = obj"]
+        for sc in self.subcons:
+            expr = sc._compilebuild(code)
+            if sc.name:
+                get = (f"objdict.get({sc.name!r}, None)" if sc.flagbuildnone
+                       else f"objdict[{sc.name!r}]")
+                lines.append(f"    obj = {get}")
+                lines.append(f"    this[{sc.name!r}] = obj")
+                lines.append(f"    this[{sc.name!r}] = {expr}")
+            else:
+                lines.append("    obj = None")
+                lines.append(f"    {expr}")
+        lines.append("    return this")
+        code.append("\n".join(lines))
+        return f"{fname}(obj, io, this)"
+
+
+def _fixed_runs(subcons):
+    """Subcons, with runs of two or more named little-endian FormatFields grouped in lists."""
+    out, run = [], []
+    for sc in subcons:
+        inner = getattr(sc, "subcon", None)
+        if (sc.name and type(sc) is c.Renamed and type(inner) is c.FormatField
+                and inner.fmtstr[0] == "<"):
+            run.append(sc)
+            continue
+        out.extend([run] if len(run) > 1 else run)
+        run = []
+        out.append(sc)
+    out.extend([run] if len(run) > 1 else run)
+    return out

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import construct as c
 
-from ..primitives import _Leaf, read_exact
+from ..primitives import Struct, _Leaf, read_exact
 
 
 def fixed_text_parse(io, size):
@@ -91,7 +91,7 @@ class _AlgLen(_HasAlg):
         return f"(1 if {super().__repr__()} else 0)"
 
 
-FormatDescriptionBody = c.Struct(
+FormatDescriptionBody = Struct(
     "binlog_version" / c.Int16ul,
     "server_version" / FixedText(50),
     "create_timestamp" / c.Int32ul,
@@ -100,7 +100,7 @@ FormatDescriptionBody = c.Struct(
     "checksum_alg" / c.If(_HasAlg(), c.Int8ul),
 )
 
-StartEventV3Body = c.Struct(
+StartEventV3Body = Struct(
     "binlog_version" / c.Int16ul,
     "server_version" / FixedText(50),
     "create_timestamp" / c.Int32ul,

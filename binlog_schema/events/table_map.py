@@ -20,7 +20,7 @@ from construct import this
 
 from ..coltypes import TYPES, ColumnMetadata
 from ..primitives import (Bitmap, Bounded, Code, CodeList, Counted, CtxKey, FlagList,
-                          GreedyList, IfMore, NameTable, PackedInt, Raw, Text, UIntLE)
+                          GreedyList, IfMore, NameTable, PackedInt, Raw, Struct, Text, UIntLE)
 
 TABLE_MAP_FLAGS = NameTable(__name__, "TABLE_MAP_FLAGS", {
     0x1: "BIT_LEN_EXACT", 0x2: "REFERRED_FK_DB", 0x4: "GENERATED_INVISIBLE_PK",
@@ -55,9 +55,9 @@ class _NumericCount:
 
 
 Collations = GreedyList(PackedInt)
-DefaultCharset = c.Struct(
+DefaultCharset = Struct(
     "default" / PackedInt,
-    "pairs" / GreedyList(c.Struct("index" / PackedInt, "collation" / PackedInt)),
+    "pairs" / GreedyList(Struct("index" / PackedInt, "collation" / PackedInt)),
 )
 Strings = GreedyList(Bounded(Text))
 
@@ -70,19 +70,19 @@ OPTIONAL_VALUE = c.Switch(this.type, {
     "ENUM_STR_VALUE": GreedyList(Counted(Bounded(Text))),
     "GEOMETRY_TYPE": GreedyList(PackedInt),
     "SIMPLE_PRIMARY_KEY": GreedyList(PackedInt),
-    "PRIMARY_KEY_WITH_PREFIX": GreedyList(c.Struct("column" / PackedInt, "prefix" / PackedInt)),
+    "PRIMARY_KEY_WITH_PREFIX": GreedyList(Struct("column" / PackedInt, "prefix" / PackedInt)),
     "ENUM_AND_SET_DEFAULT_CHARSET": DefaultCharset,
     "ENUM_AND_SET_COLUMN_CHARSET": Collations,
     "COLUMN_VISIBILITY": Bitmap(this._.column_count, msb=True, greedy=True),
     "VECTOR_DIMENSIONALITY": GreedyList(PackedInt),
 }, default=Raw)  # unknown (vendor) TLV types keep their bytes
 
-OptionalMetadataField = c.Struct(
+OptionalMetadataField = Struct(
     "type" / Code(OPTIONAL_METADATA),
     "value" / Bounded(OPTIONAL_VALUE),
 )
 
-TableMapBody = c.Struct(
+TableMapBody = Struct(
     "table_id" / UIntLE(CtxKey("table_id_size", 6)),
     "flags" / FlagList(2, TABLE_MAP_FLAGS),
     "database" / Bounded(Text), c.Const(b"\x00"),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import construct as c
 from construct import this
 
-from ..primitives import Bounded, NameTable, PackedInt, Raw, RepeatUntilValue, _Leaf
+from ..primitives import Bounded, NameTable, PackedInt, Raw, RepeatUntilValue, Struct, _Leaf
 
 PAYLOAD_FIELDS = NameTable(__name__, "PAYLOAD_FIELDS", {
     0: "END", 1: "PAYLOAD_SIZE", 2: "COMPRESSION_TYPE", 3: "UNCOMPRESSED_SIZE"})
@@ -33,12 +33,12 @@ def ptype_build(obj, io):
 
 PayloadFieldType = _Leaf(ptype_parse, ptype_build)
 
-PayloadField = c.Struct(
+PayloadField = Struct(
     "type" / PayloadFieldType,
     "value" / c.If(this.type != "END", Bounded(PackedInt)),
 )
 
-TransactionPayloadBody = c.Struct(
+TransactionPayloadBody = Struct(
     "fields" / RepeatUntilValue(PayloadField, "type", "END"),
     "payload" / Raw,
 )
