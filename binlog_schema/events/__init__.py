@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from . import gtid, query
 from .format_description import FormatDescriptionBody, StartEventV3Body
 from .table_map import TableMapBody
 from .transaction_payload import TransactionPayloadBody
@@ -39,6 +40,8 @@ BODIES = {
     15: FormatDescriptionBody,
     19: TableMapBody,
     40: TransactionPayloadBody,
+    **query.BODIES,
+    **gtid.BODIES,
 }
 
 FORMAT_DESCRIPTION_EVENT = 15
