@@ -8,6 +8,8 @@ import zlib
 
 import construct as c
 
+from .primitives import _Leaf
+
 MAX_UNCOMPRESSED = 1 << 30
 
 
@@ -37,3 +39,37 @@ def mariadb_compress(data: bytes, level: int = 6) -> bytes:
     size = len(data)
     n = 4 if size >> 24 else 3 if size >> 16 else 2 if size >> 8 else 1
     return bytes((0x80 | n,)) + size.to_bytes(n, "big") + zlib.compress(data, level)
+
+
+# ------------------------------------------------------------------------------ primitive
+
+
+def compressed_parse(io, limit=MAX_UNCOMPRESSED):
+    data = io.read()
+    return c.Container(compressed=data, data=mariadb_uncompress(data, limit))
+
+
+def compressed_build(obj, io, limit=MAX_UNCOMPRESSED):
+    """The stored compressed bytes when they still decompress to ``data`` (so a parsed event
+    rebuilds exactly); else ``data`` compressed anew (an edited value)."""
+    data = obj.get("data")
+    stored = obj.get("compressed")
+    if stored is not None and (data is None or _same(stored, data)):
+        io.write(stored)
+    elif data is not None:
+        io.write(mariadb_compress(bytes(data)))
+    else:
+        raise c.StringError("compressed block: neither data nor compressed bytes given")
+    return obj
+
+
+def _same(stored, data) -> bool:
+    try:
+        return mariadb_uncompress(stored) == bytes(data)
+    except c.ConstructError:
+        return False
+
+
+MariaCompressed = _Leaf(compressed_parse, compressed_build)
+"""The rest of the (bounded) stream as a MariaDB compressed block, parsed to
+``{"compressed": bytes, "data": bytes}``; built from the stored bytes when they still match."""

@@ -539,10 +539,11 @@ class FuncRef:
         return _imp(code, self.fn)
 
 
-def Bounded(subcon, packed: bool = True):
-    """A block prefixed by its length (a packed integer, or one byte); the subcon parses only
+def Bounded(subcon, packed: bool = True, length=None):
+    """A block prefixed by its length (a packed integer, one byte, or ``length``: a pair of
+    module-level functions ``parse(io) -> n`` and ``build(n, io)``); the subcon parses only
     inside the block, so nothing it does can run past it. The length is computed on build."""
-    lp, lb = (packed_parse, packed_build) if packed else (u8_parse, u8_build)
+    lp, lb = length or ((packed_parse, packed_build) if packed else (u8_parse, u8_build))
     if subcon is Text:
         return _Wrapper(bounded_text_parse, bounded_text_build, subcon, FuncRef(lp), FuncRef(lb))
     return _Wrapper(bounded_parse, bounded_build, subcon, FuncRef(lp), FuncRef(lb))

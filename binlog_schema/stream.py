@@ -132,13 +132,19 @@ class BinlogReader:
                     self.tail = Tail(pos, len(head), None)
                 return
             size = int.from_bytes(head[9:13], "little")
+            err = None
             if size < HEADER_SIZE:
                 err = FormatError(f"event_size {size} is smaller than the header", offset=pos + 9,
                                   path="header.event_size")
-                raise err
-            if size > self.max_event_size:
-                raise LimitError(f"event_size {size} exceeds the limit {self.max_event_size}",
+            elif size > self.max_event_size:
+                err = LimitError(f"event_size {size} exceeds the limit {self.max_event_size}",
                                  offset=pos + 9, path="header.event_size")
+            if err is not None:  # the framing is lost: nothing after this can be trusted
+                if not self.skip_errors:
+                    raise err
+                self.events_read += 1
+                yield EventRecord(pos, head, self.ctx, error=err)
+                return
             rest = read(size - HEADER_SIZE)
             if len(rest) < size - HEADER_SIZE:
                 self.tail = Tail(pos, HEADER_SIZE + len(rest), size)
@@ -170,7 +176,18 @@ class BinlogReader:
                 rec.error = e
                 return rec if wanted else None
             if code == FORMAT_DESCRIPTION_EVENT:
-                self.ctx = context_from_fde(rec.value["body"], ctx)
+                body = rec.value["body"]
+                if body["binlog_version"] != 4 or body["header_length"] != HEADER_SIZE:
+                    err = FormatError(
+                        f"FORMAT_DESCRIPTION of binlog version {body['binlog_version']} with "
+                        f"{body['header_length']}-byte headers is not a format this reader "
+                        "knows", offset=pos + HEADER_SIZE, path="body.binlog_version",
+                        expected="version 4, 19-byte headers")
+                    if not self.skip_errors:
+                        raise err
+                    rec.error = err
+                    return rec
+                self.ctx = context_from_fde(body, ctx)
             elif code == START_EVENT_V3:
                 self.ctx = context_from_start_v3(rec.value["body"], ctx)
             elif code == TABLE_MAP_EVENT:
@@ -249,6 +266,17 @@ class BinlogWriter:
         elif code == START_EVENT_V3:
             self.ctx = context_from_start_v3(value["body"], self.ctx)
         return offset
+
+    def write_record(self, rec: "EventRecord", value=None) -> int:
+        """Write an event read by :class:`BinlogReader`, possibly edited (``value``). Its log
+        position is recomputed when the original was consistent (offset + size, as a server's
+        own binlog has it); other values (0 in artificial events, a master's position in a
+        relay log) are kept."""
+        value = rec.value if value is None else value
+        header = dict(value["header"])
+        if header.get("log_pos") == (rec.offset + rec.size) & 0xFFFFFFFF:
+            header["log_pos"] = None
+        return self.write({**value, "header": header}, rec.ctx)
 
     def write_raw(self, data: bytes) -> int:
         offset = self.pos

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from . import gtid, query
+from . import gtid, query, rows
 from .format_description import FormatDescriptionBody, StartEventV3Body
 from .table_map import TableMapBody
 from .transaction_payload import TransactionPayloadBody
@@ -42,6 +42,7 @@ BODIES = {
     40: TransactionPayloadBody,
     **query.BODIES,
     **gtid.BODIES,
+    **rows.BODIES,
 }
 
 FORMAT_DESCRIPTION_EVENT = 15

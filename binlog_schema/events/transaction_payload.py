@@ -67,3 +67,21 @@ def payload_events_bytes(body, limit: int = MAX_UNCOMPRESSED) -> bytes:
     if len(data) > limit:
         raise c.ValidationError(f"decompressed payload exceeds the limit {limit}")
     return data
+
+
+def payload_body(events: bytes, compression: str = "ZSTD", level: int = 3) -> dict:
+    """A TRANSACTION_PAYLOAD body for inner events' bytes (built without CRC32s), with its
+    header fields computed the way MySQL writes them (type 2, 3, 1, end)."""
+    if compression == "ZSTD":
+        import zstandard
+        payload = zstandard.ZstdCompressor(level=level).compress(events)
+    elif compression == "NONE":
+        payload = events
+    else:
+        raise ValueError(f"unknown compression {compression!r}")
+    kind = 0 if compression == "ZSTD" else 255
+    return {"fields": [{"type": "COMPRESSION_TYPE", "value": kind},
+                       {"type": "UNCOMPRESSED_SIZE", "value": len(events)},
+                       {"type": "PAYLOAD_SIZE", "value": len(payload)},
+                       {"type": "END", "value": None}],
+            "payload": payload}

@@ -1,0 +1,103 @@
+"""Rows events in every version: pre-GA 5.1 (20-22), v1 (23-25), v2 (30-32), MySQL
+PARTIAL_UPDATE_ROWS (39), MariaDB compressed v1 (166-168) and v2 (169-171).
+
+Layout::
+
+    table_id            6 bytes (4 when the FDE's post-header length says so, as in TABLE_MAP)
+    flags               2 bytes: STMT_END, NO_FOREIGN_KEY_CHECKS, RELAXED_UNIQUE_CHECKS,
+                        COMPLETE_ROWS
+    extra_data          v2 only: 2-byte length that counts itself, then typed extra row info
+                        (0 NDB: length, format, data; 1 PART: partition id(s))
+    column_count        packed integer
+    columns_present     (column_count + 7) / 8 bytes, LSB first (the before image's columns)
+    columns_after       update kinds since GA (v1/v2/partial): the after image's columns
+    rows                the row images, raw here (decoded through the table map elsewhere);
+                        MariaDB's compressed kinds keep the compressed bytes and give the data
+"""
+
+from __future__ import annotations
+
+import construct as c
+from construct import this
+
+from ..compression import MariaCompressed
+from ..primitives import (Bitmap, Bounded, ByteString, CtxKey, FlagList, GreedyList, NameTable,
+                          PackedInt,
+                          Raw, Struct, UIntLE, read_exact)
+
+ROWS_FLAGS = NameTable(__name__, "ROWS_FLAGS", {
+    0x1: "STMT_END", 0x2: "NO_FOREIGN_KEY_CHECKS", 0x4: "RELAXED_UNIQUE_CHECKS",
+    0x8: "COMPLETE_ROWS"})
+EXTRA_ROW_INFO = NameTable(__name__, "EXTRA_ROW_INFO", {0: "NDB", 1: "PART"})
+
+
+def extra_len_parse(io):
+    """v2's extra-data length counts its own two bytes."""
+    n = int.from_bytes(read_exact(io, 2), "little")
+    if n < 2:
+        raise c.ValidationError(f"extra-data length {n} is below its own 2 bytes")
+    return n - 2
+
+
+def extra_len_build(n, io):
+    if n + 2 > 0xFFFF:
+        raise c.IntegerError(f"extra data of {n} bytes does not fit")
+    io.write((n + 2).to_bytes(2, "little"))
+    return n
+
+
+def _extra_item(update: bool):
+    from ..primitives import Code
+    part = (Struct("partition_id" / c.Int16ul, "source_partition_id" / c.Int16ul) if update
+            else Struct("partition_id" / c.Int16ul))
+    ndb = Struct(
+        "length" / c.Rebuild(c.Int8ul, c.len_(this.data) + 2),
+        "format" / c.Int8ul,
+        "data" / ByteString(this.length - 2),
+    )
+    return Struct(
+        "type" / Code(EXTRA_ROW_INFO),
+        "value" / c.Switch(this.type, {"NDB": ndb, "PART": part}, default=Raw),
+    )
+
+
+def rows_body(*, v2: bool, after_image: bool, compressed: bool = False):
+    fields = [
+        "table_id" / UIntLE(CtxKey("table_id_size", 6)),
+        "flags" / FlagList(2, ROWS_FLAGS),
+    ]
+    if v2:
+        fields.append("extra_data" / Bounded(GreedyList(_extra_item(after_image)),
+                                             length=(extra_len_parse, extra_len_build)))
+    fields += [
+        "column_count" / PackedInt,
+        "columns_present" / Bitmap(this.column_count),
+    ]
+    if after_image:
+        fields.append("columns_after" / Bitmap(this.column_count))
+    fields.append("rows" / (MariaCompressed if compressed else Raw))
+    return Struct(*fields)
+
+
+PRE_GA = rows_body(v2=False, after_image=False)          # 5.1.15-5.1.17: one bitmap always
+V1 = rows_body(v2=False, after_image=False)
+V1_UPDATE = rows_body(v2=False, after_image=True)
+V2 = rows_body(v2=True, after_image=False)
+V2_UPDATE = rows_body(v2=True, after_image=True)
+MARIA_V1 = rows_body(v2=False, after_image=False, compressed=True)
+MARIA_V1_UPDATE = rows_body(v2=False, after_image=True, compressed=True)
+MARIA_V2 = rows_body(v2=True, after_image=False, compressed=True)
+MARIA_V2_UPDATE = rows_body(v2=True, after_image=True, compressed=True)
+
+BODIES = {
+    20: PRE_GA, 21: PRE_GA, 22: PRE_GA,
+    23: V1, 24: V1_UPDATE, 25: V1,
+    30: V2, 31: V2_UPDATE, 32: V2, 39: V2_UPDATE,
+    166: MARIA_V1, 167: MARIA_V1_UPDATE, 168: MARIA_V1,
+    169: MARIA_V2, 170: MARIA_V2_UPDATE, 171: MARIA_V2,
+}
+
+WRITE_KINDS = frozenset({20, 23, 30, 166, 169})
+UPDATE_KINDS = frozenset({21, 24, 31, 39, 167, 170})
+DELETE_KINDS = frozenset({22, 25, 32, 168, 171})
+ROWS_KINDS = WRITE_KINDS | UPDATE_KINDS | DELETE_KINDS
