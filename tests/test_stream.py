@@ -1,0 +1,175 @@
+"""The stream layer: files read event by event with their context, the options a
+mysqlbinlog user expects, bad input, and writing an edited file back."""
+
+import io
+import zlib
+
+import pytest
+
+from binlog_schema.context import Context
+from binlog_schema.envelope import build_event
+from binlog_schema.errors import ChecksumError, FormatError, LimitError
+from binlog_schema.stream import BinlogReader, BinlogWriter, read_events
+
+FDE = {"binlog_version": 4, "server_version": "8.0.40", "create_timestamp": 0,
+       "header_length": 19, "post_header_lengths": [0] * 41, "checksum_alg": 1}
+
+
+def header(code, ts=1):
+    return {"timestamp": ts, "type_code": code, "server_id": 1, "log_pos": None, "flags": []}
+
+
+def table_map(i, db="db"):
+    return {"header": header(19, i), "body": {
+        "table_id": 100 + i, "flags": ["BIT_LEN_EXACT"], "database": db, "table": f"t{i}",
+        "column_types": ["LONG", "VARCHAR"], "column_metadata": [None, {"max_length": 80}],
+        "null_bitmap": [False, True], "optional_metadata": []}}
+
+
+def make_file(n=5, fde=FDE) -> bytes:
+    out = io.BytesIO()
+    w = BinlogWriter(out)
+    w.write({"header": header(15), "body": fde})
+    for i in range(n):
+        w.write(table_map(i))
+    return out.getvalue()
+
+
+def offsets(data):
+    return [r.offset for r in BinlogReader(data, decode=False)]
+
+
+def test_reads_events_with_offsets_and_context():
+    data = make_file()
+    recs = read_events(data)
+    assert [r.type_name for r in recs] == ["FORMAT_DESCRIPTION_EVENT"] + ["TABLE_MAP_EVENT"] * 5
+    assert recs[1].ctx.checksum and recs[1].ctx.server_version == "8.0.40"
+    for r in recs:
+        assert r.value["header"]["log_pos"] == r.offset + r.size
+        assert data[r.offset:r.offset + r.size] == r.raw
+
+
+def test_start_stop_positions_and_types():
+    data = make_file()
+    offs = offsets(data)
+    picked = read_events(data, start=offs[2], stop=offs[5])
+    assert [r.offset for r in picked] == offs[2:5]
+    assert picked[0].ctx.checksum  # the FDE was still read for the context
+    only = read_events(data, types=["FORMAT_DESCRIPTION"])
+    assert [r.type_code for r in only] == [15]
+    assert [r.type_code for r in read_events(data, types=[19])] == [19] * 5
+
+
+def test_crc_corruption_is_a_typed_error_and_can_be_skipped():
+    data = bytearray(make_file())
+    offs = offsets(bytes(data))
+    data[offs[3] + 25] ^= 0x40  # inside the third TABLE_MAP's body
+    with pytest.raises(ChecksumError) as e:
+        read_events(bytes(data))
+    assert e.value.offset == offs[4] - 4  # the CRC field of that event
+    recs = read_events(bytes(data), skip_errors=True)
+    assert [r.offset for r in recs] == offs
+    assert [r.error is not None for r in recs] == [False, False, False, True, False, False]
+
+
+def test_truncated_tail_is_reported_after_all_good_events():
+    data = make_file()
+    offs = offsets(data)
+    reader = BinlogReader(data[:-7])
+    recs = list(reader)
+    assert [r.offset for r in recs] == offs[:-1]
+    assert reader.tail.offset == offs[-1]
+    assert reader.tail.need - reader.tail.have == 7
+
+
+def test_bad_magic_and_lying_sizes():
+    with pytest.raises(FormatError) as e:
+        read_events(b"\xfebim" + make_file()[4:])
+    assert e.value.offset == 0
+    data = bytearray(make_file())
+    off = offsets(bytes(data))[2]
+    data[off + 9:off + 13] = (1 << 31).to_bytes(4, "little")
+    with pytest.raises(LimitError) as e:
+        read_events(bytes(data))
+    assert e.value.offset == off + 9
+    recs = read_events(bytes(data), skip_errors=True)
+    assert recs[-1].error is not None and len(recs) == 3
+    data[off + 9:off + 13] = (5).to_bytes(4, "little")
+    with pytest.raises(FormatError):
+        read_events(bytes(data))
+
+
+def test_unknown_fde_version_is_a_typed_error():
+    with pytest.raises(FormatError) as e:
+        read_events(make_file(fde={**FDE, "binlog_version": 5}))
+    assert e.value.offset == 4 + 19 and "version 5" in str(e.value)
+
+
+class CountingFile(io.RawIOBase):
+    """A file of many events, generated lazily; remembers the largest read asked of it."""
+
+    def __init__(self, events: int):
+        self.chunks = [make_file(0)]
+        ev = build_event(table_map(1), Context(offset=0))
+        self.event = ev
+        self.left = events
+        self.buf = self.chunks[0]
+        self.largest = 0
+
+    def readable(self):
+        return True
+
+    def readinto(self, b):
+        self.largest = max(self.largest, len(b))
+        while len(self.buf) < len(b) and self.left:
+            self.buf += self.event
+            self.left -= 1
+        n = min(len(b), len(self.buf))
+        b[:n] = self.buf[:n]
+        self.buf = self.buf[n:]
+        return n
+
+
+def test_reading_is_streaming_not_whole_file():
+    f = CountingFile(20000)
+    n = sum(1 for _ in BinlogReader(io.BufferedReader(f, 1 << 12), decode=False))
+    assert n == 20001
+    assert f.largest <= 1 << 12  # never asked for more than one buffer at a time
+
+
+def test_edit_and_write_back():
+    data = make_file()
+    out = io.BytesIO()
+    w = BinlogWriter(out)
+    for rec in BinlogReader(data):
+        if rec.type_code == 15:
+            w.write_record(rec)
+            continue
+        value = rec.value
+        if value["body"]["table"] == "t2":
+            value["body"]["database"] = "a_much_longer_database_name"
+        w.write_record(rec, value)
+    new = out.getvalue()
+    assert len(new) == len(data) + len("a_much_longer_database_name") - len("db")
+    recs = read_events(new)  # CRCs and positions valid
+    assert [r.value["body"]["database"] for r in recs[1:]] == \
+        ["db", "db", "a_much_longer_database_name", "db", "db"]
+    for r in recs:
+        assert r.value["header"]["log_pos"] == r.offset + r.size
+    crc_ok = [zlib.crc32(r.raw[:-4]) == int.from_bytes(r.raw[-4:], "little") for r in recs[1:]]
+    assert all(crc_ok)
+
+
+def test_relay_log_positions_are_kept():
+    value = table_map(1)
+    value["header"]["log_pos"] = 123456  # a master's position, not ours
+    out = io.BytesIO()
+    w = BinlogWriter(out)
+    w.write({"header": header(15), "body": FDE})
+    w.write(value)
+    rec = read_events(out.getvalue())[1]
+    out2 = io.BytesIO()
+    w2 = BinlogWriter(out2)
+    w2.write({"header": header(15), "body": FDE})
+    w2.write_record(rec)
+    assert read_events(out2.getvalue())[1].value["header"]["log_pos"] == 123456
