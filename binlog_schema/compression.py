@@ -1,6 +1,7 @@
-"""MariaDB's binlog compression (``log_bin_compress``): QUERY_COMPRESSED and the compressed
-rows events carry ``0x80 | n`` (n = 1..4), the uncompressed length in n big-endian bytes, then
-a zlib stream. Decompression is bounded: a lying length or a zlib bomb stops at the limit."""
+"""MariaDB's compressed blocks: QUERY_COMPRESSED and the compressed rows events
+(``log_bin_compress``) carry ``0x80 | n`` (n = 1..4), the uncompressed length in n big-endian
+bytes, then a zlib stream; compressed columns (``COMPRESSED``) use the same header, with 0x08
+set when the data is a raw deflate stream (no zlib wrapper). Decompression is bounded: a lying length or a zlib bomb stops at the limit."""
 
 from __future__ import annotations
 
@@ -25,7 +26,9 @@ def mariadb_uncompress(data: bytes, limit: int = MAX_UNCOMPRESSED) -> bytes:
     size = int.from_bytes(data[1:1 + n], "big")
     if size > limit:
         raise c.ValidationError(f"compressed block: {size} bytes exceed the limit {limit}")
-    d = zlib.decompressobj()
+    # 0x08: a raw deflate stream (column compression with column_compression_zlib_wrap=OFF,
+    # the default); otherwise a zlib stream with header and checksum
+    d = zlib.decompressobj(-15 if head & 0x08 else 15)
     try:
         out = d.decompress(data[1 + n:], size + 1)
     except zlib.error as e:

@@ -1,0 +1,362 @@
+"""Row values: one parse/build pair per column type, chosen by the table map's column.
+
+``codec_for(column)`` returns a :class:`Codec` whose ``parse(data, pos) -> (value, pos)`` and
+``build(value, out: bytearray)`` are the two directions of one layout, specialised once per
+column (widths, signedness, lengths, charsets) so that decoding a row is a list of calls.
+
+Python values: int (integers, YEAR, BIT), float, ``decimal.Decimal``, str (text in the
+column's charset) or bytes (binary), :mod:`temporal` dataclasses, :class:`EnumValue` /
+:class:`SetValue`, :class:`Geometry`, a list of floats (VECTOR), JSON values
+(:mod:`json_binary`) and :class:`Compressed` for MariaDB's compressed columns. Every value
+builds back to the bytes it came from.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+import construct as c
+
+from ..charsets import codec_for as charset_codec
+from . import temporal as t
+from .decimal_bin import decimal_build, decimal_parse
+
+BINARY = 63
+
+
+@dataclass(frozen=True)
+class EnumValue:
+    index: int                 # 1-based; 0 is the error value ''
+    name: str | None = None    # from ENUM_STR_VALUE when it was logged
+
+    def __str__(self):
+        return self.name if self.name is not None else str(self.index)
+
+
+@dataclass(frozen=True)
+class SetValue:
+    bits: int
+    names: tuple | None = None  # the members whose bits are set (SET_STR_VALUE logged)
+
+
+@dataclass(frozen=True)
+class Geometry:
+    srid: int
+    wkb: bytes
+
+
+@dataclass(frozen=True)
+class Compressed:
+    """A MariaDB compressed column value: the stored bytes and what they decompress to."""
+    stored: bytes
+    data: bytes | str
+
+
+@dataclass(frozen=True)
+class Codec:
+    parse: object
+    build: object
+    type_name: str
+
+
+def _need(data, pos, n):
+    if pos + n > len(data):
+        raise c.StreamError(f"value needs {n} bytes, {len(data) - pos} left")
+
+
+# ----------------------------------------------------------------------------- numbers
+
+def _fixed(fmt: str, name: str) -> Codec:
+    s = struct.Struct(fmt)
+    size = s.size
+    unpack_from, pack = s.unpack_from, s.pack
+
+    def parse(data, pos):
+        if pos + size > len(data):
+            raise c.StreamError(f"{name} needs {size} bytes, {len(data) - pos} left")
+        return unpack_from(data, pos)[0], pos + size
+
+    def build(value, out):
+        try:
+            out += pack(value)
+        except struct.error as e:
+            raise c.IntegerError(f"{name} {value!r}: {e}") from None
+    return Codec(parse, build, name)
+
+
+def _int24(unsigned: bool) -> Codec:
+    def parse(data, pos):
+        _need(data, pos, 3)
+        return int.from_bytes(data[pos:pos + 3], "little", signed=not unsigned), pos + 3
+
+    def build(value, out):
+        try:
+            out += int(value).to_bytes(3, "little", signed=not unsigned)
+        except OverflowError:
+            raise c.IntegerError(f"INT24 {value!r} out of range") from None
+    return Codec(parse, build, "INT24")
+
+
+def _year() -> Codec:
+    def parse(data, pos):
+        _need(data, pos, 1)
+        v = data[pos]
+        return (1900 + v if v else 0), pos + 1
+
+    def build(value, out):
+        if value != 0 and not 1901 <= value <= 2155:
+            raise c.IntegerError(f"YEAR {value!r} out of range")
+        out.append(value - 1900 if value else 0)
+    return Codec(parse, build, "YEAR")
+
+
+def _bit(bits: int) -> Codec:
+    n = (bits + 7) // 8
+
+    def parse(data, pos):
+        _need(data, pos, n)
+        return int.from_bytes(data[pos:pos + n], "big"), pos + n
+
+    def build(value, out):
+        if not 0 <= value < 1 << (8 * n):
+            raise c.IntegerError(f"BIT({bits}) value {value!r} out of range")
+        out += value.to_bytes(n, "big")
+    return Codec(parse, build, "BIT")
+
+
+def _newdecimal(precision, scale) -> Codec:
+    return Codec(lambda d, p: decimal_parse(d, p, precision, scale),
+                 lambda v, o: decimal_build(v, o, precision, scale), "NEWDECIMAL")
+
+
+# ----------------------------------------------------------------------------- strings
+
+def _length_prefixed(width: int):
+    def read(data, pos):
+        _need(data, pos, width)
+        n = int.from_bytes(data[pos:pos + width], "little")
+        pos += width
+        if pos + n > len(data):
+            raise c.StreamError(f"value of {n} bytes, {len(data) - pos} left")
+        return data[pos:pos + n], pos + n
+
+    def write(raw: bytes, out):
+        if len(raw) >= 1 << (8 * width):
+            raise c.IntegerError(f"{len(raw)} bytes do not fit a {width}-byte length")
+        out += len(raw).to_bytes(width, "little")
+        out += raw
+    return read, write
+
+
+def _text(collation_id):
+    """Decode/encode for text in a collation: bytes for binary, str when the bytes round-trip
+    through the charset, else the bytes themselves (never lossy)."""
+    if collation_id == BINARY:
+        return bytes, bytes
+    codec = charset_codec(collation_id) or "utf-8"
+
+    def dec(raw):
+        raw = bytes(raw)
+        try:
+            s = raw.decode(codec)
+            if s.encode(codec) == raw:
+                return s
+        except (UnicodeDecodeError, LookupError):
+            pass
+        return raw
+
+    def enc(value):
+        if isinstance(value, str):
+            try:
+                return value.encode(codec)
+            except UnicodeEncodeError as e:
+                raise c.StringError(f"{value!r:.40} is not {codec}: {e}") from None
+        return bytes(value)
+    return dec, enc
+
+
+def _string(width, collation_id, name) -> Codec:
+    read, write = _length_prefixed(width)
+    dec, enc = _text(collation_id)
+
+    def parse(data, pos):
+        raw, pos = read(data, pos)
+        return dec(raw), pos
+
+    def build(value, out):
+        write(enc(value), out)
+    return Codec(parse, build, name)
+
+
+def _enum(pack_length, names) -> Codec:
+    def parse(data, pos):
+        _need(data, pos, pack_length)
+        i = int.from_bytes(data[pos:pos + pack_length], "little")
+        name = names[i - 1] if names and 0 < i <= len(names) else ("" if i == 0 and names
+                                                                     else None)
+        return EnumValue(i, name), pos + pack_length
+
+    def build(value, out):
+        i = value.index if isinstance(value, EnumValue) else int(value)
+        out += i.to_bytes(pack_length, "little")
+    return Codec(parse, build, "ENUM")
+
+
+def _set(pack_length, names) -> Codec:
+    def parse(data, pos):
+        _need(data, pos, pack_length)
+        bits = int.from_bytes(data[pos:pos + pack_length], "little")
+        members = tuple(n for i, n in enumerate(names) if bits >> i & 1) if names else None
+        return SetValue(bits, members), pos + pack_length
+
+    def build(value, out):
+        bits = value.bits if isinstance(value, SetValue) else int(value)
+        out += bits.to_bytes(pack_length, "little")
+    return Codec(parse, build, "SET")
+
+
+def _blob(pack_length, collation_id, name) -> Codec:
+    return _string(pack_length, collation_id, name)
+
+
+def _json_mysql(pack_length) -> Codec:
+    read, write = _length_prefixed(pack_length)
+
+    def parse(data, pos):
+        from .json_binary import decode
+        raw, pos = read(data, pos)
+        return decode(bytes(raw)), pos
+
+    def build(value, out):
+        from .json_binary import encode
+        write(encode(value), out)
+    return Codec(parse, build, "JSON")
+
+
+def _geometry(pack_length) -> Codec:
+    read, write = _length_prefixed(pack_length)
+
+    def parse(data, pos):
+        raw, pos = read(data, pos)
+        if len(raw) < 4:
+            raise c.ValidationError(f"GEOMETRY of {len(raw)} bytes has no SRID")
+        return Geometry(int.from_bytes(raw[:4], "little"), bytes(raw[4:])), pos
+
+    def build(value, out):
+        write(value.srid.to_bytes(4, "little") + value.wkb, out)
+    return Codec(parse, build, "GEOMETRY")
+
+
+def _vector(pack_length) -> Codec:
+    read, write = _length_prefixed(pack_length)
+
+    def parse(data, pos):
+        raw, pos = read(data, pos)
+        if len(raw) % 4:
+            raise c.ValidationError(f"VECTOR of {len(raw)} bytes is not float32s")
+        return list(struct.unpack(f"<{len(raw) // 4}f", raw)), pos
+
+    def build(value, out):
+        write(struct.pack(f"<{len(value)}f", *value), out)
+    return Codec(parse, build, "VECTOR")
+
+
+def _compressed(width, collation_id, name) -> Codec:
+    """MariaDB column compression: a header byte (0: stored as is; else 0x80 | n with the
+    uncompressed length in n bytes, zlib data after), kept raw so it rebuilds exactly."""
+    from ..compression import mariadb_uncompress
+    read, write = _length_prefixed(width)
+    dec, _ = _text(collation_id)
+
+    def parse(data, pos):
+        raw, pos = read(data, pos)
+        raw = bytes(raw)
+        if not raw:
+            return Compressed(raw, dec(b"")), pos
+        if raw[0] == 0:
+            return Compressed(raw, dec(raw[1:])), pos
+        return Compressed(raw, dec(mariadb_uncompress(raw))), pos
+
+    def build(value, out):
+        write(value.stored, out)
+    return Codec(parse, build, name)
+
+
+# ----------------------------------------------------------------------------- dispatch
+
+_NUMBERS = {
+    ("TINY", False): "<b", ("TINY", True): "<B", ("SHORT", False): "<h",
+    ("SHORT", True): "<H", ("LONG", False): "<i", ("LONG", True): "<I",
+    ("LONGLONG", False): "<q", ("LONGLONG", True): "<Q",
+}
+
+
+def codec_for(col, flavor: str = "mysql") -> Codec:
+    """The value codec of one table-map column (a ``model.table_map.Column``)."""
+    ty = col.type
+    unsigned = bool(col.unsigned)
+    if (ty, unsigned) in _NUMBERS:
+        return _fixed(_NUMBERS[(ty, unsigned)], ty)
+    if ty == "INT24":
+        return _int24(unsigned)
+    if ty == "FLOAT":
+        return _fixed("<f", ty)
+    if ty == "DOUBLE":
+        return _fixed("<d", ty)
+    if ty == "YEAR":
+        return _year()
+    if ty == "NEWDECIMAL":
+        return _newdecimal(col.precision, col.scale)
+    if ty == "BIT":
+        return _bit(col.bits or 0)
+    if ty in ("DATE", "NEWDATE"):
+        return Codec(t.date_parse, t.date_build, ty)
+    if ty == "TIME":
+        return Codec(t.time_old_parse, t.time_old_build, ty)
+    if ty == "DATETIME":
+        return Codec(t.datetime_old_parse, t.datetime_old_build, ty)
+    if ty == "TIMESTAMP":
+        return Codec(t.timestamp_old_parse, t.timestamp_old_build, ty)
+    if ty in ("TIMESTAMP2", "DATETIME2", "TIME2"):
+        fsp = col.fsp or 0
+        t._check_fsp(fsp)
+        p, b = {"TIMESTAMP2": (t.timestamp2_parse, t.timestamp2_build),
+                "DATETIME2": (t.datetime2_parse, t.datetime2_build),
+                "TIME2": (t.time2_parse, t.time2_build)}[ty]
+        return Codec(lambda d, pos: p(d, pos, fsp), lambda v, o: b(v, o, fsp), ty)
+    if ty == "VARCHAR":
+        return _string(1 if (col.max_length or 0) < 256 else 2, col.collation_id, ty)
+    if ty in ("STRING", "VAR_STRING", "ENUM", "SET"):
+        real = col.real_type or ty
+        if real == "ENUM":
+            return _enum(col.pack_length or 1, col.enum_values)
+        if real == "SET":
+            return _set(col.pack_length or 1, col.set_values)
+        return _string(1 if (col.max_length or 0) < 256 else 2, col.collation_id, ty)
+    if ty in ("BLOB", "TINY_BLOB", "MEDIUM_BLOB", "LONG_BLOB"):
+        return _blob(col.pack_length or 2, col.collation_id, ty)
+    if ty == "JSON":
+        if flavor == "mariadb":
+            return _blob(col.pack_length or 4, 46, ty)
+        return _json_mysql(col.pack_length or 4)
+    if ty == "GEOMETRY":
+        return _geometry(col.pack_length or 4)
+    if ty == "VECTOR":
+        return _vector(col.pack_length or 4)
+    if ty == "VARCHAR_COMPRESSED":
+        return _compressed(1 if (col.max_length or 0) < 256 else 2, col.collation_id, ty)
+    if ty == "BLOB_COMPRESSED":
+        return _compressed(col.pack_length or 2, col.collation_id, ty)
+    if ty == "NULL":
+        return Codec(lambda d, p: (None, p), lambda v, o: None, ty)
+    return _unknown(ty)
+
+
+def _unknown(ty) -> Codec:
+    def parse(data, pos):
+        raise c.ValidationError(f"no row-value layout for column type {ty!r}")
+
+    def build(value, out):
+        raise c.ValidationError(f"no row-value layout for column type {ty!r}")
+    return Codec(parse, build, str(ty))

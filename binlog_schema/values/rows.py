@@ -1,0 +1,210 @@
+"""Row images of rows events, decoded through the table map in force, and built back.
+
+A rows event's ``rows`` bytes hold, per row, one image (write: after; delete: before) or two
+(update: before then after). An image is a null bitmap over the *present* columns
+(``columns_present`` / ``columns_after``: with a MINIMAL or NOBLOB row image, absent columns
+are absent, not NULL) and the non-NULL values in column order. PARTIAL_UPDATE_ROWS after
+images start with ``value_options``; with PARTIAL_JSON set, a bitmap over the image's JSON
+columns says which of them hold a diff list instead of a whole document.
+
+A row is a dict ``{column index: value}`` over the present columns (None = NULL). Servers
+write the null bitmap's spare bits as ones; an image whose spare bits differ keeps them under
+``"_null_bits"`` so it rebuilds exactly. Pre-GA 5.1 images have one extra leading bit.
+"""
+
+from __future__ import annotations
+
+import construct as c
+
+from ..events.rows import DELETE_KINDS, UPDATE_KINDS, WRITE_KINDS
+from ..primitives import packed_build, packed_parse
+from .codecs import codec_for
+
+PARTIAL_UPDATE_ROWS = 39
+PARTIAL_JSON = 1
+PRE_GA_KINDS = frozenset({20, 21, 22})
+
+
+def _default_extra(n, shift, nb):
+    """The bits of a null bitmap that are not column bits, as servers write them: set (the
+    bitmap starts all ones; pre-GA 5.1 images also start with a set bit before the columns)."""
+    total = (1 << (8 * nb)) - 1
+    return total & ~(((1 << n) - 1) << shift)
+
+
+class _Buf:
+    """A bytes view with a read position for packed_parse (which wants a stream)."""
+
+    __slots__ = ("data", "pos")
+
+    def __init__(self, data, pos):
+        self.data, self.pos = data, pos
+
+    def read(self, n=-1):
+        end = len(self.data) if n < 0 else self.pos + n
+        out = self.data[self.pos:end]
+        self.pos += len(out)
+        return out
+
+
+class RowsCodec:
+    """Row images of one table: built once per table map, used for every rows event."""
+
+    def __init__(self, table_map):
+        self.table_map = table_map
+        flavor = table_map.flavor or "mysql"
+        self.codecs = [codec_for(col, flavor) for col in table_map.columns]
+        self.json = [col.type == "JSON" and flavor != "mariadb" for col in table_map.columns]
+
+    # ------------------------------------------------------------------ one image
+
+    def _image_parse(self, data, pos, present, partial=False, shift=0):
+        n = len(present)
+        nb = (n + shift + 7) >> 3
+        partial_bits = None
+        if partial:
+            buf = _Buf(data, pos)
+            options = packed_parse(buf)
+            pos = buf.pos
+            if options & PARTIAL_JSON:
+                jcols = [i for i in present if self.json[i]]
+                jb = (len(jcols) + 7) >> 3
+                if pos + jb > len(data):
+                    raise c.StreamError("partial-JSON bitmap runs past the rows")
+                bits = int.from_bytes(data[pos:pos + jb], "little")
+                pos += jb
+                partial_bits = {col for k, col in enumerate(jcols) if bits >> k & 1}
+            else:
+                partial_bits = set()
+            options_value = options
+        if pos + nb > len(data):
+            raise c.StreamError(f"null bitmap of {nb} bytes, {len(data) - pos} left")
+        bitmap = int.from_bytes(data[pos:pos + nb], "little")
+        pos += nb
+        nulls = bitmap >> shift
+        row = {}
+        extra = (bitmap & ((1 << shift) - 1)) | (nulls >> n << (n + shift))
+        if extra != _default_extra(n, shift, nb):
+            row["_null_bits"] = bitmap & ~(((1 << n) - 1) << shift)
+        codecs = self.codecs
+        for k, i in enumerate(present):
+            if nulls >> k & 1:
+                row[i] = None
+            elif partial_bits and i in partial_bits:
+                from .json_binary import decode_diff
+                width = self.table_map.columns[i].pack_length or 4
+                if pos + width > len(data):
+                    raise c.StreamError("JSON diff length runs past the rows")
+                size = int.from_bytes(data[pos:pos + width], "little")
+                pos += width
+                if pos + size > len(data):
+                    raise c.StreamError("JSON diff runs past the rows")
+                row[i] = JsonDiff(decode_diff(bytes(data[pos:pos + size])))
+                pos += size
+            else:
+                row[i], pos = codecs[i].parse(data, pos)
+        if partial:
+            row["_value_options"] = options_value
+        return row, pos
+
+    def _image_build(self, row, present, out, partial=False, shift=0):
+        if partial:
+            options = row.get("_value_options", 0)
+            packed_build(options, out)
+            if options & PARTIAL_JSON:
+                jcols = [i for i in present if self.json[i]]
+                bits = sum(1 << k for k, col in enumerate(jcols)
+                           if isinstance(row.get(col), JsonDiff))
+                out += bits.to_bytes((len(jcols) + 7) >> 3, "little")
+        n = len(present)
+        nb = (n + shift + 7) >> 3
+        nulls = 0
+        for k, i in enumerate(present):
+            if row.get(i) is None:
+                nulls |= 1 << k
+        extra = row.get("_null_bits")
+        if extra is None:
+            extra = _default_extra(n, shift, nb)
+        out += ((nulls << shift) | extra).to_bytes(nb, "little")
+        for i in present:
+            v = row.get(i)
+            if v is None:
+                continue
+            if isinstance(v, JsonDiff):
+                from .json_binary import encode_diff
+                raw = encode_diff(v.ops)
+                out += len(raw).to_bytes(self.table_map.columns[i].pack_length or 4, "little")
+                out += raw
+            else:
+                self.codecs[i].build(v, out)
+
+    # ------------------------------------------------------------------ events
+
+    @staticmethod
+    def _present(bits):
+        return [i for i, b in enumerate(bits) if b]
+
+    def decode(self, body, kind: int) -> list:
+        """The rows of a rows event body: dicts (write/delete) or (before, after) pairs."""
+        rows_field = body["rows"]
+        data = rows_field["data"] if isinstance(rows_field, dict) else rows_field
+        before = self._present(body["columns_present"][:body["column_count"]])
+        after = self._present(body["columns_after"][:body["column_count"]]) \
+            if body.get("columns_after") is not None else before
+        if max(before + after, default=-1) >= len(self.codecs):
+            raise c.ValidationError(f"rows event has {body['column_count']} columns, the table "
+                                    f"map {len(self.codecs)}")
+        out = []
+        pos, end = 0, len(data)
+        update = kind in UPDATE_KINDS and kind not in PRE_GA_KINDS
+        partial = kind == PARTIAL_UPDATE_ROWS
+        shift = 1 if kind in PRE_GA_KINDS else 0
+        while pos < end:
+            first, pos = self._image_parse(data, pos, before, shift=shift)
+            if update or kind == 21:
+                second, pos = self._image_parse(data, pos, after, partial, shift=shift)
+                out.append((first, second))
+            else:
+                out.append(first)
+        return out
+
+    def encode(self, rows, body, kind: int) -> bytes:
+        before = self._present(body["columns_present"][:body["column_count"]])
+        after = self._present(body["columns_after"][:body["column_count"]]) \
+            if body.get("columns_after") is not None else before
+        out = bytearray()
+        update = kind in UPDATE_KINDS
+        partial = kind == PARTIAL_UPDATE_ROWS
+        shift = 1 if kind in PRE_GA_KINDS else 0
+        for row in rows:
+            if update:
+                self._image_build(row[0], before, out, shift=shift)
+                self._image_build(row[1], after, out, partial, shift=shift)
+            else:
+                self._image_build(row, before, out, shift=shift)
+        return bytes(out)
+
+
+class JsonDiff:
+    """A PARTIAL_UPDATE_ROWS JSON column value: a list of diff operations."""
+
+    __slots__ = ("ops",)
+
+    def __init__(self, ops):
+        self.ops = ops
+
+    def __eq__(self, other):
+        return isinstance(other, JsonDiff) and other.ops == self.ops
+
+    def __repr__(self):
+        return f"JsonDiff({self.ops!r})"
+
+
+def operation_of(kind: int) -> str:
+    if kind in WRITE_KINDS:
+        return "insert"
+    if kind in UPDATE_KINDS:
+        return "update"
+    if kind in DELETE_KINDS:
+        return "delete"
+    raise ValueError(f"type {kind} is not a rows event")

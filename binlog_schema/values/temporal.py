@@ -1,0 +1,256 @@
+"""Temporal values of row images, in every storage format, losslessly.
+
+MySQL can store dates Python cannot hold (``0000-00-00``, ``2024-00-15``, TIME up to 838
+hours, negative times), so values are small frozen dataclasses holding the stored fields; each
+has ``isoformat()`` (MySQL's own text form) and ``to_python()`` (a ``datetime`` object, or None
+where Python has no such value).
+
+Formats (MySQL ``my_time.cc``; MariaDB writes the same for the "2" types):
+
+* DATE (10): 3 bytes LE, ``day | month << 5 | year << 9``
+* TIME (11, old): 3 bytes LE signed, ``HHMMSS`` as a decimal number
+* DATETIME (12, old): 8 bytes LE, ``YYYYMMDDhhmmss`` as a decimal number
+* TIMESTAMP (7, old): 4 bytes LE seconds since the epoch
+* TIMESTAMP2 (17): 4 bytes BE seconds, then (fsp + 1) // 2 bytes BE of fraction
+* DATETIME2 (18): 5 bytes BE ``0x8000000000 + packed`` then the fraction
+* TIME2 (19): 3 bytes BE ``0x800000 + packed`` then the fraction (6 bytes for fsp 5-6)
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass
+
+import construct as c
+
+FRAC_BYTES = (0, 1, 1, 2, 2, 3, 3)
+FRAC_SCALE = {1: 10000, 2: 100, 3: 1}  # stored unit per byte count, in microseconds
+
+
+@dataclass(frozen=True)
+class Date:
+    year: int
+    month: int
+    day: int
+
+    def isoformat(self) -> str:
+        return f"{self.year:04d}-{self.month:02d}-{self.day:02d}"
+
+    def to_python(self):
+        try:
+            return _dt.date(self.year, self.month, self.day)
+        except ValueError:
+            return None
+
+
+@dataclass(frozen=True)
+class DateTime:
+    year: int
+    month: int
+    day: int
+    hour: int = 0
+    minute: int = 0
+    second: int = 0
+    microsecond: int = 0
+
+    def isoformat(self) -> str:
+        text = (f"{self.year:04d}-{self.month:02d}-{self.day:02d} "
+                f"{self.hour:02d}:{self.minute:02d}:{self.second:02d}")
+        return text + (f".{self.microsecond:06d}" if self.microsecond else "")
+
+    def to_python(self):
+        try:
+            return _dt.datetime(self.year, self.month, self.day, self.hour, self.minute,
+                                self.second, self.microsecond)
+        except ValueError:
+            return None
+
+
+@dataclass(frozen=True)
+class Time:
+    negative: bool
+    hour: int
+    minute: int
+    second: int
+    microsecond: int = 0
+
+    def isoformat(self) -> str:
+        text = (f"{'-' if self.negative else ''}{self.hour:02d}:{self.minute:02d}:"
+                f"{self.second:02d}")
+        return text + (f".{self.microsecond:06d}" if self.microsecond else "")
+
+    def to_python(self):
+        delta = _dt.timedelta(hours=self.hour, minutes=self.minute, seconds=self.second,
+                              microseconds=self.microsecond)
+        return -delta if self.negative else delta
+
+
+@dataclass(frozen=True)
+class Timestamp:
+    seconds: int
+    microsecond: int = 0
+
+    def isoformat(self) -> str:
+        if self.seconds == 0 and self.microsecond == 0:
+            return "0000-00-00 00:00:00"
+        t = _dt.datetime.fromtimestamp(self.seconds, _dt.timezone.utc).replace(
+            microsecond=self.microsecond)
+        return t.strftime("%Y-%m-%d %H:%M:%S") + (f".{self.microsecond:06d}"
+                                                  if self.microsecond else "") + "Z"
+
+    def to_python(self):
+        if self.seconds == 0 and self.microsecond == 0:
+            return None
+        return _dt.datetime.fromtimestamp(self.seconds, _dt.timezone.utc).replace(
+            microsecond=self.microsecond)
+
+
+def _need(data, pos, n):
+    if pos + n > len(data):
+        raise c.StreamError(f"value needs {n} bytes, {len(data) - pos} left")
+
+
+def _frac_read(data, pos, fsp):
+    n = FRAC_BYTES[fsp]
+    if not n:
+        return 0, pos
+    _need(data, pos, n)
+    return int.from_bytes(data[pos:pos + n], "big"), pos + n
+
+
+def _frac_bytes(frac_units: int, fsp: int) -> bytes:
+    n = FRAC_BYTES[fsp]
+    return (frac_units % (1 << (8 * n))).to_bytes(n, "big") if n else b""
+
+
+def _check_fsp(fsp):
+    if not isinstance(fsp, int) or not 0 <= fsp <= 6:
+        raise c.ValidationError(f"fractional-seconds precision {fsp!r} is not 0-6")
+
+
+# --------------------------------------------------------------------------- DATE / old types
+
+
+def date_parse(data, pos):
+    _need(data, pos, 3)
+    v = int.from_bytes(data[pos:pos + 3], "little")
+    return Date(v >> 9, (v >> 5) & 15, v & 31), pos + 3
+
+
+def date_build(v: Date, out: bytearray):
+    if not (0 <= v.day < 32 and 0 <= v.month < 16 and 0 <= v.year < 1 << 15):
+        raise c.IntegerError(f"DATE {v} cannot be stored")
+    out += (v.day | v.month << 5 | v.year << 9).to_bytes(3, "little")
+
+
+def time_old_parse(data, pos):
+    _need(data, pos, 3)
+    v = int.from_bytes(data[pos:pos + 3], "little", signed=True)
+    a = abs(v)
+    return Time(v < 0, a // 10000, a // 100 % 100, a % 100), pos + 3
+
+
+def time_old_build(v: Time, out: bytearray):
+    n = v.hour * 10000 + v.minute * 100 + v.second
+    out += (-n if v.negative else n).to_bytes(3, "little", signed=True)
+
+
+def datetime_old_parse(data, pos):
+    _need(data, pos, 8)
+    v = int.from_bytes(data[pos:pos + 8], "little")
+    d, t = divmod(v, 1000000)
+    return DateTime(d // 10000, d // 100 % 100, d % 100, t // 10000, t // 100 % 100,
+                    t % 100), pos + 8
+
+
+def datetime_old_build(v: DateTime, out: bytearray):
+    n = ((v.year * 10000 + v.month * 100 + v.day) * 1000000
+         + v.hour * 10000 + v.minute * 100 + v.second)
+    out += n.to_bytes(8, "little")
+
+
+def timestamp_old_parse(data, pos):
+    _need(data, pos, 4)
+    return Timestamp(int.from_bytes(data[pos:pos + 4], "little")), pos + 4
+
+
+def timestamp_old_build(v: Timestamp, out: bytearray):
+    out += v.seconds.to_bytes(4, "little")
+
+
+# --------------------------------------------------------------------------- the "2" types
+
+
+def timestamp2_parse(data, pos, fsp):
+    _need(data, pos, 4)
+    seconds = int.from_bytes(data[pos:pos + 4], "big")
+    frac, pos = _frac_read(data, pos + 4, fsp)
+    return Timestamp(seconds, frac * FRAC_SCALE.get(FRAC_BYTES[fsp], 0)), pos
+
+
+def timestamp2_build(v: Timestamp, out: bytearray, fsp):
+    out += v.seconds.to_bytes(4, "big")
+    if FRAC_BYTES[fsp]:
+        out += _frac_bytes(v.microsecond // FRAC_SCALE[FRAC_BYTES[fsp]], fsp)
+
+
+def datetime2_parse(data, pos, fsp):
+    _need(data, pos, 5)
+    packed = int.from_bytes(data[pos:pos + 5], "big") - 0x8000000000
+    frac, pos = _frac_read(data, pos + 5, fsp)
+    ymd, hms = packed >> 17, packed % (1 << 17)
+    ym = ymd >> 5
+    return DateTime(ym // 13, ym % 13, ymd % 32, hms >> 12, (hms >> 6) % 64, hms % 64,
+                    frac * FRAC_SCALE.get(FRAC_BYTES[fsp], 0)), pos
+
+
+def datetime2_build(v: DateTime, out: bytearray, fsp):
+    ymd = ((v.year * 13 + v.month) << 5) | v.day
+    hms = (v.hour << 12) | (v.minute << 6) | v.second
+    packed = (ymd << 17) | hms
+    out += (packed + 0x8000000000).to_bytes(5, "big")
+    if FRAC_BYTES[fsp]:
+        out += _frac_bytes(v.microsecond // FRAC_SCALE[FRAC_BYTES[fsp]], fsp)
+
+
+def _c_div(a, b):  # C's truncating division
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q
+
+
+def time2_parse(data, pos, fsp):
+    """MySQL ``my_time_packed_from_binary`` then ``TIME_from_longlong_time_packed``."""
+    n = 6 if fsp >= 5 else 3 + FRAC_BYTES[fsp]
+    _need(data, pos, n)
+    raw = data[pos:pos + n]
+    if fsp >= 5:
+        packed = int.from_bytes(raw, "big") - 0x800000000000
+    else:
+        intpart = int.from_bytes(raw[:3], "big") - 0x800000
+        frac = int.from_bytes(raw[3:], "big") if fsp else 0
+        width = 1 << (8 * (n - 3))
+        if intpart < 0 and frac:
+            intpart += 1
+            frac -= width
+        packed = intpart * (1 << 24) + frac * FRAC_SCALE.get(n - 3, 0)
+    negative = packed < 0
+    a = -packed if negative else packed
+    hms, us = a >> 24, a % (1 << 24)
+    return Time(negative, hms >> 12, (hms >> 6) % 64, hms % 64, us), pos + n
+
+
+def time2_build(v: Time, out: bytearray, fsp):
+    """MySQL ``TIME_to_longlong_time_packed`` then ``my_time_packed_to_binary``: the integer
+    part is an arithmetic shift, the fraction C's truncating remainder."""
+    hms = (v.hour << 12) | (v.minute << 6) | v.second
+    packed = (hms << 24) + v.microsecond
+    if v.negative:
+        packed = -packed
+    if fsp >= 5:
+        out += (packed + 0x800000000000).to_bytes(6, "big")
+        return
+    out += ((packed >> 24) + 0x800000).to_bytes(3, "big")
+    nb = FRAC_BYTES[fsp]
+    if nb:
+        frac = packed - _c_div(packed, 1 << 24) * (1 << 24)
+        out += (_c_div(frac, FRAC_SCALE[nb]) % (1 << (8 * nb))).to_bytes(nb, "big")
