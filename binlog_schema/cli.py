@@ -58,6 +58,19 @@ def _text_line(rec) -> str:
     return "\n".join(lines)
 
 
+def _text_rows(d):
+    if "rows_error" in d:
+        yield f"### rows not decoded: {d['rows_error']['message']}"
+        return
+    for row in d.get("rows", []):
+        if "after" in row and "before" in row:
+            yield "### UPDATE"
+            yield "###   WHERE " + json.dumps(row["before"], ensure_ascii=False)
+            yield "###   SET   " + json.dumps(row["after"], ensure_ascii=False)
+        else:
+            yield "###   " + json.dumps(row, ensure_ascii=False)
+
+
 def _summary(rec) -> str:
     body = rec.value["body"]
     if isinstance(body, (bytes, bytearray)):
@@ -80,18 +93,49 @@ def _short(v):
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def _with_rows(d, r, rows, binary):
+    from .model.row_change import jsonable
+    if r.error is not None or r.value is None:
+        return d
+    try:
+        decoded, tm = rows.rows_of(r)
+    except BinlogError as e:
+        d["rows_error"] = e.to_dict()
+        return d
+    names = [c.name if isinstance(c.name, str) and c.name else f"@{c.index + 1}"
+             for c in tm.columns]
+
+    def image(img):
+        return {names[k]: jsonable(v, binary) for k, v in img.items() if isinstance(k, int)}
+    d["rows"] = [{"before": image(x[0]), "after": image(x[1])} if isinstance(x, tuple)
+                 else image(x) for x in decoded]
+    return d
+
+
 def cmd_decode(args) -> int:
+    from .events.rows import ROWS_KINDS
+    from .model.row_change import RowDecoder
     status = 0
     for path in args.files:
         reader = BinlogReader(path, start=args.start_position, stop=args.stop_position,
                               types=args.types, skip_errors=args.skip_errors)
+        rows = RowDecoder(path) if args.rows else None
         try:
             for rec in reader:
                 for r in _records(rec):
+                    if rows is not None and r.value is not None and r.kind in (19,) + tuple(
+                            k for k in (33, 42, 162)):
+                        rows._one(r)
                     if args.format == "jsonl":
-                        _out(event_dict(path, r))
+                        d = event_dict(path, r)
+                        if rows is not None and r.kind in ROWS_KINDS:
+                            d = _with_rows(d, r, rows, args.binary)
+                        _out(d)
                     else:
                         print(_text_line(r))
+                        if rows is not None and r.kind in ROWS_KINDS:
+                            for line in _text_rows(_with_rows({}, r, rows, args.binary)):
+                                print(line)
         except BinlogError as e:
             print(f"{path}: {e}", file=sys.stderr)
             status = 1
@@ -104,11 +148,44 @@ def cmd_decode(args) -> int:
 # ------------------------------------------------------------------------------ roundtrip
 
 
-def roundtrip_file(path) -> dict:
+def _roundtrip_rows(decoder, r, res, rows_kinds):
+    """Decode a rows event's row images through the table map and build them back."""
+    if r.kind not in rows_kinds:
+        decoder._one(r)
+        return
+    try:
+        decoded, _ = decoder.rows_of(r)
+    except BinlogError as e:
+        res["rows_failed"].append({"offset": r.offset, "error": str(e)})
+        return
+    res["rows"] += len(decoded)
+    body = r.value["body"]
+    raw = body["rows"]["data"] if isinstance(body["rows"], dict) else body["rows"]
+    try:
+        again = decoder.encode_rows(r, decoded)
+    except Exception as e:  # noqa: BLE001 - a value that cannot be built is a difference
+        res["differ"].append({"offset": r.offset, "byte": 0, "type": r.type_name,
+                              "path": f"body.rows (build: {e})"})
+        return
+    if again == bytes(raw):
+        res["rows_identical"] += len(decoded)
+    else:
+        at = next((i for i, (a, b) in enumerate(zip(raw, again)) if a != b),
+                  min(len(raw), len(again)))
+        res["differ"].append({"offset": r.offset, "byte": at, "type": r.type_name,
+                              "path": "body.rows (typed values)"})
+
+
+def roundtrip_file(path, rows: bool = True) -> dict:
     """Parse every event of a file and rebuild it; count identical events, report the first
-    differences and failures."""
-    res = {"file": path, "events": 0, "identical": 0, "differ": [], "failed": [], "tail": None}
+    differences and failures. With ``rows``, every row image is also decoded through its table
+    map and built back from the typed values."""
+    from .events.rows import ROWS_KINDS
+    from .model.row_change import RowDecoder
+    res = {"file": path, "events": 0, "identical": 0, "differ": [], "failed": [], "tail": None,
+           "rows": 0, "rows_identical": 0, "rows_failed": []}
     reader = BinlogReader(path, skip_errors=True)
+    decoder = RowDecoder(path) if rows else None
     try:
         for rec in reader:
             for r in _records(rec):
@@ -116,6 +193,8 @@ def roundtrip_file(path) -> dict:
                 if r.error is not None:
                     res["failed"].append({"offset": r.offset, "error": str(r.error)})
                     continue
+                if decoder is not None:
+                    _roundtrip_rows(decoder, r, res, ROWS_KINDS)
                 try:
                     built = build_event(r.value, r.ctx.replace(offset=r.offset))
                 except BinlogError as e:
@@ -146,13 +225,22 @@ def _difference(rec, built) -> dict:
 def cmd_roundtrip(args) -> int:
     totals = {"files": 0, "events": 0, "identical": 0, "differ": 0, "failed": 0, "tails": 0}
     for path in args.files:
-        r = roundtrip_file(path)
+        r = roundtrip_file(path, rows=not args.no_rows)
         totals["files"] += 1
         totals["events"] += r["events"]
         totals["identical"] += r["identical"]
         totals["differ"] += len(r["differ"])
         totals["failed"] += len(r["failed"])
         line = f"{path}: events {r['events']}, identical {r['identical']}"
+        if r["rows"] or r["rows_failed"]:
+            line += f", rows {r['rows']}, rows identical {r['rows_identical']}"
+            totals["rows"] = totals.get("rows", 0) + r["rows"]
+            totals["rows_identical"] = totals.get("rows_identical", 0) + r["rows_identical"]
+        if r["rows_failed"]:
+            f = r["rows_failed"][0]
+            totals["rows_failed"] = totals.get("rows_failed", 0) + len(r["rows_failed"])
+            line += (f", rows not decodable in {len(r['rows_failed'])} events (first: at "
+                     f"{f['offset']}: {f['error']})")
         if r["differ"]:
             d = r["differ"][0]
             line += (f", DIFFER {len(r['differ'])} (first: event at {d['offset']} {d['type']}, "
@@ -168,7 +256,9 @@ def cmd_roundtrip(args) -> int:
         print(line, flush=True)
     print(f"total: {totals['files']} files, events {totals['events']}, identical "
           f"{totals['identical']}, differ {totals['differ']}, failed {totals['failed']}, "
-          f"truncated tails {totals['tails']}")
+          f"truncated tails {totals['tails']}, rows {totals.get('rows', 0)}, rows identical "
+          f"{totals.get('rows_identical', 0)}, rows not decodable in "
+          f"{totals.get('rows_failed', 0)} events")
     return 1 if totals["differ"] or totals["failed"] else 0
 
 
@@ -250,10 +340,16 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--types", type=_types, help="comma-separated type names or codes")
     d.add_argument("--skip-errors", action="store_true",
                    help="report a bad event and go on instead of stopping")
+    d.add_argument("--rows", action="store_true",
+                   help="add the typed row values to each rows event")
+    d.add_argument("--binary", choices=("hex", "base64"), default="hex",
+                   help="how binary values are written (with --rows)")
     d.set_defaults(func=cmd_decode)
 
     r = sub.add_parser("roundtrip", help="parse and rebuild every event, compare bytes")
     r.add_argument("files", nargs="+")
+    r.add_argument("--no-rows", action="store_true",
+                   help="do not decode and rebuild row images (events only)")
     r.set_defaults(func=cmd_roundtrip)
 
     t = sub.add_parser("table-maps", help="one typed JSON object per TABLE_MAP")

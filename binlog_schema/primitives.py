@@ -448,34 +448,37 @@ def _bytes_of(bits, nbytes: int, msb: bool) -> bytes:
     return bytes(out)
 
 
-def bitmap_parse(io, count, msb, greedy):
-    """``count`` bits; the padding is kept (all bits returned) only when it is not zero, or when
-    a greedy bitmap has more bytes than ``count`` needs."""
+def bitmap_parse(io, count, msb, greedy, pad=False):
+    """``count`` bits; the spare bits of the last byte are kept (all bits returned) only when
+    they are not the writer's usual filler (``pad``: zeros, or ones for the rows events'
+    column bitmaps), or when a greedy bitmap has more bytes than ``count`` needs."""
     nbytes = (count + 7) >> 3
     data = io.read() if greedy else read_exact(io, nbytes)
     bits = _bits_of(data, msb)
-    if len(data) == nbytes and not any(bits[count:]):
+    if len(data) == nbytes and all(b is pad for b in bits[count:]):
         del bits[count:]
     return ListContainer(bits)
 
 
-def bitmap_build(obj, io, count, msb, greedy):
+def bitmap_build(obj, io, count, msb, greedy, pad=False):
     n = len(obj)
     nbytes = (max(n, count) + 7) >> 3 if greedy else (count + 7) >> 3
     if n > nbytes * 8 or (not greedy and n not in (count, nbytes * 8)):
         raise c.RangeError(f"bitmap of {n} bits for {count} columns")
+    if pad and n < nbytes * 8:
+        obj = list(obj) + [True] * (nbytes * 8 - n)
     io.write(_bytes_of(obj, nbytes, msb))
     return obj
 
 
-def Bitmap(count, msb: bool = False, greedy: bool = False):
+def Bitmap(count, msb: bool = False, greedy: bool = False, pad: bool = False):
     """A bitmap of ``count`` bits (a list of bools).
 
     ``msb``: bit order within each byte (MSB-first for SIGNEDNESS and COLUMN_VISIBILITY,
     LSB-first for null bits). ``greedy``: the bitmap runs to the end of its (bounded) stream,
     as in an optional-metadata TLV; otherwise it takes ``(count + 7) // 8`` bytes.
     """
-    return _Leaf(bitmap_parse, bitmap_build, count, msb, greedy,
+    return _Leaf(bitmap_parse, bitmap_build, count, msb, greedy, pad,
                  size=None if greedy else (count + 7) // 8)
 
 

@@ -9,7 +9,8 @@ Layout::
     extra_data          v2 only: 2-byte length that counts itself, then typed extra row info
                         (0 NDB: length, format, data; 1 PART: partition id(s))
     column_count        packed integer
-    columns_present     (column_count + 7) / 8 bytes, LSB first (the before image's columns)
+    columns_present     (column_count + 7) / 8 bytes, LSB first (the before image's columns;
+                        servers fill the spare bits with ones)
     columns_after       update kinds since GA (v1/v2/partial): the after image's columns
     rows                the row images, raw here (decoded through the table map elsewhere);
                         MariaDB's compressed kinds keep the compressed bytes and give the data
@@ -71,10 +72,10 @@ def rows_body(*, v2: bool, after_image: bool, compressed: bool = False):
                                              length=(extra_len_parse, extra_len_build)))
     fields += [
         "column_count" / PackedInt,
-        "columns_present" / Bitmap(this.column_count),
+        "columns_present" / Bitmap(this.column_count, pad=True),
     ]
     if after_image:
-        fields.append("columns_after" / Bitmap(this.column_count))
+        fields.append("columns_after" / Bitmap(this.column_count, pad=True))
     fields.append("rows" / (MariaCompressed if compressed else Raw))
     return Struct(*fields)
 
