@@ -96,6 +96,53 @@ def check_vector(vector: dict) -> list:
             problems.append(f"build failed: {e}")
     if "table_map" in vector:
         problems += _check_table_map(vector["table_map"], data, ctx)
+    if "rows" in vector:
+        problems += _check_rows(vector, data, ctx)
+    return problems
+
+
+def _check_rows(vector, data, ctx) -> list:
+    """A rows vector: the TABLE_MAP in force (``table_map_hex``) and the rows event (``hex``);
+    ``rows`` is the JSON-safe form of the typed rows. Parse: decoding gives ``rows``. Build:
+    the typed values read back from ``rows`` encode to the event's row bytes."""
+    from .envelope import build_event, parse_event
+    from .model.row_change import RowDecoder, from_jsonable, jsonable
+    from .stream import EventRecord
+    problems = []
+    tm_raw = hex_bytes(vector["table_map_hex"])
+    dec = RowDecoder()
+    dec._one(EventRecord(0, tm_raw, ctx, parse_event(tm_raw, ctx)))
+    rec = EventRecord(ctx.offset, data, ctx, parse_event(data, ctx))
+    rows, tm = dec.rows_of(rec)
+
+    def image(img):  # column index -> JSON-safe value; "_..." keys (spare bits) kept as is
+        return {k: jsonable(v) if isinstance(k, int) else v for k, v in img.items()}
+
+    def keys(img):
+        return {int(k) if str(k).isdigit() else k: v for k, v in img.items()}
+    got = [[image(r[0]), image(r[1])] if isinstance(r, tuple) else image(r) for r in rows]
+    want = [[keys(r[0]), keys(r[1])] if isinstance(r, list) else keys(r)
+            for r in vector["rows"]]
+    if got != want:
+        problems.append(f"rows: first difference at {first_difference(want, got)}")
+
+    def typed(img):
+        return {k: from_jsonable(tm.columns[k], v) if isinstance(k, int) else v
+                for k, v in img.items()}
+    typed_rows = [(typed(w[0]), typed(w[1])) if isinstance(w, list) else typed(w)
+                  for w in want]
+    try:
+        built = dec.encode_rows(rec, typed_rows)
+        body = dict(rec.value["body"])
+        if isinstance(body["rows"], dict):
+            body["rows"] = {"data": built}
+        else:
+            body["rows"] = built
+        again = build_event({**rec.value, "body": body}, ctx)
+        if again != data:
+            problems.append(f"rows build: {_byte_diff(data, again)}")
+    except Exception as e:  # noqa: BLE001 - a value that cannot be built is a failure
+        problems.append(f"rows build failed: {type(e).__name__}: {e}")
     return problems
 
 

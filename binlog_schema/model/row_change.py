@@ -182,7 +182,7 @@ def jsonable(v, binary: str = "hex"):
     if isinstance(v, Geometry):
         return {"srid": v.srid, "wkb": v.wkb.hex()}
     if isinstance(v, Compressed):
-        return jsonable(v.data, binary)
+        return {"compressed": v.stored.hex(), "data": jsonable(v.data, binary)}
     if isinstance(v, JsonDiff):
         return {"json_diff": jsonable(v.ops, binary)}
     if isinstance(v, dict):
@@ -200,3 +200,67 @@ def jsonable(v, binary: str = "hex"):
 
 
 __all__ = ["RowChange", "RowDecoder", "jsonable", "gtid_of", "BinlogError"]
+
+
+def _parse_iso(col_type, text):
+    """The temporal value of a column type from its ISO text (the inverse of isoformat)."""
+    import re
+    if col_type in ("DATE", "NEWDATE"):
+        y, m, d = (int(x) for x in text.split("-"))
+        return temporal.Date(y, m, d)
+    if col_type in ("DATETIME", "DATETIME2"):
+        m = re.fullmatch(r"(\d+)-(\d+)-(\d+) (\d+):(\d+):(\d+)(?:\.(\d{6}))?", text)
+        y, mo, d, h, mi, s, us = m.groups()
+        return temporal.DateTime(int(y), int(mo), int(d), int(h), int(mi), int(s),
+                                 int(us or 0))
+    if col_type in ("TIME", "TIME2"):
+        m = re.fullmatch(r"(-?)(\d+):(\d+):(\d+)(?:\.(\d{6}))?", text)
+        neg, h, mi, s, us = m.groups()
+        return temporal.Time(bool(neg), int(h), int(mi), int(s), int(us or 0))
+    if col_type in ("TIMESTAMP", "TIMESTAMP2"):
+        import datetime as dt
+        if text.startswith("0000-00-00"):
+            return temporal.Timestamp(0, 0)
+        m = re.fullmatch(r"(\d+-\d+-\d+ \d+:\d+:\d+)(?:\.(\d{6}))?Z", text)
+        t = dt.datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S").replace(
+            tzinfo=dt.timezone.utc)
+        return temporal.Timestamp(int(t.timestamp()), int(m.group(2) or 0))
+    raise ValueError(f"{col_type} is not temporal")
+
+
+def from_jsonable(col, v):
+    """The typed value of a column from its JSON-safe form (the inverse of :func:`jsonable`
+    for that column's type), so that JSON rows build back to the same bytes."""
+    if v is None:
+        return None
+    ty = col.type
+    real = col.real_type or ty
+    if ty.endswith("_COMPRESSED"):
+        data = v["data"]
+        data = bytes.fromhex(data["hex"]) if isinstance(data, dict) else data
+        return Compressed(bytes.fromhex(v["compressed"]), data)
+    if isinstance(v, dict) and set(v) == {"hex"}:
+        return bytes.fromhex(v["hex"])
+    if isinstance(v, dict) and set(v) == {"base64"}:
+        return base64.b64decode(v["base64"])
+    if ty == "NEWDECIMAL":
+        return decimal.Decimal(v)
+    if ty in ("DATE", "NEWDATE", "DATETIME", "DATETIME2", "TIME", "TIME2", "TIMESTAMP",
+              "TIMESTAMP2"):
+        return _parse_iso(ty, v)
+    if real == "ENUM":
+        if isinstance(v, int):
+            return EnumValue(v)
+        names = col.enum_values or []
+        return EnumValue(names.index(v) + 1 if v in names else 0, v)
+    if real == "SET":
+        if isinstance(v, int):
+            return SetValue(v)
+        names = col.set_values or []
+        return SetValue(sum(1 << names.index(n) for n in v), tuple(v))
+    if ty == "GEOMETRY":
+        return Geometry(v["srid"], bytes.fromhex(v["wkb"]))
+    if ty == "JSON" and not isinstance(v, (str, bytes)):
+        from ..values.json_binary import from_jsonable as json_from
+        return json_from(v)
+    return v
