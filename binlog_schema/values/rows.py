@@ -35,7 +35,7 @@ def _default_extra(n, shift, nb):
 class _Buf:
     """A bytes view with a read position for packed_parse (which wants a stream)."""
 
-    __slots__ = ("data", "pos")
+    __slots__ = ("data", "pos", "write")
 
     def __init__(self, data, pos):
         self.data, self.pos = data, pos
@@ -110,7 +110,9 @@ class RowsCodec:
     def _image_build(self, row, present, out, partial=False, shift=0):
         if partial:
             options = row.get("_value_options", 0)
-            packed_build(options, out)
+            buf = _Buf(b"", 0)
+            buf.write = out.extend  # packed_build writes to a stream
+            packed_build(options, buf)
             if options & PARTIAL_JSON:
                 jcols = [i for i in present if self.json[i]]
                 bits = sum(1 << k for k, col in enumerate(jcols)
