@@ -102,11 +102,8 @@ def _with_rows(d, r, rows, binary):
     except BinlogError as e:
         d["rows_error"] = e.to_dict()
         return d
-    names = [c.name if isinstance(c.name, str) and c.name else f"@{c.index + 1}"
-             for c in tm.columns]
-
     def image(img):
-        return {names[k]: jsonable(v, binary) for k, v in img.items() if isinstance(k, int)}
+        return {k: jsonable(v, binary) for k, v in img.items() if not k.startswith("_")}
     d["rows"] = [{"before": image(x[0]), "after": image(x[1])} if isinstance(x, tuple)
                  else image(x) for x in decoded]
     return d

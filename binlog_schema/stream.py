@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import io as _io
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .context import Context
 from .envelope import HEADER_SIZE, build_event, parse_event, type_name
@@ -22,18 +22,59 @@ TABLE_MAP_EVENT = 19
 TRANSACTION_PAYLOAD_EVENT = 40
 
 
-@dataclass
 class EventRecord:
     """One event of a file: where it is, its bytes, the context it was read with, its value
-    (None when not decoded) or the typed error it raised."""
+    (None when not decoded) or the typed error it raised.
 
-    offset: int
-    raw: bytes
-    ctx: Context
-    value: object = None
-    error: BinlogError | None = None
-    inner: list | None = None          # events inside a TRANSACTION_PAYLOAD
-    parent_offset: int | None = None   # for inner events: the payload event's offset
+    A lazy record (``BinlogReader(decode="lazy")``) parses its bytes the first time its
+    ``value`` or ``error`` is asked for; a parse error then lands in ``error``.
+    """
+
+    __slots__ = ("offset", "raw", "ctx", "_value", "_error", "inner", "parent_offset",
+                 "_lazy")
+
+    def __init__(self, offset: int, raw: bytes, ctx: Context, value=None,
+                 error: BinlogError | None = None, inner: list | None = None,
+                 parent_offset: int | None = None, lazy: bool = False):
+        self.offset = offset
+        self.raw = raw
+        self.ctx = ctx
+        self._value = value
+        self._error = error
+        self.inner = inner                 # events inside a TRANSACTION_PAYLOAD
+        self.parent_offset = parent_offset  # for inner events: the payload event's offset
+        self._lazy = lazy
+
+    def _parse(self):
+        self._lazy = False
+        try:
+            self._value = parse_event(self.raw, self.ctx, self.offset)
+        except BinlogError as e:
+            self._error = e
+
+    @property
+    def value(self):
+        if self._lazy:
+            self._parse()
+        return self._value
+
+    @value.setter
+    def value(self, v):
+        self._lazy = False
+        self._value = v
+
+    @property
+    def error(self):
+        if self._lazy:
+            self._parse()
+        return self._error
+
+    @error.setter
+    def error(self, e):
+        self._error = e
+
+    def __repr__(self):
+        return f"EventRecord(offset={self.offset}, type={self.type_name}, size={self.size})"
 
     @property
     def type_code(self) -> int:
@@ -83,7 +124,8 @@ class BinlogReader:
     ``start``/``stop``: byte positions (an event is delivered when it starts at or after
     ``start`` and before ``stop``); the FDE is always read for the context, as mysqlbinlog does.
     ``types``: type codes or names to deliver (others are skipped without decoding).
-    ``decode``: parse event bodies (else records carry bytes only).
+    ``decode``: parse event bodies (else records carry bytes only); ``"lazy"``: parse each
+    record when its value is first asked for (errors then land in ``record.error``).
     ``skip_errors``: a bad event is delivered with its ``error`` set and reading goes on;
     otherwise the typed error is raised (after every good event before it was delivered).
     ``payloads``: decode the events inside TRANSACTION_PAYLOAD events into ``record.inner``.
@@ -166,6 +208,8 @@ class BinlogReader:
                   and (self.types is None or code in self.types))
         if not (wanted or is_context or (code == TABLE_MAP_EVENT and self.decode)):
             return None
+        if self.decode == "lazy" and not is_context and code != TRANSACTION_PAYLOAD_EVENT:
+            return EventRecord(pos, raw, ctx, lazy=True) if wanted else None
         rec = EventRecord(pos, raw, ctx)
         if self.decode or is_context:
             try:
@@ -192,7 +236,7 @@ class BinlogReader:
                 self.ctx = context_from_start_v3(rec.value["body"], ctx)
             elif code == TABLE_MAP_EVENT:
                 self.table_maps[rec.value["body"]["table_id"]] = rec.value
-            elif code == TRANSACTION_PAYLOAD_EVENT and self.payloads:
+            elif code == TRANSACTION_PAYLOAD_EVENT and self.payloads and self.decode:
                 try:
                     rec.inner = list(self._inner(rec))
                 except BinlogError as e:
@@ -218,6 +262,10 @@ class BinlogReader:
                 raise TruncatedError(f"inner event of {size} bytes runs past the payload",
                                      offset=rec.offset, path=f"payload[{pos}]")
             raw = data[pos:pos + size]
+            if self.decode == "lazy":
+                yield EventRecord(pos, raw, ctx, parent_offset=rec.offset, lazy=True)
+                pos += size
+                continue
             inner = EventRecord(pos, raw, ctx, parent_offset=rec.offset)
             inner.value = parse_event(raw, ctx, rec.offset)
             if ctx.kind(raw[4]) == TABLE_MAP_EVENT:

@@ -106,14 +106,16 @@ def _check_rows(vector, data, ctx) -> list:
     ``rows`` is the JSON-safe form of the typed rows. Parse: decoding gives ``rows``. Build:
     the typed values read back from ``rows`` encode to the event's row bytes."""
     from .envelope import build_event, parse_event
-    from .model.row_change import RowDecoder, from_jsonable, jsonable
+    from .model.row_change import from_jsonable, jsonable
     from .stream import EventRecord
     problems = []
     tm_raw = hex_bytes(vector["table_map_hex"])
-    dec = RowDecoder()
-    dec._one(EventRecord(0, tm_raw, ctx, parse_event(tm_raw, ctx)))
+    from .model.table_map import table_map_from_event
+    from .values.rows import RowsCodec
+    tm = table_map_from_event(parse_event(tm_raw, ctx), ctx)
     rec = EventRecord(ctx.offset, data, ctx, parse_event(data, ctx))
-    rows, tm = dec.rows_of(rec)
+    codec = RowsCodec(tm)  # rows keyed by column index
+    rows = codec.decode(rec.value["body"], rec.kind)
 
     def image(img):  # column index -> JSON-safe value; "_..." keys (spare bits) kept as is
         return {k: jsonable(v) if isinstance(k, int) else v for k, v in img.items()}
@@ -132,7 +134,7 @@ def _check_rows(vector, data, ctx) -> list:
     typed_rows = [(typed(w[0]), typed(w[1])) if isinstance(w, list) else typed(w)
                   for w in want]
     try:
-        built = dec.encode_rows(rec, typed_rows)
+        built = codec.encode(typed_rows, rec.value["body"], rec.kind)
         body = dict(rec.value["body"])
         if isinstance(body["rows"], dict):
             body["rows"] = {"data": built}

@@ -24,6 +24,7 @@ from ..values import temporal
 from .table_map import table_map_from_event
 
 TABLE_MAP_EVENT = 19
+GTID_KINDS = frozenset({33, 34, 42, 162})
 
 
 @dataclass
@@ -90,6 +91,7 @@ class RowDecoder:
         self.table_maps: dict = {}
         self.codecs: dict = {}
         self.gtid: str | None = None
+        self._seen: dict = {}  # TABLE_MAP bytes (sans header) -> (TableMap, RowsCodec)
 
     def feed(self, rec):
         """Row changes of one record (and of the events inside it); updates the state."""
@@ -109,7 +111,10 @@ class RowDecoder:
                               offset=rec.offset, path="body.table_id")
         codec = self.codecs.get(tid)
         if codec is None:
-            codec = self.codecs[tid] = RowsCodec(tm)
+            codec = self.codecs[tid] = RowsCodec(tm, column_names(tm))
+            key = getattr(self, "_key_of", {}).get(tid)
+            if key is not None and key in self._seen:
+                self._seen[key] = (tm, codec)
         try:
             return codec.decode(body, rec.kind), tm
         except c.ConstructError as e:
@@ -125,13 +130,34 @@ class RowDecoder:
         return self.codecs[tm.table_id].encode(rows, rec.value["body"], rec.kind)
 
     def _one(self, rec):
-        if rec.value is None:
-            return []
         kind = rec.kind
         if kind == TABLE_MAP_EVENT:
-            tm = table_map_from_event(rec.value, rec.ctx)
+            # servers write the same TABLE_MAP before every transaction on a table: the typed
+            # model and the row codec are built once per distinct map (and, from a lazy
+            # reader, the event is not even parsed again)
+            key = (rec.raw[19:len(rec.raw) - (4 if rec.ctx.checksum else 0)],
+                   rec.ctx.flavor, rec.ctx.server_version)
+            hit = self._seen.get(key)
+            if hit is None:
+                if rec.value is None:
+                    return []
+                tm = table_map_from_event(rec.value, rec.ctx)
+                hit = (tm, None)
+                if len(self._seen) > 4096:
+                    self._seen.clear()
+                self._seen[key] = hit
+            tm = hit[0]
             self.table_maps[tm.table_id] = tm
-            self.codecs.pop(tm.table_id, None)
+            if hit[1] is None:
+                self.codecs.pop(tm.table_id, None)
+            else:
+                self.codecs[tm.table_id] = hit[1]
+            self._key_of = getattr(self, "_key_of", {})
+            self._key_of[tm.table_id] = key
+            return []
+        if kind not in ROWS_KINDS and kind not in GTID_KINDS:
+            return []
+        if rec.value is None:
             return []
         g = gtid_of(rec)
         if g is not None:
@@ -150,16 +176,17 @@ class RowDecoder:
             before, after = (row if op == "update" else
                              (row, None) if op == "delete" else (None, row))
             out.append(RowChange(
-                tm.database, tm.table, op, i, _named(before, names), _named(after, names),
+                tm.database, tm.table, op, i, _named(before), _named(after),
                 rec.offset if rec.parent_offset is None else rec.parent_offset, self.gtid, ts,
                 self.file, signed_known, names))
         return out
 
 
-def _named(image, names):
-    if image is None:
-        return None
-    return {names[k]: v for k, v in image.items() if isinstance(k, int)}
+def _named(image):
+    """An image as the row change shows it: column name -> value (spare-bit keys dropped)."""
+    if image is None or ("_null_bits" not in image and "_value_options" not in image):
+        return image
+    return {k: v for k, v in image.items() if k not in ("_null_bits", "_value_options")}
 
 
 def jsonable(v, binary: str = "hex"):

@@ -32,31 +32,59 @@ def _groups(precision, scale):
     return out, frac
 
 
+_PLANS: dict = {}
+
+
+def _plan(precision, scale):
+    """(size, [(shift, ndig)] for integer groups, same for fraction groups), shifts counted
+    from the right end of the big-endian number."""
+    key = (precision, scale)
+    plan = _PLANS.get(key)
+    if plan is None:
+        if not (0 < precision <= 65 and 0 <= scale <= 30 and scale <= precision):
+            raise c.ValidationError(f"DECIMAL({precision},{scale}) is not a valid "
+                                    "precision/scale")
+        ints, fracs = _groups(precision, scale)
+        size = decimal_size(precision, scale)
+        shift = 8 * size
+        out_i, out_f = [], []
+        for nbytes, ndig in ints:
+            shift -= 8 * nbytes
+            out_i.append((shift, (1 << (8 * nbytes)) - 1, ndig))
+        for nbytes, ndig in fracs:
+            shift -= 8 * nbytes
+            out_f.append((shift, (1 << (8 * nbytes)) - 1, ndig))
+        plan = _PLANS[key] = (size, out_i, out_f, 1 << (8 * size - 1), (1 << (8 * size)) - 1)
+    return plan
+
+
 def decimal_parse(data, pos, precision, scale):
-    if not (0 < precision <= 65 and 0 <= scale <= 30 and scale <= precision):
-        raise c.ValidationError(f"DECIMAL({precision},{scale}) is not a valid precision/scale")
-    size = decimal_size(precision, scale)
+    size, ints, fracs, top, allbits = _plan(precision, scale)
     if pos + size > len(data):
         raise c.StreamError(f"DECIMAL needs {size} bytes, {len(data) - pos} left")
-    raw = bytearray(data[pos:pos + size])
-    negative = not raw[0] & 0x80
-    raw[0] ^= 0x80
+    v = int.from_bytes(data[pos:pos + size], "big")
+    negative = not v & top
+    v ^= top
     if negative:
-        raw = bytearray(b ^ 0xFF for b in raw)
-    ints, fracs = _groups(precision, scale)
-    i = 0
-    digits = []
-    for nbytes, ndig in ints + fracs:
-        v = int.from_bytes(raw[i:i + nbytes], "big")
-        if v >= 10 ** ndig:
-            raise c.ValidationError(f"DECIMAL group {v} has more than {ndig} digits")
-        digits.append(str(v).zfill(ndig))
-        i += nbytes
-    n_int = len(ints)
-    int_text = "".join(digits[:n_int]).lstrip("0") or "0"
-    frac_text = "".join(digits[n_int:])
-    text = int_text + ("." + frac_text if scale else "")
-    return Decimal(("-" if negative else "") + text), pos + size
+        v ^= allbits
+    ipart = 0
+    for shift, mask, ndig in ints:
+        g = (v >> shift) & mask
+        if g >= _POW10[ndig]:
+            raise c.ValidationError(f"DECIMAL group {g} has more than {ndig} digits")
+        ipart = ipart * _POW10[ndig] + g
+    fpart = 0
+    for shift, mask, ndig in fracs:
+        g = (v >> shift) & mask
+        if g >= _POW10[ndig]:
+            raise c.ValidationError(f"DECIMAL group {g} has more than {ndig} digits")
+        fpart = fpart * _POW10[ndig] + g
+    sign = "-" if negative else ""
+    text = f"{sign}{ipart}.{fpart:0{scale}d}" if scale else f"{sign}{ipart}"
+    return Decimal(text), pos + size
+
+
+_POW10 = [10 ** i for i in range(10)]
 
 
 def decimal_build(value, out: bytearray, precision, scale):

@@ -7,7 +7,8 @@ are absent, not NULL) and the non-NULL values in column order. PARTIAL_UPDATE_RO
 images start with ``value_options``; with PARTIAL_JSON set, a bitmap over the image's JSON
 columns says which of them hold a diff list instead of a whole document.
 
-A row is a dict ``{column index: value}`` over the present columns (None = NULL). Servers
+A row is a dict ``{column key: value}`` over the present columns (None = NULL), keyed by the
+column index (or the keys the codec was made with, e.g. column names). Servers
 write the null bitmap's spare bits as ones; an image whose spare bits differ keeps them under
 ``"_null_bits"`` so it rebuilds exactly. Pre-GA 5.1 images have one extra leading bit.
 """
@@ -50,8 +51,13 @@ class _Buf:
 class RowsCodec:
     """Row images of one table: built once per table map, used for every rows event."""
 
-    def __init__(self, table_map):
+    def __init__(self, table_map, keys=None):
+        """``keys``: what a row dict is keyed by, per column (default: the column index;
+        the row-change model passes column names)."""
         self.table_map = table_map
+        self.keys = list(keys) if keys is not None else list(range(len(table_map.columns)))
+        self._index = {k: i for i, k in enumerate(self.keys)}
+        self._plans: dict = {}
         flavor = table_map.flavor or "mysql"
         self.codecs = [codec_for(col, flavor) for col in table_map.columns]
         self.json = [col.type == "JSON" and flavor != "mariadb" for col in table_map.columns]
@@ -67,7 +73,8 @@ class RowsCodec:
             options = packed_parse(buf)
             pos = buf.pos
             if options & PARTIAL_JSON:
-                jcols = [i for i in present if self.json[i]]
+                # one bit per JSON column of the table, in or out of the image (mysqlbinlog)
+                jcols = [i for i, is_json in enumerate(self.json) if is_json]
                 jb = (len(jcols) + 7) >> 3
                 if pos + jb > len(data):
                     raise c.StreamError("partial-JSON bitmap runs past the rows")
@@ -86,11 +93,30 @@ class RowsCodec:
         extra = (bitmap & ((1 << shift) - 1)) | (nulls >> n << (n + shift))
         if extra != _default_extra(n, shift, nb):
             row["_null_bits"] = bitmap & ~(((1 << n) - 1) << shift)
+        if not partial_bits:  # the hot path: a precomputed plan of (key, parse) per image
+            plan = self._plans.get(present)
+            if plan is None:
+                plan = self._plans[present] = [(self.keys[i], self.codecs[i].parse)
+                                               for i in present]
+            if nulls:
+                for key, parse in plan:
+                    if nulls & 1:
+                        row[key] = None
+                    else:
+                        row[key], pos = parse(data, pos)
+                    nulls >>= 1
+            else:
+                for key, parse in plan:
+                    row[key], pos = parse(data, pos)
+            if partial:
+                row["_value_options"] = options_value
+            return row, pos
         codecs = self.codecs
+        keys = self.keys
         for k, i in enumerate(present):
             if nulls >> k & 1:
-                row[i] = None
-            elif partial_bits and i in partial_bits:
+                row[keys[i]] = None
+            elif i in partial_bits:
                 from .json_binary import decode_diff
                 width = self.table_map.columns[i].pack_length or 4
                 if pos + width > len(data):
@@ -99,10 +125,10 @@ class RowsCodec:
                 pos += width
                 if pos + size > len(data):
                     raise c.StreamError("JSON diff runs past the rows")
-                row[i] = JsonDiff(decode_diff(bytes(data[pos:pos + size])))
+                row[keys[i]] = JsonDiff(decode_diff(bytes(data[pos:pos + size])))
                 pos += size
             else:
-                row[i], pos = codecs[i].parse(data, pos)
+                row[keys[i]], pos = codecs[i].parse(data, pos)
         if partial:
             row["_value_options"] = options_value
         return row, pos
@@ -114,22 +140,23 @@ class RowsCodec:
             buf.write = out.extend  # packed_build writes to a stream
             packed_build(options, buf)
             if options & PARTIAL_JSON:
-                jcols = [i for i in present if self.json[i]]
+                jcols = [i for i, is_json in enumerate(self.json) if is_json]
                 bits = sum(1 << k for k, col in enumerate(jcols)
-                           if isinstance(row.get(col), JsonDiff))
+                           if isinstance(row.get(self.keys[col]), JsonDiff))
                 out += bits.to_bytes((len(jcols) + 7) >> 3, "little")
+        keys = self.keys
         n = len(present)
         nb = (n + shift + 7) >> 3
         nulls = 0
         for k, i in enumerate(present):
-            if row.get(i) is None:
+            if row.get(keys[i]) is None:
                 nulls |= 1 << k
         extra = row.get("_null_bits")
         if extra is None:
             extra = _default_extra(n, shift, nb)
         out += ((nulls << shift) | extra).to_bytes(nb, "little")
         for i in present:
-            v = row.get(i)
+            v = row.get(keys[i])
             if v is None:
                 continue
             if isinstance(v, JsonDiff):
@@ -144,7 +171,7 @@ class RowsCodec:
 
     @staticmethod
     def _present(bits):
-        return [i for i, b in enumerate(bits) if b]
+        return tuple(i for i, b in enumerate(bits) if b)
 
     def decode(self, body, kind: int) -> list:
         """The rows of a rows event body: dicts (write/delete) or (before, after) pairs."""
