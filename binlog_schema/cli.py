@@ -359,6 +359,11 @@ def build_parser() -> argparse.ArgumentParser:
     v = sub.add_parser("validate", help="check the golden vectors both ways")
     v.add_argument("dir", nargs="?", default="specs")
     v.set_defaults(func=cmd_validate)
+
+    from .fixtures import cli as fixtures_cli
+    from .pipeline import cli as pipeline_cli
+    fixtures_cli.register(sub)
+    pipeline_cli.register(sub)
     return p
 
 
