@@ -31,11 +31,12 @@ class EventRecord:
     """
 
     __slots__ = ("offset", "raw", "ctx", "_value", "_error", "inner", "parent_offset",
-                 "_lazy")
+                 "_lazy", "gap")
 
     def __init__(self, offset: int, raw: bytes, ctx: Context, value=None,
                  error: BinlogError | None = None, inner: list | None = None,
-                 parent_offset: int | None = None, lazy: bool = False):
+                 parent_offset: int | None = None, lazy: bool = False,
+                 gap: tuple | None = None):
         self.offset = offset
         self.raw = raw
         self.ctx = ctx
@@ -44,6 +45,7 @@ class EventRecord:
         self.inner = inner                 # events inside a TRANSACTION_PAYLOAD
         self.parent_offset = parent_offset  # for inner events: the payload event's offset
         self._lazy = lazy
+        self.gap = gap                      # recovery: the (start, end) of skipped bytes
 
     def _parse(self):
         self._lazy = False
@@ -78,18 +80,18 @@ class EventRecord:
 
     @property
     def type_code(self) -> int:
-        """The code stored in the header."""
-        return self.raw[4]
+        """The code stored in the header (-1 for a recovery gap)."""
+        return self.raw[4] if len(self.raw) > 4 else -1
 
     @property
     def kind(self) -> int:
         """The standard (GA) type code: differs from ``type_code`` only in files of
         development trees with their own numbering."""
-        return self.ctx.kind(self.raw[4])
+        return self.ctx.kind(self.raw[4]) if len(self.raw) > 4 else -1
 
     @property
     def type_name(self) -> str:
-        return type_name(self.kind)
+        return "GAP" if self.gap is not None else type_name(self.kind)
 
     @property
     def size(self) -> int:
@@ -129,19 +131,28 @@ class BinlogReader:
     ``skip_errors``: a bad event is delivered with its ``error`` set and reading goes on;
     otherwise the typed error is raised (after every good event before it was delivered).
     ``payloads``: decode the events inside TRANSACTION_PAYLOAD events into ``record.inner``.
+    ``recover``: after a bad event whose framing cannot be trusted (an impossible size, or a
+    next header that does not check out), resynchronise on the next plausible event (size and
+    log position consistent, CRC32 valid when the file has checksums) and deliver a record for
+    the skipped byte range (``record.gap == (start, end)``); implies ``skip_errors``. Needs a
+    seekable source.
     """
 
     def __init__(self, source, *, start: int | None = None, stop: int | None = None,
                  types=None, decode: bool = True, skip_errors: bool = False,
                  payloads: bool = True, ctx: Context | None = None,
-                 max_event_size: int = MAX_EVENT_SIZE):
+                 max_event_size: int = MAX_EVENT_SIZE, recover: bool = False,
+                 max_scan: int = 64 << 20):
         self.source = source
         self.start = start
         self.stop = stop
         self.types = None if types is None else {
             t if isinstance(t, int) else _code_of(t) for t in types}
         self.decode = decode
-        self.skip_errors = skip_errors
+        self.recover = recover
+        self.max_scan = max_scan
+        self.skip_errors = skip_errors or recover
+        self.gaps: list = []
         self.payloads = payloads
         self.ctx = ctx or Context(checksum=False)
         self.max_event_size = max_event_size
@@ -184,21 +195,117 @@ class BinlogReader:
             if err is not None:  # the framing is lost: nothing after this can be trusted
                 if not self.skip_errors:
                     raise err
+                if self.recover:
+                    pos = yield from self._gap(f, pos, err)
+                    if pos is None:
+                        return
+                    continue
                 self.events_read += 1
                 yield EventRecord(pos, head, self.ctx, error=err)
                 return
             rest = read(size - HEADER_SIZE)
             if len(rest) < size - HEADER_SIZE:
+                if self.recover and self._find(f, pos + 1) is not None:
+                    f.seek(pos)
+                    pos = yield from self._gap(f, pos, TruncatedError(
+                        f"event of {size} bytes runs past the end", offset=pos + 9,
+                        path="header.event_size"))
+                    if pos is None:
+                        return
+                    continue
                 self.tail = Tail(pos, HEADER_SIZE + len(rest), size)
                 return
             raw = head + rest
             self.events_read += 1
+            if self.recover and not self._crc_ok(raw):
+                f.seek(pos)
+                pos = yield from self._gap(f, pos, None)
+                if pos is None:
+                    return
+                continue
             rec = self._record(pos, raw)
             if rec is not None:
                 if self.stop is not None and pos >= self.stop:
                     return
                 yield rec
             pos += size
+
+    # ------------------------------------------------------------------ recovery
+
+    def _crc_ok(self, raw) -> bool:
+        from .envelope import _crc
+        from .events import checksum_length
+        kind = self.ctx.kind(raw[4])
+        n = checksum_length(kind, raw[HEADER_SIZE:], self.ctx)
+        if not n or len(raw) < HEADER_SIZE + 4:
+            return True
+        return _crc(raw[:HEADER_SIZE], raw[HEADER_SIZE:-4]) == int.from_bytes(raw[-4:], "little")
+
+    def _plausible(self, f, q, head, strict_pos: bool) -> bool:
+        """An event could start at ``q``: a sane size, a known type, and a valid CRC32 (files
+        with checksums) or a log position that matches (files without)."""
+        from .events import EVENT_TYPES
+        size = int.from_bytes(head[9:13], "little")
+        if not HEADER_SIZE <= size <= self.max_event_size:
+            return False
+        if self.ctx.kind(head[4]) not in EVENT_TYPES:
+            return False
+        log_pos = int.from_bytes(head[13:17], "little")
+        pos_ok = log_pos == (q + size) & 0xFFFFFFFF
+        if strict_pos and not pos_ok:
+            return False
+        if not self.ctx.checksum:
+            return pos_ok
+        f.seek(q)
+        raw = f.read(size)
+        return len(raw) == size and self._crc_ok(raw)
+
+    def _find(self, f, start):
+        """The offset of the next plausible event at or after ``start`` (None: none within
+        ``max_scan`` bytes). With checksums a valid CRC32 makes a candidate (bytes may have
+        been inserted or removed before it, so log positions may not match); without, the log
+        position must match the offset."""
+        chunk = 1 << 20
+        q0 = start
+        while q0 < start + self.max_scan:
+            f.seek(q0)
+            buf = f.read(chunk + HEADER_SIZE)
+            if len(buf) < HEADER_SIZE:
+                return None
+            n = min(chunk, len(buf) - HEADER_SIZE + 1)
+            checksum = self.ctx.checksum
+            for k in range(n):
+                size = int.from_bytes(buf[k + 9:k + 13], "little")
+                if not HEADER_SIZE <= size <= self.max_event_size:
+                    continue
+                strict = not checksum
+                if strict and int.from_bytes(buf[k + 13:k + 17], "little") != (
+                        q0 + k + size) & 0xFFFFFFFF:
+                    continue
+                if self._plausible(f, q0 + k, buf[k:k + HEADER_SIZE], strict):
+                    return q0 + k
+            q0 += chunk
+        return None
+
+    def _gap(self, f, pos, err):
+        """Deliver a record for the bytes from ``pos`` to the next plausible event and return
+        that event's offset (None at the end of the file)."""
+        nxt = self._find(f, pos + 1)
+        if nxt is None:
+            f.seek(0, 2)
+            end = f.tell()
+        else:
+            end = nxt
+        message = f"skipped bytes {pos} to {end} ({end - pos} bytes)" + (
+            f" after: {err.message}" if err is not None else ": a bad event (CRC32 mismatch)")
+        gap = FormatError(message, offset=pos, path="stream",
+                          expected="a plausible event (size, log position, CRC32)")
+        self.gaps.append((pos, end))
+        self.events_read += 1
+        yield EventRecord(pos, b"", self.ctx, error=gap, gap=(pos, end))
+        if nxt is not None:
+            f.seek(nxt)
+        return nxt
 
     def _record(self, pos, raw):
         ctx = self.ctx

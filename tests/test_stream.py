@@ -173,3 +173,30 @@ def test_relay_log_positions_are_kept():
     w2.write({"header": header(15), "body": FDE})
     w2.write_record(rec)
     assert read_events(out2.getvalue())[1].value["header"]["log_pos"] == 123456
+
+
+def test_recovery_resynchronises_after_a_corrupted_event():
+    data = bytearray(make_file(8))
+    offs = offsets(bytes(data))
+    bad = offs[4]
+    data[bad + 9:bad + 13] = (7).to_bytes(4, "little")  # its size lies: framing lost
+    data[bad + 30] ^= 0xFF
+    reader = BinlogReader(bytes(data), recover=True)
+    recs = list(reader)
+    good = [r.offset for r in recs if r.error is None]
+    assert good == [o for o in offs if o != bad]  # every good event, before and after
+    gaps = [r.gap for r in recs if r.gap is not None]
+    assert gaps == [(bad, offs[5])] and reader.gaps == gaps
+
+
+def test_recovery_after_a_crc_mismatch_and_a_garbage_run():
+    data = bytearray(make_file(6))
+    offs = offsets(bytes(data))
+    data[offs[2] + 25] ^= 0x01  # CRC mismatch, size intact
+    junk = bytes(range(200)) * 3
+    data = data[:offs[4]] + junk + data[offs[4]:]  # garbage between two events
+    recs = list(BinlogReader(bytes(data), recover=True))
+    gaps = [r.gap for r in recs if r.gap is not None]
+    assert gaps[0] == (offs[2], offs[3])
+    assert gaps[1] == (offs[4], offs[4] + len(junk))
+    assert len([r for r in recs if r.error is None]) == len(offs) - 1
