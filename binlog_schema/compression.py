@@ -25,7 +25,8 @@ def mariadb_uncompress(data: bytes, limit: int = MAX_UNCOMPRESSED) -> bytes:
         raise c.StreamError("compressed block: length runs past the end")
     size = int.from_bytes(data[1:1 + n], "big")
     if size > limit:
-        raise c.ValidationError(f"compressed block: {size} bytes exceed the limit {limit}")
+        from .primitives import LimitExceeded
+        raise LimitExceeded(f"compressed block: {size} bytes exceed the limit {limit}")
     # 0x08: a raw deflate stream (column compression with column_compression_zlib_wrap=OFF,
     # the default); otherwise a zlib stream with header and checksum
     d = zlib.decompressobj(-15 if head & 0x08 else 15)
@@ -57,7 +58,7 @@ def compressed_build(obj, io, limit=MAX_UNCOMPRESSED):
     rebuilds exactly); else ``data`` compressed anew (an edited value)."""
     data = obj.get("data")
     stored = obj.get("compressed")
-    if stored is not None and (data is None or _same(stored, data)):
+    if stored is not None and (data is None or _same(stored, data, limit)):
         io.write(stored)
     elif data is not None:
         io.write(mariadb_compress(bytes(data)))
@@ -66,13 +67,15 @@ def compressed_build(obj, io, limit=MAX_UNCOMPRESSED):
     return obj
 
 
-def _same(stored, data) -> bool:
+def _same(stored, data, limit=MAX_UNCOMPRESSED) -> bool:
     try:
-        return mariadb_uncompress(stored) == bytes(data)
+        return mariadb_uncompress(stored, limit) == bytes(data)
     except c.ConstructError:
         return False
 
 
-MariaCompressed = _Leaf(compressed_parse, compressed_build)
-"""The rest of the (bounded) stream as a MariaDB compressed block, parsed to
-``{"compressed": bytes, "data": bytes}``; built from the stored bytes when they still match."""
+def MariaCompressed(limit=MAX_UNCOMPRESSED):
+    """The rest of the (bounded) stream as a MariaDB compressed block, parsed to
+    ``{"compressed": bytes, "data": bytes}``; built from the stored bytes when they still
+    match. ``limit`` (a value or context expression) bounds the decompressed size."""
+    return _Leaf(compressed_parse, compressed_build, limit)

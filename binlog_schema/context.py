@@ -21,6 +21,8 @@ class Context:
     binlog_version: int = 4
     type_remap: dict | None = None     # file type code -> standard code (pre-GA numberings)
     offset: int = 0                    # file offset of the event being parsed or built
+    max_columns: int = 4096            # column counts above this are refused (MySQL's max)
+    max_uncompressed: int = 1 << 30    # decompressed payload / compressed event size limit
     extra: dict = field(default_factory=dict)
 
     def __getitem__(self, key):
@@ -38,4 +40,5 @@ class Context:
 
     def to_dict(self) -> dict:
         return {f.name: getattr(self, f.name) for f in fields(self)
-                if f.name not in ("extra", "offset", "verify_checksum")}
+                if f.name not in ("extra", "offset", "verify_checksum", "max_columns",
+                                  "max_uncompressed")}

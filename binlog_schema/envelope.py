@@ -15,10 +15,11 @@ import construct as c
 from construct import Container, this
 
 from .context import Context
-from .errors import (BinlogError, BuildError, ChecksumError, FormatError, TruncatedError)
+from .errors import (BinlogError, BuildError, ChecksumError, FormatError, LimitError,
+                     TruncatedError)
 from .events import BODIES, EVENT_TYPES, checksum_length
-from .primitives import (FlagList, NameTable, Raw, Struct, TrackingIO, _Wrapper, read_exact,
-                         substream)
+from .primitives import (FlagList, LimitExceeded, NameTable, Raw, Struct, TrackingIO, _Wrapper,
+                         read_exact, substream)
 
 HEADER_SIZE = 19
 FORMAT_DESCRIPTION_EVENT = 15
@@ -190,6 +191,8 @@ def convert_error(e: Exception, offset: int | None, building: bool = False) -> B
         return BuildError(msg, offset=None, path=path)
     if isinstance(e, c.StreamError):
         return TruncatedError(msg, offset=offset, path=path)
+    if isinstance(e, LimitExceeded):
+        return LimitError(msg, offset=offset, path=path)
     if isinstance(e, c.ChecksumError):
         return ChecksumError(msg, offset=offset, path=path or "checksum")
     return FormatError(msg, offset=offset, path=path)

@@ -52,9 +52,12 @@ def remaining(io) -> int:
     return end - pos
 
 
+_MAX_READ = (1 << 62)  # BytesIO.read() cannot take lengths past 2**63
+
+
 def read_exact(io, n: int) -> bytes:
-    if n < 0:
-        raise StreamError(f"negative length {n}")
+    if n < 0 or n > _MAX_READ:
+        raise StreamError(f"length {n} cannot be read")
     data = io.read(n)
     if len(data) != n:
         raise StreamError(f"needs {n} bytes, only {len(data)} left")
@@ -235,6 +238,29 @@ def packed_size(value) -> int:
 PackedInt = _Leaf(packed_parse, packed_build)
 """MySQL's length-encoded integer: 1 byte below 251, else 0xfc+2, 0xfd+3, 0xfe+8 bytes.
 0xfb is the 1-byte NULL form and parses to None."""
+
+
+class LimitExceeded(c.ValidationError):
+    """A size or count beyond a configured limit (raised before anything is allocated)."""
+
+
+def count_parse(io, limit):
+    n = packed_parse(io)
+    if n is not None and n > limit:
+        raise LimitExceeded(f"count {n} exceeds the limit {limit}")
+    return n
+
+
+def count_build(obj, io, limit):
+    if obj is not None and obj > limit:
+        raise LimitExceeded(f"count {obj} exceeds the limit {limit}")
+    return packed_build(obj, io)
+
+
+def LimitedCount(limit):
+    """A packed-integer count refused (typed LimitError) above ``limit`` (a value or a
+    context expression), before anything sized by it is read."""
+    return _Leaf(count_parse, count_build, limit)
 
 
 # --------------------------------------------------------------------------------------
@@ -490,6 +516,8 @@ def bounded_parse(io, this, sub, lenparse, lenbuild):
     n = lenparse(io)
     if n is None:
         raise c.ValidationError("length prefix is NULL (0xfb)")
+    if n > _MAX_READ:
+        raise StreamError(f"length {n} runs past the end")
     data = io.read(n)
     if len(data) != n:
         raise StreamError(f"needs {n} bytes, only {len(data)} left")
@@ -501,6 +529,8 @@ def bounded_text_parse(io, this, sub, lenparse, lenbuild):
     n = lenparse(io)
     if n is None:
         raise c.ValidationError("length prefix is NULL (0xfb)")
+    if n > _MAX_READ:
+        raise StreamError(f"length {n} runs past the end")
     data = io.read(n)
     if len(data) != n:
         raise StreamError(f"needs {n} bytes, only {len(data)} left")

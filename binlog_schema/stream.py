@@ -355,7 +355,7 @@ class BinlogReader:
     def _inner(self, rec):
         from .envelope import convert_error
         try:
-            data = payload_events_bytes(rec.value["body"])
+            data = payload_events_bytes(rec.value["body"], rec.ctx.max_uncompressed)
         except Exception as e:  # noqa: BLE001
             raise convert_error(e, rec.offset, False) from None
         ctx = rec.ctx.replace(checksum=False)

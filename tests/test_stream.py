@@ -200,3 +200,57 @@ def test_recovery_after_a_crc_mismatch_and_a_garbage_run():
     assert gaps[0] == (offs[2], offs[3])
     assert gaps[1] == (offs[4], offs[4] + len(junk))
     assert len([r for r in recs if r.error is None]) == len(offs) - 1
+
+
+def test_limits_give_typed_errors_quickly():
+    import time
+    from binlog_schema.envelope import parse_event
+    from binlog_schema.errors import TruncatedError
+    ctx = Context(checksum=False)
+    head = bytes.fromhex("00000000" "13" "01000000") + (0).to_bytes(4, "little") + \
+        (0).to_bytes(4, "little") + b"\0\0"
+
+    def event(body):
+        size = (19 + len(body)).to_bytes(4, "little")
+        return head[:9] + size + head[13:] + body
+    start = time.perf_counter()
+    # a 2**64 - 1 packed length (the database name's)
+    with pytest.raises(TruncatedError) as e:
+        parse_event(event(bytes(8) + b"\xfe" + b"\xff" * 8 + b"db\0"), ctx)
+    assert e.value.path == "body.database"
+    # a TABLE_MAP claiming 10**6 columns: refused before reading them
+    with pytest.raises(LimitError) as e:
+        parse_event(event(bytes(6) + b"\x01\x00\x01d\x00\x01t\x00" + b"\xfd\x40\x42\x0f"), ctx)
+    assert "1000000" in str(e.value) and e.value.path == "body.column_count"
+    assert parse_event(event(bytes(6) + b"\x01\x00\x01d\x00\x01t\x00\x01\x03"),
+                       ctx)["body"]["column_count"] == 1
+    with pytest.raises(LimitError):  # the limit is an option
+        parse_event(event(bytes(6) + b"\x01\x00\x01d\x00\x01t\x00\x02\x03\x03"),
+                    Context(checksum=False, max_columns=1))
+    # a 4 GiB event size in a file
+    data = bytearray(make_file(1))
+    second = offsets(bytes(data))[1]
+    data[second + 9:second + 13] = (0xFFFFFFFF).to_bytes(4, "little")
+    with pytest.raises(LimitError):
+        read_events(bytes(data))
+    assert time.perf_counter() - start < 2
+
+
+def test_decompression_bombs_are_refused():
+    import zstandard
+    from binlog_schema.compression import mariadb_compress, mariadb_uncompress
+    from binlog_schema.events.transaction_payload import payload_body, payload_events_bytes
+    from binlog_schema.primitives import LimitExceeded
+    bomb = bytes(64 << 20)  # 64 MiB of zeros compress to a few KiB
+    body = payload_body(bomb)
+    assert len(body["payload"]) < 100_000
+    with pytest.raises(LimitExceeded):
+        payload_events_bytes(body, limit=1 << 20)
+    lying = dict(body, fields=[f if f["type"] != "UNCOMPRESSED_SIZE" else
+                               {"type": "UNCOMPRESSED_SIZE", "value": 10} for f in body["fields"]])
+    with pytest.raises(LimitExceeded):  # a size field that lies does not help
+        payload_events_bytes(lying, limit=1 << 20)
+    packed = mariadb_compress(bytes(8 << 20))
+    with pytest.raises(LimitExceeded):
+        mariadb_uncompress(packed, limit=1 << 20)
+    assert zstandard  # the payload codec really is zstd

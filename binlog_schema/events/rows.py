@@ -23,7 +23,7 @@ from construct import this
 
 from ..compression import MariaCompressed
 from ..primitives import (Bitmap, Bounded, ByteString, CtxKey, FlagList, GreedyList, NameTable,
-                          PackedInt,
+                          LimitedCount, PackedInt,
                           Raw, Struct, UIntLE, read_exact)
 
 ROWS_FLAGS = NameTable(__name__, "ROWS_FLAGS", {
@@ -71,12 +71,13 @@ def rows_body(*, v2: bool, after_image: bool, compressed: bool = False):
         fields.append("extra_data" / Bounded(GreedyList(_extra_item(after_image)),
                                              length=(extra_len_parse, extra_len_build)))
     fields += [
-        "column_count" / PackedInt,
+        "column_count" / LimitedCount(CtxKey("max_columns", 4096)),
         "columns_present" / Bitmap(this.column_count, pad=True),
     ]
     if after_image:
         fields.append("columns_after" / Bitmap(this.column_count, pad=True))
-    fields.append("rows" / (MariaCompressed if compressed else Raw))
+    fields.append("rows" / (MariaCompressed(CtxKey("max_uncompressed", 1 << 30)) if compressed
+                            else Raw))
     return Struct(*fields)
 
 

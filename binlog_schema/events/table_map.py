@@ -20,7 +20,8 @@ from construct import this
 
 from ..coltypes import TYPES, ColumnMetadata
 from ..primitives import (Bitmap, Bounded, Code, CodeList, Counted, CtxKey, FlagList,
-                          GreedyList, IfMore, NameTable, PackedInt, Raw, Struct, Text, UIntLE)
+                          GreedyList, IfMore, LimitedCount, NameTable, PackedInt, Raw, Struct,
+                          Text, UIntLE)
 
 TABLE_MAP_FLAGS = NameTable(__name__, "TABLE_MAP_FLAGS", {
     0x1: "BIT_LEN_EXACT", 0x2: "REFERRED_FK_DB", 0x4: "GENERATED_INVISIBLE_PK",
@@ -87,7 +88,8 @@ TableMapBody = Struct(
     "flags" / FlagList(2, TABLE_MAP_FLAGS),
     "database" / Bounded(Text), c.Const(b"\x00"),
     "table" / Bounded(Text), c.Const(b"\x00"),
-    "column_count" / c.Rebuild(PackedInt, c.len_(this.column_types)),
+    "column_count" / c.Rebuild(LimitedCount(CtxKey("max_columns", 4096)),
+                               c.len_(this.column_types)),
     "column_types" / CodeList(this.column_count, TYPES),
     "column_metadata" / IfMore(Bounded(ColumnMetadata(this.column_types))),
     "null_bitmap" / IfMore(Bitmap(this.column_count)),

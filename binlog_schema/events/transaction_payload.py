@@ -56,8 +56,9 @@ def payload_events_bytes(body, limit: int = MAX_UNCOMPRESSED) -> bytes:
         raise c.ValidationError(f"unknown compression type {kind}")
     import zstandard
     size = fields.get("UNCOMPRESSED_SIZE")
+    from ..primitives import LimitExceeded
     if size is not None and size > limit:
-        raise c.ValidationError(f"uncompressed size {size} exceeds the limit {limit}")
+        raise LimitExceeded(f"uncompressed size {size} exceeds the limit {limit}")
     dctx = zstandard.ZstdDecompressor()
     try:
         with dctx.stream_reader(bytes(body["payload"])) as reader:
@@ -65,7 +66,7 @@ def payload_events_bytes(body, limit: int = MAX_UNCOMPRESSED) -> bytes:
     except zstandard.ZstdError as e:
         raise c.ValidationError(f"zstd: {e}") from None
     if len(data) > limit:
-        raise c.ValidationError(f"decompressed payload exceeds the limit {limit}")
+        raise LimitExceeded(f"decompressed payload exceeds the limit {limit}")
     return data
 
 
