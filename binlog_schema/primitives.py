@@ -512,7 +512,8 @@ def Bitmap(count, msb: bool = False, greedy: bool = False, pad: bool = False):
 # wrappers: length-prefixed block, greedy list, counted list, optional tail
 
 
-def bounded_parse(io, this, sub, lenparse, lenbuild):
+def _block(io, lenparse) -> bytes:
+    """The bytes of a length-prefixed block (the length read with ``lenparse``)."""
     n = lenparse(io)
     if n is None:
         raise c.ValidationError("length prefix is NULL (0xfb)")
@@ -521,19 +522,17 @@ def bounded_parse(io, this, sub, lenparse, lenbuild):
     data = io.read(n)
     if len(data) != n:
         raise StreamError(f"needs {n} bytes, only {len(data)} left")
+    return data
+
+
+def bounded_parse(io, this, sub, lenparse, lenbuild):
+    data = _block(io, lenparse)
     return sub(substream(io, data), this)
 
 
 def bounded_text_parse(io, this, sub, lenparse, lenbuild):
     """Bounded(Text) without a sub-stream: the same result as bounded_parse."""
-    n = lenparse(io)
-    if n is None:
-        raise c.ValidationError("length prefix is NULL (0xfb)")
-    if n > _MAX_READ:
-        raise StreamError(f"length {n} runs past the end")
-    data = io.read(n)
-    if len(data) != n:
-        raise StreamError(f"needs {n} bytes, only {len(data)} left")
+    data = _block(io, lenparse)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
