@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from binlog_schema.stream import BinlogReader  # noqa: E402
+from table_maps import make_large  # noqa: E402
 
 CORPUS = pathlib.Path(os.environ.get("BINLOG_CORPUS", ROOT.parent / "shared" / "corpus"))
 REPEATS = int(os.environ.get("BENCH_REPEATS", "3"))
@@ -115,7 +116,8 @@ def main(argv):
             corpus = [p for p in CORPUS.rglob("*") if p.is_file()
                       and p.suffix not in (".md", ".txt")]
             files.append(max(corpus, key=lambda p: p.stat().st_size))
-        large = sorted((ROOT / ".work" / "large").glob("mariadb-large.*"))
+        large = sorted((ROOT / ".work" / "large").glob("mariadb-large.*")) or [
+            pathlib.Path(p) for p in make_large()]
         if not large:
             print("(no large binlog: run scripts/make_large_binlog.sh for the 128 MiB case)")
         files += large[:1]

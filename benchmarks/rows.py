@@ -25,6 +25,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from binlog_schema.model.row_change import RowDecoder  # noqa: E402
 from binlog_schema.stream import BinlogReader  # noqa: E402
+from table_maps import make_large  # noqa: E402
 
 REPEATS = int(os.environ.get("BENCH_REPEATS", "3"))
 MIB = 1 << 20
@@ -71,7 +72,8 @@ def main(argv):
     if argv:
         path = pathlib.Path(argv[0])
     else:
-        large = sorted((ROOT / ".work" / "large").glob("mariadb-large.*"))
+        large = sorted((ROOT / ".work" / "large").glob("mariadb-large.*")) or [
+            pathlib.Path(p) for p in make_large()]
         if not large:
             print("no large binlog: run scripts/make_large_binlog.sh first")
             return 1
