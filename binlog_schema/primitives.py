@@ -74,10 +74,17 @@ def _pathed(func, path):
         raise
 
 
+def _alias(module: str, name: str) -> str:
+    """The name a module attribute gets in generated code: qualified by its module, so two
+    modules' functions of the same name never replace each other there."""
+    return f"{module.replace('.', '_')}__{name}"
+
+
 def _imp(code, fn):
-    code.append(f"from {fn.__module__} import {fn.__name__}")
+    alias = _alias(fn.__module__, fn.__name__)
+    code.append(f"from {fn.__module__} import {fn.__name__} as {alias}")
     code.append("from binlog_schema.primitives import ctx_value")
-    return fn.__name__
+    return alias
 
 
 def _emitarg(code, arg) -> str:
@@ -169,6 +176,26 @@ def ctx_value(this, key, default):
         return default
     value = ctx[key]
     return default if value is None else value
+
+
+class FieldIs:
+    """Expression: the field at ``path`` (keys from the current context, e.g. ``("_",
+    "format")``) equals ``value`` (or not, with ``negate``). construct's own ``this.x == "s"``
+    loses the quotes of a string constant in compiled ``If`` code (it is emitted with str()),
+    so string comparisons use this."""
+
+    def __init__(self, path, value, negate=False):
+        self.path, self.value, self.negate = tuple(path), value, negate
+
+    def __call__(self, context):
+        for key in self.path:
+            context = context[key]
+        return (context == self.value) != self.negate
+
+    def __repr__(self):
+        ref = "this" + "".join(f"[{k!r}]" for k in self.path)
+        return f"({ref} {'!=' if self.negate else '=='} {self.value!r})"
+
 
 
 class CtxKey:
@@ -373,8 +400,9 @@ class NameTable(dict):
         self._ref = (module, attr)
 
     def emit(self, code):
-        code.append(f"from {self._ref[0]} import {self._ref[1]}")
-        return self._ref[1]
+        alias = _alias(*self._ref)
+        code.append(f"from {self._ref[0]} import {self._ref[1]} as {alias}")
+        return alias
 
 
 def CodeList(count, names: NameTable):

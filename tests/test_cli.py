@@ -81,11 +81,11 @@ def test_table_maps_and_build(tmp_path):
 
 def test_validate_reports_failures_with_a_byte_diff(tmp_path):
     spec = tmp_path / "v.yaml"
-    ev = build_event({"header": {"timestamp": 1, "type_code": 4, "server_id": 1,
+    ev = build_event({"header": {"timestamp": 1, "type_code": 7, "server_id": 1,
                                  "log_pos": 0, "flags": []}, "body": b"\x01\x02"},
                      Context(checksum=False))
     spec.write_text(f"name: raw\ncontext: {{checksum: false}}\nhex: '{ev.hex()}'\n"
-                    "expect: {header: {timestamp: 1, type_code: 4, server_id: 1, event_size: 21,"
+                    "expect: {header: {timestamp: 1, type_code: 7, server_id: 1, event_size: 21,"
                     " log_pos: 0, flags: []}, body: {hex: '0103'}}\n")
     out = run("validate", str(spec))
     assert out.returncode == 1

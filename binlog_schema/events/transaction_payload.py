@@ -12,7 +12,8 @@ from __future__ import annotations
 import construct as c
 from construct import this
 
-from ..primitives import Bounded, NameTable, PackedInt, Raw, RepeatUntilValue, Struct, _Leaf
+from ..primitives import (Bounded, FieldIs, NameTable, PackedInt, Raw, RepeatUntilValue, Struct,
+                          _Leaf)
 
 PAYLOAD_FIELDS = NameTable(__name__, "PAYLOAD_FIELDS", {
     0: "END", 1: "PAYLOAD_SIZE", 2: "COMPRESSION_TYPE", 3: "UNCOMPRESSED_SIZE"})
@@ -35,7 +36,7 @@ PayloadFieldType = _Leaf(ptype_parse, ptype_build)
 
 PayloadField = Struct(
     "type" / PayloadFieldType,
-    "value" / c.If(this.type != "END", Bounded(PackedInt)),
+    "value" / c.If(FieldIs(("type",), "END", negate=True), Bounded(PackedInt)),
 )
 
 TransactionPayloadBody = Struct(
