@@ -190,12 +190,14 @@ def _named(image):
 
 
 def jsonable(v, binary: str = "hex"):
-    """A JSON-safe rendering of a row value: decimals as strings, bytes as hex (or base64),
-    temporal values in ISO form (zero dates as MySQL prints them: lossless)."""
+    """A JSON-safe rendering of a row value: decimals as positional strings, bytes as hex (or
+    base64), temporal values in ISO form (zero dates as MySQL prints them: lossless)."""
     if v is None or isinstance(v, (bool, int, float, str)):
         return v
     if isinstance(v, decimal.Decimal):
-        return str(v)
+        # positional, every digit of the scale kept, as the server prints it (str() would
+        # give "0E-30" or "-1E-9" for small values)
+        return format(v, "f")
     if isinstance(v, (bytes, bytearray, memoryview)):
         raw = bytes(v)
         return {"base64": base64.b64encode(raw).decode()} if binary == "base64" \
@@ -203,7 +205,9 @@ def jsonable(v, binary: str = "hex"):
     if isinstance(v, (temporal.Date, temporal.DateTime, temporal.Time, temporal.Timestamp)):
         return v.isoformat()
     if isinstance(v, EnumValue):
-        return v.name if v.name is not None else v.index
+        # the error value (index 0, shown as '') is the number 0: an ENUM may have '' as a
+        # member too, and the two must build back to different bytes
+        return v.name if v.name is not None and v.index else v.index
     if isinstance(v, SetValue):
         return list(v.names) if v.names is not None else v.bits
     if isinstance(v, Geometry):
@@ -276,8 +280,8 @@ def from_jsonable(col, v):
               "TIMESTAMP2"):
         return _parse_iso(ty, v)
     if real == "ENUM":
-        if isinstance(v, int):
-            return EnumValue(v)
+        if isinstance(v, int):  # no member names logged, or the error value 0 ('')
+            return EnumValue(v, "" if v == 0 and col.enum_values else None)
         names = col.enum_values or []
         return EnumValue(names.index(v) + 1 if v in names else 0, v)
     if real == "SET":
