@@ -252,14 +252,14 @@ def _settings(tm_rec, rec) -> dict:
 
 
 def _json_rows_supported() -> bool:
-    """MySQL binary JSON values in JSON-safe rows need json_binary's to_jsonable and its
-    inverse from_jsonable (used by the vector checker through model.row_change)."""
+    """MySQL binary JSON values in JSON-safe rows need json_binary's lossless to_typed_json and
+    its inverse from_typed_json (used by the vector checker through model.row_change)."""
     try:
         from binlog_schema.values import json_binary
     except ImportError:
         return False
-    return callable(getattr(json_binary, "to_jsonable", None)) and \
-        callable(getattr(json_binary, "from_jsonable", None))
+    return callable(getattr(json_binary, "to_typed_json", None)) and \
+        callable(getattr(json_binary, "from_typed_json", None))
 
 
 def corpus() -> dict:

@@ -10,6 +10,7 @@ and turns each rows event into :class:`RowChange` objects.
 from __future__ import annotations
 
 import base64
+import datetime as dt
 import decimal
 from dataclasses import dataclass, field
 
@@ -215,11 +216,12 @@ def jsonable(v, binary: str = "hex"):
     if isinstance(v, Compressed):
         return {"compressed": v.stored.hex(), "data": jsonable(v.data, binary)}
     if isinstance(v, JsonDiff):
-        return {"json_diff": jsonable(v.ops, binary)}
-    if isinstance(v, dict):
-        return {str(k): jsonable(x, binary) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [jsonable(x, binary) for x in v]
+        from ..values.json_binary import to_typed_json
+        return {"json_diff": [to_typed_json(op) for op in v.ops]}
+    if isinstance(v, (dict, list, tuple, dt.date, dt.timedelta)) or type(v).__module__.endswith(
+            "json_binary"):
+        from ..values.json_binary import to_typed_json
+        return to_typed_json(v)  # a JSON document (or VECTOR's list of floats)
     to_jsonable = getattr(v, "to_jsonable", None)
     if callable(to_jsonable):
         return to_jsonable()
@@ -291,7 +293,9 @@ def from_jsonable(col, v):
         return SetValue(sum(1 << names.index(n) for n in v), tuple(v))
     if ty == "GEOMETRY":
         return Geometry(v["srid"], bytes.fromhex(v["wkb"]))
-    if ty == "JSON" and not isinstance(v, (str, bytes)):
-        from ..values.json_binary import from_jsonable as json_from
-        return json_from(v)
+    if ty == "JSON":  # MySQL's binary JSON (MariaDB logs JSON as a BLOB)
+        from ..values.json_binary import from_typed_json
+        if isinstance(v, dict) and set(v) == {"json_diff"}:
+            return JsonDiff([from_typed_json(op) for op in v["json_diff"]])
+        return from_typed_json(v)
     return v
