@@ -20,6 +20,7 @@ class Context:
     flavor: str | None = None          # "mysql" or "mariadb"
     binlog_version: int = 4
     type_remap: dict | None = None     # file type code -> standard code (pre-GA numberings)
+    encrypted: bool = False            # after MariaDB's START_ENCRYPTION: events are ciphertext
     offset: int = 0                    # file offset of the event being parsed or built
     max_columns: int = 4096            # column counts above this are refused (MySQL's max)
     max_uncompressed: int = 1 << 30    # decompressed payload / compressed event size limit

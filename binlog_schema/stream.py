@@ -20,6 +20,7 @@ FORMAT_DESCRIPTION_EVENT = 15
 START_EVENT_V3 = 1
 TABLE_MAP_EVENT = 19
 TRANSACTION_PAYLOAD_EVENT = 40
+START_ENCRYPTION_EVENT = 164
 
 
 class EventRecord:
@@ -217,7 +218,7 @@ class BinlogReader:
                 return
             raw = head + rest
             self.events_read += 1
-            if self.recover and not self._crc_ok(raw):
+            if self.recover and not self.ctx.encrypted and not self._crc_ok(raw):
                 f.seek(pos)
                 pos = yield from self._gap(f, pos, None)
                 if pos is None:
@@ -310,11 +311,13 @@ class BinlogReader:
     def _record(self, pos, raw):
         ctx = self.ctx
         code = ctx.kind(raw[4])
-        is_context = code in (FORMAT_DESCRIPTION_EVENT, START_EVENT_V3)
+        is_context = code in (FORMAT_DESCRIPTION_EVENT, START_EVENT_V3, START_ENCRYPTION_EVENT)
         wanted = ((self.start is None or pos >= self.start)
                   and (self.types is None or code in self.types))
         if not (wanted or is_context or (code == TABLE_MAP_EVENT and self.decode)):
             return None
+        if ctx.encrypted:  # ciphertext: kept as bytes (the key is not ours), never an error
+            return EventRecord(pos, raw, ctx) if wanted else None
         if self.decode == "lazy" and not is_context and code != TRANSACTION_PAYLOAD_EVENT:
             return EventRecord(pos, raw, ctx, lazy=True) if wanted else None
         rec = EventRecord(pos, raw, ctx)
@@ -341,6 +344,8 @@ class BinlogReader:
                 self.ctx = context_from_fde(body, ctx)
             elif code == START_EVENT_V3:
                 self.ctx = context_from_start_v3(rec.value["body"], ctx)
+            elif code == START_ENCRYPTION_EVENT:
+                self.ctx = ctx.replace(encrypted=True)
             elif code == TABLE_MAP_EVENT:
                 self.table_maps[rec.value["body"]["table_id"]] = rec.value
             elif code == TRANSACTION_PAYLOAD_EVENT and self.payloads and self.decode:

@@ -16,10 +16,11 @@ SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "$SCRIPT_DIR/.." && pwd)"
 cd "$REPO_ROOT"
 
-NAME=evq
+NAME=${EVQ_NAME:-evq}
 M=scripts/mariadb.sh
 WORKLOAD=scripts/workloads/events_query.sql
-OUT=.work/binlogs-events
+CHECKSUM=${BINLOG_CHECKSUM:-CRC32}   # CRC32 or NONE
+OUT=${EVQ_OUT:-.work/binlogs-events}
 DIR=.work/mariadb/$NAME
 
 q() {  # q SQL -> tab-separated rows, no headers
@@ -38,7 +39,7 @@ trap cleanup EXIT
 # fresh server every time; LOAD DATA INFILE reads only below its own directory
 "$M" destroy "$NAME" >/dev/null 2>&1 || true
 mkdir -p "$DIR"
-env_lines="$("$M" start "$NAME" --binlog-format=STATEMENT --binlog-checksum=CRC32 \
+env_lines="$("$M" start "$NAME" --binlog-format=STATEMENT --binlog-checksum="$CHECKSUM" \
     --binlog-annotate-row-events=ON --secure-file-priv="$REPO_ROOT/$DIR")"
 pid="$(printf '%s\n' "$env_lines" | sed -n 's/^pid=//p')"
 binlog_dir="$(printf '%s\n' "$env_lines" | sed -n 's/^binlog_dir=//p')"
