@@ -60,7 +60,7 @@ def _text_line(rec) -> str:
     stamp = time.strftime("%y%m%d %H:%M:%S", time.gmtime(h["timestamp"]))
     crc = f" CRC32 0x{v['checksum']:08x}" if "checksum" in v else ""
     lines.append(f"#{stamp} server id {h['server_id']}  end_log_pos {h['log_pos']}{crc} \t"
-                 f"{rec.type_name} {_summary(rec)}")
+                 f"{_summary(rec)}")
     return "\n".join(lines)
 
 
@@ -77,17 +77,56 @@ def _text_rows(d):
             yield "###   " + json.dumps(row, ensure_ascii=False)
 
 
+_ROWS_NAMES = {"WRITE": "Write_rows", "UPDATE": "Update_rows", "DELETE": "Delete_rows",
+               "PARTIAL": "Update_rows_partial"}
+
+
 def _summary(rec) -> str:
+    """The event as mysqlbinlog's comment line (and the statement lines after it) say it."""
     body = rec.value["body"]
+    kind = rec.kind
     if isinstance(body, (bytes, bytearray)):
-        return f"({len(body)} bytes)"
-    if rec.kind == 19:
-        return (f"table_id: {body['table_id']} ({_name(body['database'])}."
-                f"{_name(body['table'])}) columns: {len(body['column_types'])}")
-    if rec.kind == 15:
-        return f"binlog v {body['binlog_version']}, server v {body['server_version']}"
+        return f"{rec.type_name} ({len(body)} bytes, not declared: kept raw)"
+    if kind == 2 or kind == 165:
+        text = body.get("query")
+        q = text if isinstance(text, str) else _name(text or b"")
+        db = body.get("database")
+        lines = [f"Query\tthread_id={body.get('thread_id')}\texec_time="
+                 f"{body.get('exec_time')}\terror_code={body.get('error_code')}"]
+        if db:
+            lines.append(f"use `{_name(db)}`/*!*/;")
+        lines.append(f"{q}\n/*!*/;")
+        return "\n".join(lines)
+    if kind == 16:
+        return f"Xid = {body['xid']}\nCOMMIT/*!*/;"
+    if kind == 4:
+        return f"Rotate to {_name(body['next_file'])}  pos: {body.get('position')}"
+    if kind == 19:
+        return (f"Table_map: `{_name(body['database'])}`.`{_name(body['table'])}` mapped to "
+                f"number {body['table_id']} ({len(body['column_types'])} columns)")
+    if kind == 15:
+        return (f"Start: binlog v {body['binlog_version']}, server v {body['server_version']} "
+                f"created {time.strftime('%y%m%d %H:%M:%S', time.gmtime(body['create_timestamp']))}")
+    if kind in (33, 34):
+        gtid = f"{body.get('sid')}:{body.get('gno')}" if kind == 33 else "ANONYMOUS"
+        return (f"GTID\tlast_committed={body.get('last_committed')}\tsequence_number="
+                f"{body.get('sequence_number')}\nSET @@SESSION.GTID_NEXT= '{gtid}'/*!*/;")
+    if kind == 162:
+        return (f"GTID {body['domain_id']}-{rec.value['header']['server_id']}-{body['seq_no']}"
+                f" {' '.join(str(f).lower() for f in body.get('flags2') or [])}")
+    if kind == 5:
+        return f"Intvar\nSET {body['type']}={body['value']}/*!*/;"
+    if kind == 160:
+        q = body["query"]
+        return "Annotate_rows:\n#Q> " + (q if isinstance(q, str) else _name(q))
+    from .events.rows import DELETE_KINDS, ROWS_KINDS, UPDATE_KINDS
+    if kind in ROWS_KINDS:
+        op = "DELETE" if kind in DELETE_KINDS else "PARTIAL" if kind == 39 else \
+            "UPDATE" if kind in UPDATE_KINDS else "WRITE"
+        flags = " ".join(f"{f}_F" for f in body.get("flags") or [])
+        return f"{_ROWS_NAMES[op]}: table id {body['table_id']} flags: {flags}"
     keys = [k for k in body if not str(k).startswith("_")][:4]
-    return " ".join(f"{k}: {_short(body[k])}" for k in keys)
+    return rec.type_name + " " + " ".join(f"{k}: {_short(body[k])}" for k in keys)
 
 
 def _name(v):

@@ -50,7 +50,7 @@ def test_decode_jsonl_and_text(tmp_path):
     assert events[1]["header"]["log_pos"] == events[1]["offset"] + events[1]["header"][
         "event_size"]
     text = run("decode", "--format", "text", str(path)).stdout.decode()
-    assert "# at 4" in text and "TABLE_MAP_EVENT table_id: 5 (d.t)" in text
+    assert "# at 4" in text and "Table_map: `d`.`t` mapped to number 5" in text
 
 
 def test_roundtrip_reports_identical_and_fails_on_corruption(tmp_path):
