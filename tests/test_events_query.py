@@ -356,7 +356,7 @@ def test_decode_shows_typed_bodies(tmp_path):
     assert events[5]["body"]["next_file"] == "binlog.000002"
     text = subprocess.run([sys.executable, "-m", "binlog_schema", "decode", "--format", "text",
                            str(path)], capture_output=True).stdout.decode()
-    assert "XID_EVENT xid: 42" in text
+    assert "Xid = 42" in text and "Rotate to binlog.000002  pos: 4" in text
 
 
 def test_corpus_statement_events_are_typed_without_trailing_bytes(corpus):
