@@ -83,8 +83,20 @@ def _alias(module: str, name: str) -> str:
 def _imp(code, fn):
     alias = _alias(fn.__module__, fn.__name__)
     code.append(f"from {fn.__module__} import {fn.__name__} as {alias}")
-    code.append("from binlog_schema.primitives import ctx_value")
+    code.append("from binlog_schema.primitives import ctx_value, EXPRESSION_FUNCS as _bs_fn")
     return alias
+
+
+EXPRESSION_FUNCS: dict = {}
+
+
+def expr_ref(fn) -> str:
+    """Source text naming ``fn`` in generated code, for expressions whose ``repr`` construct's
+    own classes (If, Switch, Rebuild) paste into it: a lookup in a dict the generated code
+    imports once (an ``__import__`` per evaluation would cost a microsecond each time)."""
+    key = f"{fn.__module__}.{fn.__name__}"
+    EXPRESSION_FUNCS[key] = fn
+    return f"_bs_fn[{key!r}]"
 
 
 def _emitarg(code, arg) -> str:
@@ -228,14 +240,30 @@ def packed_parse(io):
     if v < 251:
         return v
     if v == 252:
-        return int.from_bytes(read_exact(io, 2), "little")
+        n = int.from_bytes(read_exact(io, 2), "little")
+        if n < 251:
+            raise _not_shortest(n, v)
+        return n
     if v == 253:
-        return int.from_bytes(read_exact(io, 3), "little")
+        n = int.from_bytes(read_exact(io, 3), "little")
+        if n < 0x10000:
+            raise _not_shortest(n, v)
+        return n
     if v == 254:
-        return int.from_bytes(read_exact(io, 8), "little")
+        n = int.from_bytes(read_exact(io, 8), "little")
+        if n < 0x1000000:
+            raise _not_shortest(n, v)
+        return n
     if v == 251:
         return None
     raise c.ValidationError("packed integer: first byte 0xff is not a valid prefix")
+
+
+def _not_shortest(n, prefix):
+    # servers write the shortest form (net_store_length); a longer one would not rebuild
+    # byte for byte, so it is refused rather than silently normalised
+    return c.ValidationError(f"packed integer {n} with prefix {prefix:#04x} is not in its "
+                             "shortest form")
 
 
 def packed_build(obj, io):
@@ -273,13 +301,17 @@ class LimitExceeded(c.ValidationError):
 
 def count_parse(io, limit):
     n = packed_parse(io)
-    if n is not None and n > limit:
+    if n is None:
+        raise c.ValidationError("count is NULL (0xfb)")
+    if n > limit:
         raise LimitExceeded(f"count {n} exceeds the limit {limit}")
     return n
 
 
 def count_build(obj, io, limit):
-    if obj is not None and obj > limit:
+    if not isinstance(obj, int) or obj < 0:
+        raise c.IntegerError(f"count {obj!r} is not a non-negative int")
+    if obj > limit:
         raise LimitExceeded(f"count {obj} exceeds the limit {limit}")
     return packed_build(obj, io)
 
@@ -516,7 +548,9 @@ def bitmap_parse(io, count, msb, greedy, pad=False):
 
 def bitmap_build(obj, io, count, msb, greedy, pad=False):
     n = len(obj)
-    nbytes = (max(n, count) + 7) >> 3 if greedy else (count + 7) >> 3
+    # greedy: as many bytes as the bits need (a TLV shorter than its column count, even
+    # empty, rebuilds as it was); else the count's
+    nbytes = (n + 7) >> 3 if greedy else (count + 7) >> 3
     if n > nbytes * 8 or (not greedy and n not in (count, nbytes * 8)):
         raise c.RangeError(f"bitmap of {n} bits for {count} columns")
     if pad and n < nbytes * 8:
@@ -555,7 +589,15 @@ def _block(io, lenparse) -> bytes:
 
 def bounded_parse(io, this, sub, lenparse, lenbuild):
     data = _block(io, lenparse)
-    return sub(substream(io, data), this)
+    block = substream(io, data)
+    value = sub(block, this)
+    used = block.tell()
+    if used != len(data):
+        # bytes the content leaves unread would be lost on build (the length is computed)
+        if type(block) is TrackingIO:
+            block.recorder[0] = block.base + used
+        raise c.ValidationError(f"block of {len(data)} bytes: its content ends after {used}")
+    return value
 
 
 def bounded_text_parse(io, this, sub, lenparse, lenbuild):

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import construct as c
 
-from ..primitives import Struct, _Leaf, read_exact
+from ..primitives import Struct, _Leaf, expr_ref, read_exact
 
 
 def fixed_text_parse(io, size):
@@ -79,8 +79,7 @@ class _HasAlg:
         return fde_has_alg(context.server_version)
 
     def __repr__(self):
-        return ("__import__('binlog_schema.events.format_description', fromlist=['_'])"
-                ".fde_has_alg(this['server_version'])")
+        return f"{expr_ref(fde_has_alg)}(this['server_version'])"
 
 
 class _AlgLen(_HasAlg):

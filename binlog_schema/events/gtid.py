@@ -49,7 +49,7 @@ import io as _io
 import construct as c
 from construct import this
 
-from ..primitives import (Bounded, ByteString, FieldIs, FlagList, FuncRef, IfMore, NameTable,
+from ..primitives import (Bounded, ByteString, FieldIs, expr_ref, FlagList, FuncRef, IfMore, NameTable,
                           PackedInt, Raw, RepeatUntilValue, Struct, Text, TrackingIO,
                           _flag_names, _Leaf, _Wrapper, packed_build, packed_parse, read_exact,
                           remaining, substream)
@@ -495,7 +495,7 @@ class _ByteLen:
         return byte_len(context[self.key])
 
     def __repr__(self):
-        return f"__import__({_MOD!r}, fromlist=['_']).byte_len(this[{self.key!r}])"
+        return f"{expr_ref(byte_len)}(this[{self.key!r}])"
 
 
 # ------------------------------------------------------------------ flags, zeros, checks

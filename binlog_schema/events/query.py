@@ -43,7 +43,7 @@ from construct import Container, ListContainer, this
 
 from ..compression import mariadb_compress, mariadb_uncompress
 from ..primitives import (Bounded, ByteString, Code, FlagList, FuncRef, IfMore, NameTable, Raw,
-                          Struct, Text, UIntLE, _Leaf, _Wrapper, read_exact, remaining,
+                          Struct, Text, UIntLE, _Leaf, _Wrapper, expr_ref, read_exact, remaining,
                           substream)
 
 _MOD = __name__
@@ -153,7 +153,7 @@ class _Call:
 
     def __repr__(self):
         args = "".join(", " + repr(a) for a in self.args)
-        return f"__import__({self.fn.__module__!r}, fromlist=['_']).{self.fn.__name__}(this{args})"
+        return f"{expr_ref(self.fn)}(this{args})"
 
 
 def Opt(condition, subcon):
