@@ -37,6 +37,9 @@ class Context:
         return self.type_remap.get(code, code) if self.type_remap else code
 
     def replace(self, **changes) -> "Context":
+        # "_" keys of extra are caches derived from the other fields: never shared
+        changes.setdefault("extra", {k: v for k, v in self.extra.items()
+                                     if not k.startswith("_")})
         return replace(self, **changes)
 
     def to_dict(self) -> dict:

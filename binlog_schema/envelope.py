@@ -50,7 +50,9 @@ def _crc(head: bytes, body: bytes) -> int:
 
 
 def envelope_parse(io, this, parse_header, parse_body):
-    head = read_exact(io, HEADER_SIZE)
+    head = io.read(HEADER_SIZE)
+    if len(head) != HEADER_SIZE:
+        raise c.StreamError(f"needs {HEADER_SIZE} bytes, only {len(head)} left")
     header = parse_header(substream(io, head), this)
     size = header["event_size"]
     if size < HEADER_SIZE:
@@ -59,23 +61,29 @@ def envelope_parse(io, this, parse_header, parse_body):
         raise c.ValidationError(f"event_size {size} is smaller than the {HEADER_SIZE}-byte header")
     rest = read_exact(io, size - HEADER_SIZE)
     ctx = this["_params"].get("ctx")
-    kind = ctx.kind(header["type_code"]) if ctx is not None else header["type_code"]
-    crc_len = checksum_length(kind, rest, ctx)
-    body = rest[:len(rest) - crc_len]
-    out = Container(header=header)
+    kind = header["type_code"]
+    if ctx is None:
+        crc_len = checksum_length(kind, rest, None)
+    else:
+        if ctx.type_remap:
+            kind = ctx.type_remap.get(kind, kind)
+        crc_len = checksum_length(kind, rest, ctx) if kind == FORMAT_DESCRIPTION_EVENT else \
+            (4 if ctx.checksum else 0)
     if crc_len:
+        body = rest[:-4]
         stored = int.from_bytes(rest[-4:], "little")
-        if (ctx is None or ctx["verify_checksum"]) and _crc(head, body) != stored:
+        if (ctx is None or ctx.verify_checksum) and _crc(head, body) != stored:
             if type(io) is TrackingIO:
                 io.recorder[0] = io.base + io.tell() - 4
             raise ChecksumMismatch(f"stored CRC32 {stored:#010x}, computed "
                                    f"{_crc(head, body):#010x}")
+    else:
+        body = rest
     this["header"] = header
     stream = substream(io, body, gap=crc_len)
-    out["body"] = parse_body(stream, this)
-    left = body[stream.tell():]
-    if left:
-        out["trailing"] = left
+    out = Container(header=header, body=parse_body(stream, this))
+    if stream.tell() != len(body):
+        out["trailing"] = body[stream.tell():]
     if crc_len:
         out["checksum"] = stored
     return out

@@ -101,6 +101,17 @@ def post_header_length(this, code: int, v4: int, old: int, v1: int | None = None
     ctx = this["_params"].get("ctx")
     if ctx is None:
         return v4
+    memo = ctx.extra.get("_phl")
+    if memo is None:
+        memo = ctx.extra["_phl"] = {}
+    key = (code, v4, old, v1)
+    n = memo.get(key)
+    if n is None:
+        n = memo[key] = _post_header_length(ctx, code, v4, old, v1)
+    return n
+
+
+def _post_header_length(ctx, code, v4, old, v1):
     table = ctx["post_header_lengths"]
     if table is not None:
         remap = ctx["type_remap"]
