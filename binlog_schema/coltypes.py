@@ -165,9 +165,11 @@ def colmeta_parse(io, this, sub, types):
     out = ListContainer()
     for t in types:
         this["_column_type"] = t
+        start = io.tell()
         try:
             out.append(sub(io, this))
         except UnknownColumnType:
+            io.seek(start)  # an unknown TYPED_ARRAY element type: its type byte was read
             out.append(Container(raw=io.read()))
             return out
     if _p.remaining(io):
@@ -200,7 +202,13 @@ def colmeta_fast_parse(io, this, cases, types):
             out.append(Container(raw=io.read()))
             return out
         else:
-            out.append(f(io, this))
+            start = io.tell()
+            try:
+                out.append(f(io, this))
+            except UnknownColumnType:
+                io.seek(start)
+                out.append(Container(raw=io.read()))
+                return out
     if _p.remaining(io):
         out.append(Container(raw=io.read()))
     return out

@@ -69,6 +69,11 @@ def envelope_parse(io, this, parse_header, parse_body):
             kind = ctx.type_remap.get(kind, kind)
         crc_len = checksum_length(kind, rest, ctx) if kind == FORMAT_DESCRIPTION_EVENT else \
             (4 if ctx.checksum else 0)
+    if crc_len and len(rest) < crc_len:  # a CRC32 overlapping the header: would rebuild longer
+        if type(io) is TrackingIO:
+            io.recorder[0] = io.base + io.tell() - size + 9
+        raise c.ValidationError(f"event_size {size} leaves no room for the {HEADER_SIZE}-byte "
+                                f"header and the {crc_len}-byte CRC32")
     if crc_len:
         body = rest[:-4]
         stored = int.from_bytes(rest[-4:], "little")
@@ -191,8 +196,17 @@ def _message_of(e: Exception) -> str:
 
 
 def convert_error(e: Exception, offset: int | None, building: bool = False) -> BinlogError:
+    """The typed error for any exception. One that is not construct's (a crash the
+    declarations did not foresee) stays reachable as ``.original``, for bug reports and the
+    fuzz harness."""
     if isinstance(e, BinlogError):
         return e
+    err = _converted(e, offset, building)
+    err.original = None if isinstance(e, c.ConstructError) else e
+    return err
+
+
+def _converted(e, offset, building) -> BinlogError:
     path = _path_of(e) if isinstance(e, c.ConstructError) else None
     msg = _message_of(e)
     if building:

@@ -242,26 +242,28 @@ def packed_parse(io):
     if v == 252:
         n = int.from_bytes(read_exact(io, 2), "little")
         if n < 251:
-            raise _not_shortest(n, v)
+            raise _not_shortest(io, n, v, 3)
         return n
     if v == 253:
         n = int.from_bytes(read_exact(io, 3), "little")
         if n < 0x10000:
-            raise _not_shortest(n, v)
+            raise _not_shortest(io, n, v, 4)
         return n
     if v == 254:
         n = int.from_bytes(read_exact(io, 8), "little")
         if n < 0x1000000:
-            raise _not_shortest(n, v)
+            raise _not_shortest(io, n, v, 9)
         return n
     if v == 251:
         return None
     raise c.ValidationError("packed integer: first byte 0xff is not a valid prefix")
 
 
-def _not_shortest(n, prefix):
+def _not_shortest(io, n, prefix, width):
     # servers write the shortest form (net_store_length); a longer one would not rebuild
     # byte for byte, so it is refused rather than silently normalised
+    if type(io) is TrackingIO:  # the error names the prefix byte
+        io.recorder[0] = io.base + io.tell() - width
     return c.ValidationError(f"packed integer {n} with prefix {prefix:#04x} is not in its "
                              "shortest form")
 
@@ -295,15 +297,35 @@ PackedInt = _Leaf(packed_parse, packed_build)
 0xfb is the 1-byte NULL form and parses to None."""
 
 
+def number_parse(io):
+    n = packed_parse(io)
+    if n is None:
+        raise c.ValidationError("packed integer is NULL (0xfb) where a number is required")
+    return n
+
+
+def number_build(obj, io):
+    if obj is None:
+        raise c.IntegerError("packed integer: None where a number is required")
+    return packed_build(obj, io)
+
+
+PackedNumber = _Leaf(number_parse, number_build)
+"""A packed integer that cannot be NULL: 0xfb is refused (a writer stores 251 as fc fb 00)."""
+
+
 class LimitExceeded(c.ValidationError):
     """A size or count beyond a configured limit (raised before anything is allocated)."""
 
 
 def count_parse(io, limit):
+    start = io.tell()
     n = packed_parse(io)
-    if n is None:
-        raise c.ValidationError("count is NULL (0xfb)")
-    if n > limit:
+    if n is None or n > limit:
+        if type(io) is TrackingIO:  # the error names the count's first byte
+            io.recorder[0] = io.base + start
+        if n is None:
+            raise c.ValidationError("count is NULL (0xfb)")
         raise LimitExceeded(f"count {n} exceeds the limit {limit}")
     return n
 
@@ -711,7 +733,10 @@ def Counted(subcon):
 
 
 def ifmore_parse(io, this, sub):
-    return sub(io, this) if remaining(io) else None
+    if io.read(1):  # one byte and a step back: cheaper than measuring what remains
+        io.seek(-1, 1)
+        return sub(io, this)
+    return None
 
 
 def ifmore_build(obj, io, this, sub):

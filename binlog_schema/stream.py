@@ -349,8 +349,10 @@ class BinlogReader:
             elif code == TABLE_MAP_EVENT:
                 self.table_maps[rec.value["body"]["table_id"]] = rec.value
             elif code == TRANSACTION_PAYLOAD_EVENT and self.payloads and self.decode:
+                rec.inner = []  # the inner events before a bad one are kept
                 try:
-                    rec.inner = list(self._inner(rec))
+                    for inner in self._inner(rec):
+                        rec.inner.append(inner)
                 except BinlogError as e:
                     if not self.skip_errors:
                         raise
@@ -378,9 +380,19 @@ class BinlogReader:
                 yield EventRecord(pos, raw, ctx, parent_offset=rec.offset, lazy=True)
                 pos += size
                 continue
+            # inner records' offsets (and their errors') are positions in the payload's
+            # data, as for lazy records; a bad inner event does not lose the ones after it
             inner = EventRecord(pos, raw, ctx, parent_offset=rec.offset)
-            inner.value = parse_event(raw, ctx, rec.offset)
-            if ctx.kind(raw[4]) == TABLE_MAP_EVENT:
+            try:
+                inner.value = parse_event(raw, ctx, pos)
+            except BinlogError as e:
+                if not self.skip_errors:
+                    raise type(e)(f"inner event at {e.offset} of the payload: {e.message}",
+                                  offset=rec.offset, path=f"payload[{pos}]"
+                                  + (f".{e.path}" if e.path else ""),
+                                  expected=e.expected) from None
+                inner.error = e
+            if inner.value is not None and ctx.kind(raw[4]) == TABLE_MAP_EVENT:
                 self.table_maps[inner.value["body"]["table_id"]] = inner.value
             yield inner
             pos += size

@@ -710,7 +710,8 @@ IncidentBody = Struct(
 IgnorableBody = Struct("data" / Raw)
 
 RowsQueryBody = Struct(  # the length byte is the low byte of the length; readers ignore it
-    "length" / c.Rebuild(c.Int8ul, _Call(byte_len_low, "query")),
+    # readers ignore it; kept as stored, computed (low byte of the length) when left None
+    "length" / c.Default(c.Int8ul, _Call(byte_len_low, "query")),
     "query" / Text,
 )
 

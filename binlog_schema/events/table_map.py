@@ -20,7 +20,7 @@ from construct import this
 
 from ..coltypes import TYPES, ColumnMetadata
 from ..primitives import (Bitmap, Bounded, Code, CodeList, Counted, CtxKey, FlagList,
-                          GreedyList, IfMore, LimitedCount, NameTable, PackedInt, Raw, Struct,
+                          GreedyList, IfMore, LimitedCount, NameTable, PackedNumber, Raw, Struct,
                           Text, UIntLE)
 
 TABLE_MAP_FLAGS = NameTable(__name__, "TABLE_MAP_FLAGS", {
@@ -55,10 +55,11 @@ class _NumericCount:
         return "numeric_count(this['_']['column_types'])"
 
 
-Collations = GreedyList(PackedInt)
+# numbers in TLVs are never NULL: PackedNumber refuses the 0xfb prefix
+Collations = GreedyList(PackedNumber)
 DefaultCharset = Struct(
-    "default" / PackedInt,
-    "pairs" / GreedyList(Struct("index" / PackedInt, "collation" / PackedInt)),
+    "default" / PackedNumber,
+    "pairs" / GreedyList(Struct("index" / PackedNumber, "collation" / PackedNumber)),
 )
 Strings = GreedyList(Bounded(Text))
 
@@ -69,13 +70,14 @@ OPTIONAL_VALUE = c.Switch(this.type, {
     "COLUMN_NAME": Strings,
     "SET_STR_VALUE": GreedyList(Counted(Bounded(Text))),
     "ENUM_STR_VALUE": GreedyList(Counted(Bounded(Text))),
-    "GEOMETRY_TYPE": GreedyList(PackedInt),
-    "SIMPLE_PRIMARY_KEY": GreedyList(PackedInt),
-    "PRIMARY_KEY_WITH_PREFIX": GreedyList(Struct("column" / PackedInt, "prefix" / PackedInt)),
+    "GEOMETRY_TYPE": GreedyList(PackedNumber),
+    "SIMPLE_PRIMARY_KEY": GreedyList(PackedNumber),
+    "PRIMARY_KEY_WITH_PREFIX": GreedyList(Struct("column" / PackedNumber,
+                                                 "prefix" / PackedNumber)),
     "ENUM_AND_SET_DEFAULT_CHARSET": DefaultCharset,
     "ENUM_AND_SET_COLUMN_CHARSET": Collations,
     "COLUMN_VISIBILITY": Bitmap(this._.column_count, msb=True, greedy=True),
-    "VECTOR_DIMENSIONALITY": GreedyList(PackedInt),
+    "VECTOR_DIMENSIONALITY": GreedyList(PackedNumber),
 }, default=Raw)  # unknown (vendor) TLV types keep their bytes
 
 OptionalMetadataField = Struct(

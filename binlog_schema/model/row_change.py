@@ -12,6 +12,8 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import decimal
+import math
+import struct
 from dataclasses import dataclass, field
 
 import construct as c
@@ -123,8 +125,9 @@ class RowDecoder:
             err.path = "body.rows" + (f" ({err.path})" if err.path else "")
             raise err from None
         except Exception as e:  # noqa: BLE001 - only typed errors leave the package
-            raise FormatError(f"{type(e).__name__}: {e}", offset=rec.offset,
-                              path="body.rows") from None
+            err = FormatError(f"{type(e).__name__}: {e}", offset=rec.offset, path="body.rows")
+            err.original = e  # a crash, kept for bug reports (see envelope.convert_error)
+            raise err from None
 
     def encode_rows(self, rec, rows) -> bytes:
         tm = self.table_maps[rec.value["body"]["table_id"]]
@@ -187,12 +190,16 @@ def _named(image):
     """An image as the row change shows it: column name -> value (spare-bit keys dropped)."""
     if image is None or ("_null_bits" not in image and "_value_options" not in image):
         return image
-    return {k: v for k, v in image.items() if k not in ("_null_bits", "_value_options")}
+    return {k: v for k, v in image.items()
+            if k not in ("_null_bits", "_value_options", "_partial_json_bits")}
 
 
 def jsonable(v, binary: str = "hex"):
     """A JSON-safe rendering of a row value: decimals as positional strings, bytes as hex (or
     base64), temporal values in ISO form (zero dates as MySQL prints them: lossless)."""
+    if isinstance(v, float) and not math.isfinite(v):  # JSON has no NaN (whose payload
+        # bits matter) nor infinities
+        return {"float": struct.pack(">d", v).hex()}
     if v is None or isinstance(v, (bool, int, float, str)):
         return v
     if isinstance(v, decimal.Decimal):
@@ -210,7 +217,9 @@ def jsonable(v, binary: str = "hex"):
         # member too, and the two must build back to different bytes
         return v.name if v.name is not None and v.index else v.index
     if isinstance(v, SetValue):
-        return list(v.names) if v.names is not None else v.bits
+        # names only when every set bit has one (a bit past the members is kept as a number)
+        return list(v.names) if v.names is not None and len(v.names) == bin(
+            v.bits).count("1") else v.bits
     if isinstance(v, Geometry):
         return {"srid": v.srid, "wkb": v.wkb.hex()}
     if isinstance(v, Compressed):
@@ -242,19 +251,19 @@ def _parse_iso(col_type, text):
         y, m, d = (int(x) for x in text.split("-"))
         return temporal.Date(y, m, d)
     if col_type in ("DATETIME", "DATETIME2"):
-        m = re.fullmatch(r"(\d+)-(\d+)-(\d+) (\d+):(\d+):(\d+)(?:\.(\d{6}))?", text)
+        m = re.fullmatch(r"(-?\d+)-(\d+)-(\d+) (\d+):(\d+):(\d+)(?:\.(\d{6,}))?", text)
         y, mo, d, h, mi, s, us = m.groups()
         return temporal.DateTime(int(y), int(mo), int(d), int(h), int(mi), int(s),
                                  int(us or 0))
     if col_type in ("TIME", "TIME2"):
-        m = re.fullmatch(r"(-?)(\d+):(\d+):(\d+)(?:\.(\d{6}))?", text)
+        m = re.fullmatch(r"(-?)(\d+):(\d+):(\d+)(?:\.(\d{6,}))?", text)
         neg, h, mi, s, us = m.groups()
         return temporal.Time(bool(neg), int(h), int(mi), int(s), int(us or 0))
     if col_type in ("TIMESTAMP", "TIMESTAMP2"):
         import datetime as dt
         if text.startswith("0000-00-00"):
             return temporal.Timestamp(0, 0)
-        m = re.fullmatch(r"(\d+-\d+-\d+ \d+:\d+:\d+)(?:\.(\d{6}))?Z", text)
+        m = re.fullmatch(r"(\d+-\d+-\d+ \d+:\d+:\d+)(?:\.(\d{6,}))?Z", text)
         t = dt.datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S").replace(
             tzinfo=dt.timezone.utc)
         return temporal.Timestamp(int(t.timestamp()), int(m.group(2) or 0))
@@ -274,6 +283,8 @@ def from_jsonable(col, v):
         return Compressed(bytes.fromhex(v["compressed"]), data)
     if isinstance(v, dict) and set(v) == {"hex"}:
         return bytes.fromhex(v["hex"])
+    if isinstance(v, dict) and set(v) == {"float"}:
+        return struct.unpack(">d", bytes.fromhex(v["float"]))[0]
     if isinstance(v, dict) and set(v) == {"base64"}:
         return base64.b64decode(v["base64"])
     if ty == "NEWDECIMAL":

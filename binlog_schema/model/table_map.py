@@ -64,9 +64,11 @@ class TableMap:
     checksum: bool = True
     table_id_size: int = 6
     layout: str = "standard"                # standard | pre_ga (no metadata, no null bits)
+    #                                         | no_null_bitmap (metadata, then the end)
     extra_optional_metadata: list = field(default_factory=list)  # [{position, type, hex}]
     trailing_metadata_hex: str | None = None  # bytes after the last column's metadata
     tlv_types: list | None = None  # set only when the TLVs differ from the flavor's rules
+    null_spare_bits: list | None = None  # the null bitmap's bits past the columns, when set
 
     # -------------------------------------------------------------------------- reading
 
@@ -85,15 +87,20 @@ class TableMap:
             tm.layout = "pre_ga"
         else:
             tm._read_metadata(body["column_metadata"])
+            if body["null_bitmap"] is None:
+                tm.layout = "no_null_bitmap"
         if body["null_bitmap"] is not None:
             for col, bit in zip(cols, body["null_bitmap"]):
                 col.nullable = bool(bit)
+            if len(body["null_bitmap"]) > len(cols):  # spare bits that are not all zero
+                tm.null_spare_bits = [bool(b) for b in body["null_bitmap"][len(cols):]]
         tlvs = body["optional_metadata"]
         names = [t["type"] for t in tlvs]
         tm.row_metadata = "full" if "COLUMN_NAME" in names else "minimal" if tlvs else "none"
         for pos, tlv in enumerate(tlvs):
             tm._read_tlv(pos, tlv["type"], tlv["value"], fl)
-        tm._observed = [t["type"] for t in tlvs if t["type"] in OPTIONAL_METADATA_NAMES]
+        tm._observed = [(pos, t["type"], t["value"]) for pos, t in enumerate(tlvs)
+                        if t["type"] in OPTIONAL_METADATA_NAMES]
         return tm
 
     def _read_metadata(self, entries):
@@ -160,12 +167,31 @@ class TableMap:
                                         if isinstance(m, _Raw) else m for m in members])
         observed = getattr(self, "_observed", None)
         if observed is not None:
+            observed = self._keep_raw(observed)
             extras = {e["position"] for e in self.extra_optional_metadata}
             derived = [t["type"] for i, t in enumerate(self.optional_metadata())
                        if i not in extras]
             if derived != observed:
                 self.tlv_types = observed
         return self
+
+    def _keep_raw(self, observed) -> list:
+        """The types of the TLVs the columns regenerate exactly; every other known TLV (a
+        duplicate, a list longer or shorter than its columns, a default collation no column
+        takes, spare bits...) is kept as it was, as an extra at its position, so that the
+        model always rebuilds the event's bytes."""
+        fl = flavor_for(self.flavor, self.server_version)
+        kept = []
+        for pos, kind, value in observed:
+            again = self._tlv(_SLOT_OF.get(kind, kind), fl, force=kind)
+            if again is not None and again[0] == kind and _canon(again[1]) == _canon(value):
+                kept.append(kind)
+                continue
+            self.extra_optional_metadata.append({
+                "position": pos, "type": OPTIONAL_METADATA_CODE[kind],
+                "hex": _tlv_bytes(kind, value, [c.type for c in self.columns]).hex()})
+        self.extra_optional_metadata.sort(key=lambda e: e["position"])
+        return kept
 
     # -------------------------------------------------------------------------- building
 
@@ -205,7 +231,7 @@ class TableMap:
             which = "SET" if slot == "SET_STR_VALUE" else "ENUM"
             attr = "set_values" if which == "SET" else "enum_values"
             targets = [c for c in cols if c.real_type == which]
-            return (slot, [[encode_text(m, c.collation_id) for m in (getattr(c, attr) or [])]
+            return (slot, [[_member_bytes(m, c) for m in (getattr(c, attr) or [])]
                            for c in targets]) if targets or force else None
         if slot == "GEOMETRY_TYPE":
             geoms = [c for c in cols if c.type == "GEOMETRY"]
@@ -263,8 +289,8 @@ class TableMap:
             "table": self.table,
             "column_types": [c.type for c in self.columns],
             "column_metadata": self.column_metadata(),
-            "null_bitmap": None if self.layout == "pre_ga" else
-            [bool(c.nullable) for c in self.columns],
+            "null_bitmap": None if self.layout in ("pre_ga", "no_null_bitmap") else
+            [bool(c.nullable) for c in self.columns] + list(self.null_spare_bits or []),
             "optional_metadata": self.optional_metadata(),
         }
 
@@ -301,6 +327,8 @@ class TableMap:
             d["trailing_metadata_hex"] = self.trailing_metadata_hex
         if self.tlv_types is not None:
             d["tlv_types"] = self.tlv_types
+        if self.null_spare_bits:
+            d["null_spare_bits"] = self.null_spare_bits
         return d
 
     @classmethod
@@ -318,10 +346,34 @@ class TableMap:
             checksum=d.get("checksum", True), table_id_size=d.get("table_id_size", 6),
             layout=d.get("layout", "standard"),
             extra_optional_metadata=list(d.get("extra_optional_metadata") or []),
-            trailing_metadata_hex=d.get("trailing_metadata_hex"), tlv_types=d.get("tlv_types"))
+            trailing_metadata_hex=d.get("trailing_metadata_hex"), tlv_types=d.get("tlv_types"),
+            null_spare_bits=d.get("null_spare_bits"))
 
 
 OPTIONAL_METADATA_NAMES = frozenset(OPTIONAL_METADATA_CODES.values())
+OPTIONAL_METADATA_CODE = {v: k for k, v in OPTIONAL_METADATA_CODES.items()}
+
+
+def _canon(value):
+    """A TLV value as the bytes-level facts it holds (text as its UTF-8 bytes, containers as
+    plain dicts and lists), for comparing a parsed value with a regenerated one."""
+    if isinstance(value, str):
+        return value.encode("utf-8")
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value)
+    if isinstance(value, dict):
+        return {k: _canon(v) for k, v in value.items() if not str(k).startswith("_")}
+    if isinstance(value, (list, tuple)):
+        return [_canon(v) for v in value]
+    return value
+
+
+def _tlv_bytes(kind, value, column_types) -> bytes:
+    """A parsed TLV value's bytes, through the declaration that parsed it."""
+    from construct import Container
+    from ..events.table_map import OPTIONAL_VALUE
+    return OPTIONAL_VALUE.build(value, type=kind, _=Container(
+        column_types=column_types, column_count=len(column_types)))
 
 
 class _Raw:
@@ -366,6 +418,16 @@ def _charset_tlv(collations, prefix, force=None):
         return (prefix + "COLUMN_CHARSET", [c or 0 for c in collations])
     pairs = [{"index": i, "collation": c} for i, c in enumerate(collations) if c != default]
     return (prefix + "DEFAULT_CHARSET", {"default": default or 0, "pairs": pairs})
+
+
+def _member_bytes(member, col) -> bytes:
+    """An ENUM/SET member's bytes in its column's charset (BuildError when it has none)."""
+    try:
+        return encode_text(member, col.collation_id)
+    except (UnicodeError, LookupError) as e:
+        raise BuildError(f"column {col.index}: member {member!r:.40} cannot be written in "
+                         f"collation {col.collation_id}: {e}",
+                         path=f"columns[{col.index}]") from None
 
 
 def _jsonable(value):

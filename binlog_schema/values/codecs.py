@@ -86,6 +86,44 @@ def _fixed(fmt: str, name: str) -> Codec:
     return Codec(parse, build, name)
 
 
+class NaNFloat(float):
+    """A NaN with the exact bits it was stored with (a signalling NaN or a payload would be
+    changed by Python's float conversion)."""
+
+    __slots__ = ("raw",)
+
+    def __new__(cls, value: float, raw: bytes):
+        self = super().__new__(cls, value)  # the NaN as unpacked (a double keeps its bits)
+        self.raw = raw
+        return self
+
+    def __eq__(self, other):
+        return isinstance(other, NaNFloat) and other.raw == self.raw
+
+    __hash__ = float.__hash__
+
+    def __repr__(self):
+        return f"NaNFloat({self.raw.hex()})"
+
+
+def _float(fmt: str, name: str) -> Codec:
+    fixed = _fixed(fmt, name)
+    size = struct.calcsize(fmt)
+
+    def parse(data, pos):
+        value, end = fixed.parse(data, pos)
+        if value != value:
+            return NaNFloat(value, bytes(data[pos:end])), end
+        return value, end
+
+    def build(value, out):
+        if isinstance(value, NaNFloat) and len(value.raw) == size:
+            out += value.raw
+        else:
+            fixed.build(value, out)
+    return Codec(parse, build, name)
+
+
 def _int24(unsigned: bool) -> Codec:
     def parse(data, pos):
         _need(data, pos, 3)
@@ -249,7 +287,10 @@ def _enum(pack_length, names) -> Codec:
 
     def build(value, out):
         i = value.index if isinstance(value, EnumValue) else int(value)
-        out += i.to_bytes(pack_length, "little")
+        try:
+            out += i.to_bytes(pack_length, "little")
+        except OverflowError:
+            raise c.IntegerError(f"ENUM index {i} does not fit {pack_length} bytes") from None
     return Codec(parse, build, "ENUM")
 
 
@@ -262,7 +303,10 @@ def _set(pack_length, names) -> Codec:
 
     def build(value, out):
         bits = value.bits if isinstance(value, SetValue) else int(value)
-        out += bits.to_bytes(pack_length, "little")
+        try:
+            out += bits.to_bytes(pack_length, "little")
+        except OverflowError:
+            raise c.IntegerError(f"SET bits {bits} do not fit {pack_length} bytes") from None
     return Codec(parse, build, "SET")
 
 
@@ -294,7 +338,10 @@ def _geometry(pack_length) -> Codec:
         return Geometry(int.from_bytes(raw[:4], "little"), bytes(raw[4:])), pos
 
     def build(value, out):
-        write(value.srid.to_bytes(4, "little") + value.wkb, out)
+        try:
+            write(value.srid.to_bytes(4, "little") + value.wkb, out)
+        except (OverflowError, AttributeError, TypeError) as e:
+            raise c.IntegerError(f"GEOMETRY {value!r:.60}: {e}") from None
     return Codec(parse, build, "GEOMETRY")
 
 
@@ -308,7 +355,10 @@ def _vector(pack_length) -> Codec:
         return list(struct.unpack(f"<{len(raw) // 4}f", raw)), pos
 
     def build(value, out):
-        write(struct.pack(f"<{len(value)}f", *value), out)
+        try:
+            write(struct.pack(f"<{len(value)}f", *value), out)
+        except (struct.error, OverflowError, TypeError) as e:
+            raise c.IntegerError(f"VECTOR {value!r:.60}: {e}") from None
     return Codec(parse, build, "VECTOR")
 
 
@@ -351,9 +401,9 @@ def codec_for(col, flavor: str = "mysql") -> Codec:
     if ty == "INT24":
         return _int24(unsigned)
     if ty == "FLOAT":
-        return _fixed("<f", ty)
+        return _float("<f", ty)
     if ty == "DOUBLE":
-        return _fixed("<d", ty)
+        return _float("<d", ty)
     if ty == "YEAR":
         return _year()
     if ty == "NEWDECIMAL":

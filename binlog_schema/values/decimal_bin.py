@@ -88,13 +88,20 @@ _POW10 = [10 ** i for i in range(10)]
 
 
 def decimal_build(value, out: bytearray, precision, scale):
-    value = Decimal(value)
+    _plan(precision, scale)  # the same precision/scale check as parsing
+    try:
+        value = Decimal(value)
+    except (ArithmeticError, TypeError, ValueError):
+        raise c.IntegerError(f"{value!r:.40} is not a decimal number") from None
+    if not value.is_finite():
+        raise c.IntegerError(f"{value} does not fit DECIMAL({precision},{scale})")
     sign, _, _ = value.as_tuple()
     mag = value.copy_abs()  # abs() would round to the context precision
     text = f"{mag:.{scale}f}" if scale else f"{mag:.0f}"
     int_text, _, frac_text = text.partition(".")
     intg = precision - scale
-    if len(int_text.lstrip("0")) > intg or not value.is_finite():
+    if len(int_text.lstrip("0")) > intg or Decimal(text) != mag:
+        # too many integer digits, or fraction digits the scale would round away
         raise c.IntegerError(f"{value} does not fit DECIMAL({precision},{scale})")
     int_text = int_text.zfill(intg)[-intg:] if intg else ""
     ints, fracs = _groups(precision, scale)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import construct as c
 
 from ..events.rows import DELETE_KINDS, UPDATE_KINDS, WRITE_KINDS
-from ..primitives import packed_build, packed_parse
+from ..primitives import number_build, number_parse
 from .codecs import codec_for
 
 PARTIAL_UPDATE_ROWS = 39
@@ -34,7 +34,7 @@ def _default_extra(n, shift, nb):
 
 
 class _Buf:
-    """A bytes view with a read position for packed_parse (which wants a stream)."""
+    """A bytes view with a read position for number_parse (which wants a stream)."""
 
     __slots__ = ("data", "pos", "write")
 
@@ -67,10 +67,10 @@ class RowsCodec:
     def _image_parse(self, data, pos, present, partial=False, shift=0):
         n = len(present)
         nb = (n + shift + 7) >> 3
-        partial_bits = None
+        partial_bits = json_bits = None
         if partial:
             buf = _Buf(data, pos)
-            options = packed_parse(buf)
+            options = number_parse(buf)  # never NULL
             pos = buf.pos
             if options & PARTIAL_JSON:
                 # one bit per JSON column of the table, in or out of the image (mysqlbinlog)
@@ -78,9 +78,9 @@ class RowsCodec:
                 jb = (len(jcols) + 7) >> 3
                 if pos + jb > len(data):
                     raise c.StreamError("partial-JSON bitmap runs past the rows")
-                bits = int.from_bytes(data[pos:pos + jb], "little")
+                json_bits = int.from_bytes(data[pos:pos + jb], "little")
                 pos += jb
-                partial_bits = {col for k, col in enumerate(jcols) if bits >> k & 1}
+                partial_bits = {col for k, col in enumerate(jcols) if json_bits >> k & 1}
             else:
                 partial_bits = set()
             options_value = options
@@ -109,7 +109,7 @@ class RowsCodec:
                 for key, parse in plan:
                     row[key], pos = parse(data, pos)
             if partial:
-                row["_value_options"] = options_value
+                self._partial_keys(row, options_value, json_bits)
             return row, pos
         codecs = self.codecs
         keys = self.keys
@@ -130,20 +130,39 @@ class RowsCodec:
             else:
                 row[keys[i]], pos = codecs[i].parse(data, pos)
         if partial:
-            row["_value_options"] = options_value
+            self._partial_keys(row, options_value, json_bits)
         return row, pos
+
+    def _json_bits(self, row) -> int:
+        """The partial-JSON bitmap a writer gives an after image: the JSON columns holding a
+        diff list."""
+        jcols = [i for i, is_json in enumerate(self.json) if is_json]
+        return sum(1 << k for k, col in enumerate(jcols)
+                   if isinstance(row.get(self.keys[col]), JsonDiff))
+
+    def _partial_keys(self, row, options, json_bits):
+        row["_value_options"] = options
+        # a bitmap with bits no diff list explains (absent or NULL columns, spare bits) is
+        # kept as read, so that the image rebuilds byte for byte
+        if json_bits is not None and json_bits != self._json_bits(row):
+            row["_partial_json_bits"] = json_bits
 
     def _image_build(self, row, present, out, partial=False, shift=0):
         if partial:
             options = row.get("_value_options", 0)
             buf = _Buf(b"", 0)
             buf.write = out.extend  # packed_build writes to a stream
-            packed_build(options, buf)
+            number_build(options, buf)
             if options & PARTIAL_JSON:
-                jcols = [i for i, is_json in enumerate(self.json) if is_json]
-                bits = sum(1 << k for k, col in enumerate(jcols)
-                           if isinstance(row.get(self.keys[col]), JsonDiff))
-                out += bits.to_bytes((len(jcols) + 7) >> 3, "little")
+                njson = sum(self.json)
+                bits = row.get("_partial_json_bits")
+                if bits is None:
+                    bits = self._json_bits(row)
+                try:
+                    out += bits.to_bytes((njson + 7) >> 3, "little")
+                except (OverflowError, AttributeError):
+                    raise c.IntegerError(f"partial-JSON bits {bits!r} do not fit {njson} "
+                                         "JSON columns") from None
         keys = self.keys
         n = len(present)
         nb = (n + shift + 7) >> 3
@@ -189,7 +208,11 @@ class RowsCodec:
         partial = kind == PARTIAL_UPDATE_ROWS
         shift = 1 if kind in PRE_GA_KINDS else 0
         while pos < end:
+            start = pos
             first, pos = self._image_parse(data, pos, before, shift=shift)
+            if pos == start:  # an image of no columns takes no bytes: it would never end
+                raise c.ValidationError(f"{end - pos} bytes of rows data for images of no "
+                                        "columns")
             if update or kind == 21:
                 second, pos = self._image_parse(data, pos, after, partial, shift=shift)
                 out.append((first, second))

@@ -93,16 +93,16 @@ class Timestamp:
     def isoformat(self) -> str:
         if self.seconds == 0 and self.microsecond == 0:
             return "0000-00-00 00:00:00"
-        t = _dt.datetime.fromtimestamp(self.seconds, _dt.timezone.utc).replace(
-            microsecond=self.microsecond)
+        # the fraction as stored: a 1-byte fraction of 255 hundredths is 2550000 us
+        t = _dt.datetime.fromtimestamp(self.seconds, _dt.timezone.utc)
         return t.strftime("%Y-%m-%d %H:%M:%S") + (f".{self.microsecond:06d}"
                                                   if self.microsecond else "") + "Z"
 
     def to_python(self):
         if self.seconds == 0 and self.microsecond == 0:
             return None
-        return _dt.datetime.fromtimestamp(self.seconds, _dt.timezone.utc).replace(
-            microsecond=self.microsecond)
+        return _dt.datetime.fromtimestamp(self.seconds, _dt.timezone.utc) + _dt.timedelta(
+            microseconds=self.microsecond)
 
 
 def _need(data, pos, n):
@@ -123,6 +123,29 @@ def _frac_bytes(frac_units: int, fsp: int) -> bytes:
     return (frac_units % (1 << (8 * n))).to_bytes(n, "big") if n else b""
 
 
+def _check(ok: bool, what, v):
+    """Builders refuse (construct's IntegerError) a value the format cannot hold or would
+    read back as another value, instead of wrapping it or failing untyped."""
+    if not ok:
+        raise c.IntegerError(f"{what} {v!r} cannot be stored")
+
+
+def _ints(v, *names) -> bool:
+    return all(isinstance(getattr(v, n, None), int) for n in names)
+
+
+def _frac_units(v, fsp) -> int:
+    """The stored fraction of ``v.microsecond`` at ``fsp``: a whole number of the stored
+    unit that fits its bytes (anything else would read back as another value)."""
+    n = FRAC_BYTES[fsp]
+    if not n:
+        _check(v.microsecond == 0, f"a fraction at fsp {fsp} in", v)
+        return 0
+    units, rest = divmod(v.microsecond, FRAC_SCALE[n])
+    _check(rest == 0 and 0 <= units < 1 << (8 * n), f"the fraction at fsp {fsp} of", v)
+    return units
+
+
 def _check_fsp(fsp):
     if not isinstance(fsp, int) or not 0 <= fsp <= 6:
         raise c.ValidationError(f"fractional-seconds precision {fsp!r} is not 0-6")
@@ -138,6 +161,7 @@ def date_parse(data, pos):
 
 
 def date_build(v: Date, out: bytearray):
+    _check(_ints(v, "year", "month", "day"), "DATE", v)
     if not (0 <= v.day < 32 and 0 <= v.month < 16 and 0 <= v.year < 1 << 15):
         raise c.IntegerError(f"DATE {v} cannot be stored")
     out += (v.day | v.month << 5 | v.year << 9).to_bytes(3, "little")
@@ -151,7 +175,10 @@ def time_old_parse(data, pos):
 
 
 def time_old_build(v: Time, out: bytearray):
+    _check(_ints(v, "hour", "minute", "second", "microsecond") and v.microsecond == 0
+           and v.hour >= 0 and 0 <= v.minute < 100 and 0 <= v.second < 100, "TIME", v)
     n = v.hour * 10000 + v.minute * 100 + v.second
+    _check(n < 1 << 23 and not (v.negative and n == 0), "TIME", v)
     out += (-n if v.negative else n).to_bytes(3, "little", signed=True)
 
 
@@ -164,8 +191,13 @@ def datetime_old_parse(data, pos):
 
 
 def datetime_old_build(v: DateTime, out: bytearray):
+    _check(_ints(v, "year", "month", "day", "hour", "minute", "second", "microsecond")
+           and v.microsecond == 0 and v.year >= 0
+           and all(0 <= x < 100 for x in (v.month, v.day, v.hour, v.minute, v.second)),
+           "DATETIME", v)
     n = ((v.year * 10000 + v.month * 100 + v.day) * 1000000
          + v.hour * 10000 + v.minute * 100 + v.second)
+    _check(n < 1 << 64, "DATETIME", v)
     out += n.to_bytes(8, "little")
 
 
@@ -175,6 +207,8 @@ def timestamp_old_parse(data, pos):
 
 
 def timestamp_old_build(v: Timestamp, out: bytearray):
+    _check(_ints(v, "seconds", "microsecond") and 0 <= v.seconds < 1 << 32
+           and v.microsecond == 0, "TIMESTAMP", v)
     out += v.seconds.to_bytes(4, "little")
 
 
@@ -189,9 +223,11 @@ def timestamp2_parse(data, pos, fsp):
 
 
 def timestamp2_build(v: Timestamp, out: bytearray, fsp):
+    _check(_ints(v, "seconds", "microsecond") and 0 <= v.seconds < 1 << 32, "TIMESTAMP2", v)
+    units = _frac_units(v, fsp)
     out += v.seconds.to_bytes(4, "big")
     if FRAC_BYTES[fsp]:
-        out += _frac_bytes(v.microsecond // FRAC_SCALE[FRAC_BYTES[fsp]], fsp)
+        out += _frac_bytes(units, fsp)
 
 
 def datetime2_parse(data, pos, fsp):
@@ -205,12 +241,17 @@ def datetime2_parse(data, pos, fsp):
 
 
 def datetime2_build(v: DateTime, out: bytearray, fsp):
+    _check(_ints(v, "year", "month", "day", "hour", "minute", "second", "microsecond")
+           and 0 <= v.month < 13 and 0 <= v.day < 32 and 0 <= v.hour < 32
+           and 0 <= v.minute < 64 and 0 <= v.second < 64, "DATETIME2", v)
+    units = _frac_units(v, fsp)
     ymd = ((v.year * 13 + v.month) << 5) | v.day
     hms = (v.hour << 12) | (v.minute << 6) | v.second
     packed = (ymd << 17) | hms
+    _check(0 <= packed + 0x8000000000 < 1 << 40, "DATETIME2", v)
     out += (packed + 0x8000000000).to_bytes(5, "big")
     if FRAC_BYTES[fsp]:
-        out += _frac_bytes(v.microsecond // FRAC_SCALE[FRAC_BYTES[fsp]], fsp)
+        out += _frac_bytes(units, fsp)
 
 
 def _c_div(a, b):  # C's truncating division
@@ -242,8 +283,15 @@ def time2_parse(data, pos, fsp):
 def time2_build(v: Time, out: bytearray, fsp):
     """MySQL ``TIME_to_longlong_time_packed`` then ``my_time_packed_to_binary``: the integer
     part is an arithmetic shift, the fraction C's truncating remainder."""
+    _check(_ints(v, "hour", "minute", "second", "microsecond") and v.hour >= 0
+           and 0 <= v.minute < 64 and 0 <= v.second < 64 and 0 <= v.microsecond < 1 << 24,
+           "TIME2", v)
+    if fsp < 5:
+        _frac_units(v, fsp)
     hms = (v.hour << 12) | (v.minute << 6) | v.second
     packed = (hms << 24) + v.microsecond
+    _check(not (v.negative and packed == 0), "TIME2 (negative zero)", v)
+    _check(packed <= 1 << 47 if v.negative else packed < 1 << 47, "TIME2", v)
     if v.negative:
         packed = -packed
     if fsp >= 5:

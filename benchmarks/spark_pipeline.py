@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""The Spark pipeline's throughput: events/s and rows/s of ``binlog-schema spark decode``
+(default engine: tasks write Parquet) on local[1] and local[2], on one large binlog and on
+many small ones, against the single-process decode (RowDecoder over
+``BinlogReader(decode="lazy")``) of the same files.
+
+    .venv/bin/python benchmarks/spark_pipeline.py [LARGE_BINLOG]
+
+Reports, as medians of BENCH_REPEATS runs (default 3; session start-up excluded):
+  * events/s and rows/s for local[1] and local[2], large file and small files;
+  * speedup local[2]/local[1] (the target on a 2-core machine is 1.8);
+  * the single-file split speedup: local[2] with the file cut at transaction boundaries
+    against local[2] with the file as one split (no parallelism inside a file);
+  * overhead against the single-process decode (wall time of local[1]; and CPU seconds of
+    the tasks against the single process's, which the machine's load does not skew);
+  * peak memory of a task (worker RSS): with the large file split, unsplit (one task reads
+    all 129 MiB) and on small files: bounded regardless of file size, as tasks stream.
+
+The machine is shared: before the figures it prints how two CPU-bound processes scale here
+(1.0 = two cores free), which bounds any speedup measured in the same run.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from multiprocessing import Pool
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from binlog_schema.model.row_change import RowDecoder  # noqa: E402
+from binlog_schema.stream import BinlogReader  # noqa: E402
+
+REPEATS = int(os.environ.get("BENCH_REPEATS", "3"))
+SMALL_FILES = int(os.environ.get("BENCH_SMALL_FILES", "48"))
+SMALL_TXNS = int(os.environ.get("BENCH_SMALL_TXNS", "400"))
+MIB = 1 << 20
+
+
+def _burn(n):
+    t = time.perf_counter()
+    x = 0
+    for i in range(n):
+        x += i * i
+    return time.perf_counter() - t
+
+
+def cpu_scaling() -> float:
+    """Throughput of 2 CPU-bound processes over 1 (2.0: two free cores)."""
+    n = 6_000_000
+    with Pool(2) as p:
+        p.map(_burn, [1000, 1000])
+        t = time.perf_counter()
+        p.map(_burn, [n], chunksize=1)
+        one = time.perf_counter() - t
+        t = time.perf_counter()
+        p.map(_burn, [n, n], chunksize=1)
+        two = time.perf_counter() - t
+    return 2 * one / two
+
+
+def single_process(paths):
+    """Events and rows of the files decoded in this process, the seconds and CPU seconds it
+    took."""
+    t, c = time.perf_counter(), time.process_time()
+    events = rows = 0
+    for path in paths:
+        dec = RowDecoder(str(path))
+        for rec in BinlogReader(str(path), decode="lazy", skip_errors=True):
+            events += 1 + len(rec.inner or ())
+            rows += len(dec.feed(rec))
+    return events, rows, time.perf_counter() - t, time.process_time() - c
+
+
+def pipeline_run(spark, inputs, split_size, out):
+    from binlog_schema.pipeline import job
+    t = time.perf_counter()
+    tables = job.decode(inputs, spark, out=out, split_size=split_size, mode="overwrite")
+    wall = time.perf_counter() - t
+    files = tables.files.collect()
+    return {"wall": wall, "events": sum(f["events_read"] for f in files),
+            "rows": sum(f["rows"] for f in files),
+            "task_cpu": sum(f["task_cpu_seconds"] for f in files),
+            "rss_mib": max((f["max_rss_kib"] or 0) for f in files) / 1024,
+            "splits": sum(f["splits"] for f in files),
+            "reconciled": all(f["reconciled"] for f in files)}
+
+
+def fmt(r):
+    return (f"{r['events'] / r['wall']:>9,.0f} events/s {r['rows'] / r['wall']:>9,.0f} rows/s  "
+            f"({r['wall']:.1f}s, {r['splits']} splits, task RSS <= {r['rss_mib']:.0f} MiB)")
+
+
+def main(argv):
+    from binlog_schema.pipeline import job, tools
+    large = pathlib.Path(argv[0]) if argv else None
+    if large is None:
+        found = sorted((ROOT / ".work" / "large").glob("mariadb-large.*"))
+        if not found:
+            from table_maps import make_large
+            found = [pathlib.Path(p) for p in make_large()]
+        large = found[0] if found else None
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix="bench-spark-"))
+    try:
+        print(f"machine: {os.cpu_count()} CPUs; two CPU-bound processes run {cpu_scaling():.2f}x "
+              "one (2.00 = two free cores)")
+        print(f"medians of {REPEATS} runs; Spark session start excluded")
+        small_dir = tmp / "small"
+        spark = job.start_session("local[2]")
+        tools.generate(spark, str(small_dir), SMALL_FILES, seed=1, flavor="mixed",
+                       transactions=SMALL_TXNS)
+        spark.stop()
+        small = sorted(small_dir.iterdir())
+        cases = []
+        if large is not None:
+            cases.append(("large file", [str(large)], large.stat().st_size))
+        else:
+            print("(no large binlog: run scripts/make_large_binlog.sh for the large-file case)")
+        cases.append((f"{len(small)} small files", [str(small_dir)],
+                      sum(p.stat().st_size for p in small)))
+        results = {}
+        for name, inputs, size in cases:
+            paths = [large] if name == "large file" else small
+            sp = [single_process(paths) for _ in range(REPEATS)]
+            ev, rows, _, _ = sp[0]
+            secs = statistics.median(s[2] for s in sp)
+            results[(name, "single")] = {"events": ev, "rows": rows, "wall": secs,
+                                         "cpu": statistics.median(s[3] for s in sp)}
+            print(f"\n{name}: {size / MIB:.1f} MiB, {ev:,} events, {rows:,} rows")
+            print(f"  single process        {ev / secs:>9,.0f} events/s {rows / secs:>9,.0f} "
+                  f"rows/s  ({secs:.1f}s)")
+        # the configurations take turns (a fresh session each time: a worker's RSS is a
+        # per-process high-water mark), so that the machine's load falls on all of them
+        configs = [("local[1]", "16m"), ("local[2]", "16m")]
+        if large is not None:
+            configs.append(("unsplit", "100g"))
+        runs, scalings = {}, []
+        for _ in range(REPEATS):
+            scalings.append(cpu_scaling())
+            for master, split in configs:
+                spark = job.start_session("local[2]" if master == "unsplit" else master)
+                pipeline_run(spark, [str(small[0])], "16m", str(tmp / "warm"))  # JVM warm-up
+                for name, inputs, _ in cases:
+                    if master == "unsplit" and name != "large file":
+                        continue
+                    r = pipeline_run(spark, inputs, split, str(tmp / "o"))
+                    assert r["reconciled"], "a run did not reconcile"
+                    assert r["events"] == results[(name, "single")]["events"]
+                    assert r["rows"] == results[(name, "single")]["rows"]
+                    runs.setdefault((name, master), []).append(r)
+                spark.stop()
+        for key, rs in runs.items():
+            results[key] = {**rs[0], **{k: statistics.median(r[k] for r in rs)
+                                        for k in ("wall", "task_cpu", "rss_mib")}}
+        print(f"\nmachine during the Spark runs: two CPU-bound processes ran "
+              f"{statistics.median(scalings):.2f}x one (median; min {min(scalings):.2f}, "
+              f"max {max(scalings):.2f})")
+        print()
+        for name, _, _ in cases:
+            one, two = results[(name, "local[1]")], results[(name, "local[2]")]
+            base = results[(name, "single")]
+            print(f"{name}:")
+            print(f"  local[1]              {fmt(one)}")
+            print(f"  local[2]              {fmt(two)}")
+            print(f"  speedup local[2]/local[1]: {one['wall'] / two['wall']:.2f}")
+            print(f"  overhead of local[1] against the single process: wall "
+                  f"{one['wall'] / base['wall']:.2f}x, "
+                  f"CPU {one['task_cpu'] / base['cpu']:.2f}x (task CPU seconds against the "
+                  "single process's)")
+            if (name, "unsplit") in results:
+                un = results[(name, "unsplit")]
+                print(f"  local[2] unsplit      {fmt(un)}")
+                print(f"  single-file split speedup (local[2], split/unsplit): "
+                      f"{un['wall'] / two['wall']:.2f}")
+                print(f"  task memory: {two['rss_mib']:.0f} MiB split, {un['rss_mib']:.0f} MiB "
+                      f"with the whole {large.stat().st_size / MIB:.0f} MiB file in one task")
+        return 0
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,722 @@
+"""What runs in a Spark task (plain Python, no pyspark import): the header-only pre-scan that
+cuts a large file at transaction boundaries, and the decoding of one split into rows of the
+output tables.
+
+A split is a byte range ``[start, end)`` of one file that starts at an event that begins a
+transaction (GTID, ANONYMOUS_GTID, MariaDB GTID, or a ``BEGIN`` query outside a GTID group).
+It is decoded by :class:`~binlog_schema.stream.BinlogReader` over a :class:`Window` of the file
+that shows the reader the file's first event (the FORMAT_DESCRIPTION, for the context) and
+then the split's bytes, so a task reads only its range and holds one event at a time.
+
+Table maps are written per transaction, so a split at a transaction boundary is normally
+self-contained. That is checked, not assumed: a rows event whose table id has no TABLE_MAP
+earlier in the split makes the task scan the file's headers before the split and carry the
+table maps in force at its start (counted in ``carried_table_maps``). The GTID in force at the
+start is carried the same way (the last GTID event before the split).
+
+Every output row is a tuple in Spark's *internal* form (dates as days, timestamps as
+microseconds) matching :mod:`binlog_schema.pipeline.schema`, tagged with its table.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import decimal
+import hashlib
+import json
+import time
+from dataclasses import dataclass
+
+from ..envelope import HEADER_SIZE, parse_event
+from ..errors import BinlogError
+from ..events.format_description import context_from_fde, context_from_start_v3
+from ..events.rows import ROWS_KINDS
+from ..context import Context
+from ..model.row_change import RowDecoder, column_names, gtid_of, jsonable
+from ..stream import MAGIC, BinlogReader, EventRecord
+from ..values import temporal
+from ..values.codecs import Compressed, EnumValue, Geometry, SetValue
+from .fsio import display_name, open_input
+
+GTID_KINDS = frozenset({33, 34, 42, 162})
+REAL_GTID_KINDS = frozenset({33, 42, 162})   # ANONYMOUS_GTID names no transaction
+CONTEXT_KINDS = frozenset({1, 15})
+QUERY_EVENT, XID_EVENT, TABLE_MAP_EVENT, XA_PREPARE_EVENT = 2, 16, 19, 38
+QUERY_KINDS = frozenset({2, 18, 29, 160, 165})
+MAX_QUERY_PEEK = 512
+EVENT_WEIGHT = 200   # decoding an event costs about as much as 200 bytes of row data
+
+# the tags of the unified output rows
+EVENT, ROW, TABLE_MAP, ERROR, STAT = "event", "row", "table_map", "error", "stat"
+
+
+@dataclass
+class Split:
+    """One task's share of a file."""
+
+    uri: str
+    size: int            # the file's size when it was listed
+    index: int = 0       # position of the split in its file
+    start: int = 0       # 0: from the magic on; else an event that starts a transaction
+    end: int = 0
+    ctx_end: int = 4     # end of the file's first event (the FORMAT_DESCRIPTION)
+    gtid_at: int | None = None   # the last GTID event before ``start``
+    problem: str | None = None   # an input the driver could not list (one error row)
+    weight: int = 0      # estimated work: bytes + EVENT_WEIGHT per event (0: unknown)
+
+    @property
+    def length(self) -> int:
+        return self.end - self.start
+
+    @property
+    def work(self) -> int:
+        """The split's estimated cost (from the pre-scan, else from its size)."""
+        return self.weight or max(2 * self.length, 1)
+
+
+# ---------------------------------------------------------------------------------------
+# pre-scan
+
+
+def _query_text(raw: bytes, ctx: Context) -> bytes:
+    """The statement of a QUERY event from its bytes (post-header, status variables and
+    database skipped): enough to recognise BEGIN/COMMIT without decoding the event."""
+    body = raw[HEADER_SIZE:len(raw) - (4 if ctx.checksum else 0)]
+    phl = ctx.post_header_lengths
+    post = phl[QUERY_EVENT - 1] if phl and len(phl) >= QUERY_EVENT else 13
+    if len(body) < max(post, 9):
+        return b""
+    db_len = body[8]
+    status_len = int.from_bytes(body[11:13], "little") if post >= 13 else 0
+    return bytes(body[post + status_len + db_len + 1:])
+
+
+def _context_event(raw: bytes, ctx: Context, pos: int) -> Context:
+    value = parse_event(raw, ctx, pos)
+    if ctx.kind(raw[4]) == 15:
+        return context_from_fde(value["body"], ctx)
+    return context_from_start_v3(value["body"], ctx)
+
+
+def prescan(uri: str, size: int, split_bytes: int) -> list:
+    """The splits of one file: read every 19-byte header (seeking over the bodies; the bodies
+    of short QUERY events are read to recognise BEGIN/COMMIT) and cut at the first transaction
+    start after ``split_bytes`` of work since the previous cut (work: bytes plus
+    ``EVENT_WEIGHT`` per event, as many small events cost more than one large one).
+
+    A file that is not a binlog, has a second FORMAT_DESCRIPTION (relay logs) or no
+    transaction boundaries stays one split; a broken header ends the scan (the rest of the
+    file belongs to the last split, whose reader reports the problem)."""
+    whole = [Split(uri, size, 0, 0, size)]
+    if size <= split_bytes // 2:
+        return whole
+    try:
+        f = open_input(uri)
+    except OSError:
+        return whole
+    with f:
+        if f.read(4) != MAGIC:
+            return whole
+        ctx = Context(checksum=False)
+        pos, ctx_end, contexts = 4, 4, 0
+        cuts = []               # (offset, last GTID event before it, work before it)
+        last_cut = 0
+        events = 0
+        gtid_open = begin_open = False
+        last_gtid = None
+        while pos + HEADER_SIZE <= size:
+            f.seek(pos)
+            head = f.read(HEADER_SIZE)
+            n = int.from_bytes(head[9:13], "little") if len(head) == HEADER_SIZE else 0
+            if n < HEADER_SIZE or pos + n > size:
+                break
+            kind = ctx.kind(head[4])
+            candidate = False
+            if kind in CONTEXT_KINDS:
+                contexts += 1
+                if contexts > 1 or pos != 4:
+                    return whole
+                try:
+                    ctx = _context_event(head + f.read(n - HEADER_SIZE), ctx, pos)
+                except BinlogError:
+                    return whole
+                ctx_end = pos + n
+            elif kind in GTID_KINDS:
+                candidate, gtid_open, begin_open = True, True, False
+            elif kind == QUERY_EVENT and n <= MAX_QUERY_PEEK:
+                query = _query_text(head + f.read(n - HEADER_SIZE), ctx).strip().upper()
+                if query == b"BEGIN" or query.startswith(b"XA START"):
+                    candidate = not gtid_open and not begin_open
+                    begin_open = True
+                elif query in (b"COMMIT", b"ROLLBACK"):
+                    gtid_open = begin_open = False
+            elif kind == XID_EVENT:
+                gtid_open = begin_open = False
+            if candidate and pos >= ctx_end and \
+                    pos - last_cut + EVENT_WEIGHT * events >= split_bytes:
+                cuts.append((pos, last_gtid, pos - last_cut + EVENT_WEIGHT * events))
+                last_cut = pos
+                events = 0
+            events += 1
+            if kind in REAL_GTID_KINDS:
+                last_gtid = pos
+            pos += n
+    if not cuts:
+        return whole
+    starts = [0] + [c[0] for c in cuts]
+    ends = starts[1:] + [size]
+    gtids = [None] + [c[1] for c in cuts]
+    works = [c[2] for c in cuts] + [size - last_cut + EVENT_WEIGHT * events]
+    return [Split(uri, size, i, s, e, ctx_end if s else 4, g, weight=w)
+            for i, (s, e, g, w) in enumerate(zip(starts, ends, gtids, works))]
+
+
+# ---------------------------------------------------------------------------------------
+# reading a split
+
+
+class Window:
+    """A read-only file view made of byte ranges of another file, read in order: what a
+    :class:`BinlogReader` sees of a split (the context event, then the split)."""
+
+    def __init__(self, f, segments):
+        self.f = f
+        self.segments = [(s, e) for s, e in segments if e > s]
+        self.i = 0
+        self.pos = self.segments[0][0] if self.segments else 0
+        self.vpos = 0
+        if self.segments:
+            f.seek(self.pos)
+
+    def read(self, n: int = -1) -> bytes:
+        out = []
+        while n != 0 and self.i < len(self.segments):
+            end = self.segments[self.i][1]
+            avail = end - self.pos
+            if avail <= 0:
+                self.i += 1
+                if self.i < len(self.segments):
+                    self.pos = self.segments[self.i][0]
+                    self.f.seek(self.pos)
+                continue
+            k = avail if n < 0 else min(n, avail)
+            if self.f.tell() != self.pos:  # someone else (a fallback scan) moved the file
+                self.f.seek(self.pos)
+            data = self.f.read(k)
+            if not data:
+                break
+            self.pos += len(data)
+            self.vpos += len(data)
+            out.append(data)
+            if n > 0:
+                n -= len(data)
+        return out[0] if len(out) == 1 else b"".join(out)
+
+    def tell(self) -> int:
+        return self.vpos
+
+
+def _file_context(f) -> Context:
+    """The context of a file's first event (FORMAT_DESCRIPTION or START_EVENT_V3)."""
+    ctx = Context(checksum=False)
+    f.seek(4)
+    head = f.read(HEADER_SIZE)
+    if len(head) == HEADER_SIZE and ctx.kind(head[4]) in CONTEXT_KINDS:
+        n = int.from_bytes(head[9:13], "little")
+        try:
+            ctx = _context_event(head + f.read(n - HEADER_SIZE), ctx, 4)
+        except BinlogError:
+            pass
+    return ctx
+
+
+def _event_at(f, pos: int, ctx: Context) -> EventRecord | None:
+    f.seek(pos)
+    head = f.read(HEADER_SIZE)
+    if len(head) < HEADER_SIZE:
+        return None
+    raw = head + f.read(int.from_bytes(head[9:13], "little") - HEADER_SIZE)
+    rec = EventRecord(pos, raw, ctx)
+    try:
+        rec.value = parse_event(raw, ctx, pos)
+    except BinlogError:
+        return None
+    return rec
+
+
+def table_maps_before(f, start: int, ctx: Context) -> dict:
+    """The TABLE_MAP in force for each table id just before ``start``: the fallback for a
+    split that is not self-contained (headers read, only TABLE_MAP bodies parsed)."""
+    maps = {}
+    pos = 4
+    while pos < start:
+        f.seek(pos)
+        head = f.read(HEADER_SIZE)
+        if len(head) < HEADER_SIZE:
+            break
+        n = int.from_bytes(head[9:13], "little")
+        if n < HEADER_SIZE:
+            break
+        if ctx.kind(head[4]) == TABLE_MAP_EVENT:
+            raw = head + f.read(n - HEADER_SIZE)
+            try:
+                value = parse_event(raw, ctx, pos)
+            except BinlogError:
+                value = None
+            if value is not None:
+                maps[value["body"]["table_id"]] = EventRecord(pos, raw, ctx, value=value)
+        pos += n
+    return maps
+
+
+def _text(v) -> str | None:
+    if v is None or isinstance(v, str):
+        return v
+    if isinstance(v, (bytes, bytearray, memoryview)):
+        return bytes(v).decode("utf-8", "backslashreplace")
+    return str(v)
+
+
+# ---------------------------------------------------------------------------------------
+# typed values (internal Spark form; see schema.VALUE_FIELDS)
+
+_EPOCH_DAYS = _dt.date(1970, 1, 1).toordinal()
+_DAY_US = 86_400_000_000
+_LONG_MIN, _LONG_MAX = -(1 << 63), (1 << 63) - 1
+_DEC_CTX = decimal.Context(prec=100)
+_DEC_Q = decimal.Decimal(1).scaleb(-18)
+NVALUE = 12  # long decimal double string binary date datetime timestamp time vector json text
+
+
+def fit_decimal(d: decimal.Decimal):
+    """``d`` when it fits DECIMAL(38,18) exactly (trailing zeros beyond 18 places allowed),
+    else None."""
+    if not d.is_finite():
+        return None
+    sign, digits, exp = d.as_tuple()
+    whole = len(digits) + exp
+    if whole > 20:
+        return None
+    if exp < -18:
+        q = d.quantize(_DEC_Q, context=_DEC_CTX)
+        return q if q == d else None
+    return d
+
+
+def _v(**kw):
+    out = [None] * NVALUE
+    for k, x in kw.items():
+        out[_VALUE_INDEX[k]] = x
+    return tuple(out)
+
+
+_VALUE_INDEX = {k: i for i, k in enumerate(
+    ("long", "decimal", "double", "string", "binary", "date", "datetime", "timestamp", "time",
+     "vector", "json", "text"))}
+
+
+def _int(v):
+    if _LONG_MIN <= v <= _LONG_MAX:
+        return (v, None, None, None, None, None, None, None, None, None, None, None)
+    d = fit_decimal(decimal.Decimal(v))
+    return _v(decimal=d) if d is not None else _v(text=str(v))
+
+
+def _days(y, m, d):
+    return _dt.date(y, m, d).toordinal() - _EPOCH_DAYS
+
+
+def _date(v):
+    try:
+        return _v(date=_days(v.year, v.month, v.day))
+    except ValueError:       # zero or invalid dates: no Spark value, the lossless text
+        return _v(text=v.isoformat())
+
+
+def _datetime(v):
+    try:
+        us = (_days(v.year, v.month, v.day) * _DAY_US
+              + ((v.hour * 60 + v.minute) * 60 + v.second) * 1_000_000 + v.microsecond)
+    except ValueError:
+        return _v(text=v.isoformat())
+    return (None, None, None, None, None, None, us, None, None, None, None, None)
+
+
+def _timestamp(v):
+    if v.seconds == 0 and v.microsecond == 0:
+        return _v(text=v.isoformat())
+    return (None, None, None, None, None, None, None, v.seconds * 1_000_000 + v.microsecond,
+            None, None, None, None)
+
+
+def _time(v):
+    us = ((v.hour * 60 + v.minute) * 60 + v.second) * 1_000_000 + v.microsecond
+    return _v(time=-us if v.negative else us)
+
+
+def _decimal(v):
+    d = fit_decimal(v)
+    if d is not None:
+        return (None, d, None, None, None, None, None, None, None, None, None, None)
+    return _v(text=str(v))
+
+
+def _enum(v):
+    return _v(long=v.index, string=_text(v.name))
+
+
+def _set(v):
+    names = None if v.names is None else ",".join(_text(n) for n in v.names)
+    return _v(long=v.bits, string=names) if v.bits <= _LONG_MAX else _v(
+        decimal=decimal.Decimal(v.bits), string=names)
+
+
+def _compressed(v):
+    return to_value(v.data)
+
+
+_N = None
+
+
+def _string(v):
+    return (_N, _N, _N, v, _N, _N, _N, _N, _N, _N, _N, _N)
+
+
+def _binary(v):
+    return (_N, _N, _N, _N, bytes(v), _N, _N, _N, _N, _N, _N, _N)
+
+
+def _double(v):
+    return (_N, _N, v, _N, _N, _N, _N, _N, _N, _N, _N, _N)
+
+
+_BY_TYPE = {
+    int: _int, bool: lambda v: _int(int(v)),
+    float: _double,
+    str: _string,
+    bytes: lambda v: (_N, _N, _N, _N, v, _N, _N, _N, _N, _N, _N, _N),
+    bytearray: _binary,
+    memoryview: _binary,
+    decimal.Decimal: _decimal,
+    temporal.Date: _date,
+    temporal.DateTime: _datetime,
+    temporal.Timestamp: _timestamp,
+    temporal.Time: _time,
+    EnumValue: _enum,
+    SetValue: _set,
+    Geometry: lambda v: _v(long=v.srid, binary=bytes(v.wkb)),
+    Compressed: _compressed,
+}
+
+
+def _json_text(v) -> str:
+    return json.dumps(jsonable(v), ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def to_value(v, json_column: bool = False):
+    """One column value as the Value struct: the typed field(s) that hold it exactly, and
+    ``text`` (the lossless MySQL text) when no Spark type does (zero dates, decimals beyond
+    DECIMAL(38,18), integers beyond 64 bits). JSON documents are JSON text."""
+    if v is None:
+        return None
+    if json_column:
+        return _v(json=_json_text(v))
+    f = _BY_TYPE.get(type(v))
+    if f is not None:
+        return f(v)
+    if isinstance(v, (list, tuple)) and all(isinstance(x, (int, float)) for x in v):
+        return _v(vector=[float(x) for x in v])
+    return _v(json=_json_text(v))
+
+
+def _json_columns(tm) -> frozenset:
+    cached = getattr(tm, "_pipeline_json", None)
+    if cached is None:
+        cached = frozenset() if (tm.flavor or "mysql") == "mariadb" else frozenset(
+            name for name, col in zip(column_names(tm), tm.columns) if col.type == "JSON")
+        tm._pipeline_json = cached
+    return cached
+
+
+def image(values: dict | None, json_cols: frozenset):
+    if values is None:
+        return None
+    if json_cols:
+        return {k: to_value(x, k in json_cols) for k, x in values.items()}
+    return {k: to_value(x) for k, x in values.items()}
+
+
+# ---------------------------------------------------------------------------------------
+# table-map shapes
+
+
+def _str_list(xs):
+    return None if xs is None else [_text(x) for x in xs]
+
+
+def shape_of(tm) -> tuple:
+    """(shape id, table-map row without first-seen fields) for a typed table map: the shape
+    is everything but the table id and the event header."""
+    d = tm.to_dict()
+    key = json.dumps({k: d.get(k) for k in ("database", "table", "columns", "row_metadata",
+                                            "primary_key", "flags", "flavor", "layout")},
+                     sort_keys=True, default=str)
+    shape = hashlib.sha1(key.encode()).hexdigest()[:16]
+    cols = [(c.index, _text(c.name), _text(c.type), _text(c.real_type), c.nullable,
+             c.unsigned, c.collation_id, c.max_length, c.precision, c.scale, c.fsp, c.bits,
+             c.pack_length, _text(c.element_type), _str_list(c.enum_values),
+             _str_list(c.set_values), c.geometry_type, c.visible, c.vector_dimensions,
+             c.metadata_hex) for c in tm.columns]
+    pk = None if tm.primary_key is None else [(p["column"], p.get("prefix") or 0)
+                                              for p in tm.primary_key]
+    return shape, (_text(tm.database), _text(tm.table), shape, tm.table_id,
+                   tm.server_version, tm.flavor, tm.row_metadata,
+                   [_text(x) for x in tm.flags], pk, cols)
+
+
+# ---------------------------------------------------------------------------------------
+# decoding a split
+
+
+class _SplitState:
+    def __init__(self, split: Split, name: str):
+        self.split = split
+        self.name = name
+        self.read = self.decoded = self.quarantined = 0
+        self.rows = self.rows_failed = self.carried = self.errors = 0
+        self.shapes: dict = {}        # shape id -> [first offset, first ts, count, row]
+        self.shape_cache: dict = {}   # TABLE_MAP body bytes -> shape id + row
+        self.gtid = None              # GTID of the current transaction (events table)
+        self.txn = None               # offset of the event that started it
+        self.open = False             # inside a transaction
+        self.begun = False            # ... that had a BEGIN
+        self.standalone = False       # ... whose GTID announces a single statement
+
+
+def _shift(split: Split):
+    """Virtual (window) offset -> file offset."""
+    if split.start == 0:
+        return lambda v: v
+    delta = split.start - split.ctx_end
+
+    def shift(v):
+        return v if v is None or v < split.ctx_end else v + delta
+    return shift
+
+
+def _fix_error(err: BinlogError, shift):
+    if err is not None and err.offset is not None:
+        new = shift(err.offset)
+        if new != err.offset:
+            err.offset = new
+            err.args = (err._render(),)
+    return err
+
+
+def _error_row(st, offset, stage, err=None, *, kind=None, message=None, rec=None,
+               in_payload_at=None):
+    st.errors += 1
+    return (ERROR, st.name, None, None, None, (
+        st.name, offset, in_payload_at, stage, kind or (err.kind if err else "error"),
+        err.path if err is not None else None,
+        message if message is not None else (err.message if err is not None else None),
+        err.expected if err is not None else None,
+        rec.type_name if rec is not None and len(rec.raw) > 4 else None,
+        rec.type_code if rec is not None and len(rec.raw) > 4 else None,
+        len(rec.raw) if rec is not None else None), None)
+
+
+def decode_split(split: Split, rows: bool = True):
+    """The output rows of one split (tagged tuples, see :mod:`schema`), ending with one
+    ``stat`` row: events read, decoded and quarantined, rows, wall and CPU seconds, peak
+    memory of the worker process."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    name = display_name(split.uri)
+    st = _SplitState(split, name)
+    try:
+        yield from _decode(split, st, rows)
+    except Exception as e:  # noqa: BLE001 - a bug must not fail the job: quarantine it
+        yield _error_row(st, split.start, "split", kind="internal",
+                         message=f"{type(e).__name__}: {e}")
+    for shape, (off, ts, count, row) in st.shapes.items():
+        yield (TABLE_MAP, name, None, row + (name, off, ts, count), None, None, None)
+    yield (STAT, name, None, None, None, None, (
+        name, split.size, split.index, split.start, split.end, st.read, st.decoded,
+        st.quarantined, st.rows, st.rows_failed, len(st.shapes), st.carried, st.errors,
+        time.perf_counter() - t0, time.process_time() - c0, _max_rss_kib()))
+
+
+def _max_rss_kib() -> int | None:
+    try:
+        import resource
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    except (ImportError, OSError):
+        return None
+
+
+def _decode(split: Split, st: _SplitState, want_rows: bool):
+    if split.problem is not None:
+        yield _error_row(st, 0, "input", kind="io", message=split.problem)
+        return
+    try:
+        f = open_input(split.uri)
+    except OSError as e:
+        yield _error_row(st, 0, "file", kind="io", message=f"{type(e).__name__}: {e}")
+        return
+    with f:
+        yield from _decode_open(f, split, st, want_rows)
+
+
+def _decode_open(f, split: Split, st: _SplitState, want_rows: bool):
+    shift = _shift(split)
+    decoder = RowDecoder(st.name)
+    ctx = None
+    carried = None
+    if split.start:
+        ctx = _file_context(f)
+        if split.gtid_at is not None:
+            rec = _event_at(f, split.gtid_at, ctx)
+            g = gtid_of(rec) if rec is not None else None
+            if g is not None:
+                decoder.gtid = g
+        window = Window(f, [(0, split.ctx_end), (split.start, split.end)])
+        reader = BinlogReader(window, start=split.ctx_end, skip_errors=True)
+    else:
+        window = Window(f, [(0, split.end)])
+        reader = BinlogReader(window, skip_errors=True)
+    try:
+        for rec in reader:
+            rec.offset = shift(rec.offset)
+            _fix_error(rec.error, shift)
+            inner = rec.inner or ()
+            st.read += 1 + len(inner)
+            if rec.error is not None:
+                st.quarantined += 1
+                yield _error_row(st, rec.offset, "event", rec.error, rec=rec)
+                continue
+            for r in (rec, *inner):
+                if r is not rec:
+                    r.parent_offset = rec.offset
+                changes = ()
+                kind = r.kind
+                if want_rows and r.inner is None and (kind in ROWS_KINDS or kind == 19
+                                                      or kind in GTID_KINDS):
+                    if kind in ROWS_KINDS and split.start and \
+                            r.value["body"]["table_id"] not in decoder.table_maps:
+                        if carried is None:
+                            carried = table_maps_before(f, split.start, ctx)
+                        m = carried.pop(r.value["body"]["table_id"], None)
+                        if m is not None:
+                            decoder.feed(m)
+                            st.carried += 1
+                    try:
+                        changes = decoder.feed(r)
+                    except BinlogError as e:
+                        st.rows_failed += 1
+                        yield _error_row(st, r.offset, "rows", e, rec=r,
+                                         in_payload_at=None if r is rec else rec.offset)
+                        changes = ()
+                st.decoded += 1
+                yield _event_row(st, r, rec, decoder, len(changes))
+                if kind == 19:
+                    _note_shape(st, r, decoder)
+                if changes:
+                    yield from _row_rows(st, r, changes, decoder)
+    except BinlogError as e:      # not a binlog file: the reader refuses it at the magic
+        _fix_error(e, shift)
+        yield _error_row(st, e.offset or 0, "file", e)
+    if reader.tail is not None:
+        t = reader.tail
+        st.read += 1
+        st.quarantined += 1
+        yield _error_row(st, shift(t.offset), "tail", kind="truncated",
+                         message=f"truncated last event: {t.have} bytes"
+                         + (f" of {t.need}" if t.need is not None else " (partial header)"))
+
+
+def _event_row(st, r, top, decoder, nrows):
+    v = r.value
+    h = v["header"]
+    body = v["body"] if isinstance(v["body"], dict) else {}
+    kind = r.kind
+    inner = r is not top
+    offset = r.offset
+    # transaction tracking for the events table: a GTID (or a BEGIN outside one) opens it;
+    # XID, COMMIT, ROLLBACK, XA_PREPARE close it, as does the statement of a DDL group (a
+    # MySQL GTID followed by a statement rather than BEGIN; a MariaDB GTID flagged STANDALONE)
+    closes = kind in (XID_EVENT, XA_PREPARE_EVENT)
+    if kind in GTID_KINDS:
+        st.gtid = gtid_of(r)
+        st.txn = offset if not inner else top.offset
+        st.open, st.begun = True, False
+        st.standalone = kind != 162 or "STANDALONE" in (body.get("flags2") or ())
+    elif kind == QUERY_EVENT:
+        q = body.get("query")
+        q = q.strip().upper() if isinstance(q, str) else ""
+        if q == "BEGIN" or q.startswith("XA START"):
+            if not st.open:
+                st.gtid, st.txn, st.open, st.standalone = None, offset, True, False
+            st.begun = True
+        elif q in ("COMMIT", "ROLLBACK"):
+            closes = True
+        elif st.open and not st.begun and st.standalone:
+            closes = True
+    gtid, txn = (st.gtid, st.txn) if st.open else (None, None)
+    if closes:
+        st.open = False
+    table_id = body.get("table_id") if kind == 19 or kind in ROWS_KINDS else None
+    database = table = None
+    if kind == 19:
+        database, table = _text(body.get("database")), _text(body.get("table"))
+    elif kind in ROWS_KINDS:
+        tm = decoder.table_maps.get(table_id)
+        if tm is not None:
+            database, table = _text(tm.database), _text(tm.table)
+    elif kind in QUERY_KINDS:
+        database = _text(body.get("database"))
+    query = _text(body.get("query")) if kind in QUERY_KINDS else None
+    xid = body.get("xid") if kind == XID_EVENT else None
+    flags = h.get("flags") or []
+    return (EVENT, st.name, (
+        st.name, offset, top.offset if inner else None, h["timestamp"] * 1_000_000,
+        r.type_name, r.type_code, h["server_id"], len(r.raw), h["log_pos"],
+        [_text(x) for x in flags], v.get("checksum"), gtid, txn,
+        decimal.Decimal(xid) if isinstance(xid, int) else None, table_id, database, table,
+        query, nrows if kind in ROWS_KINDS else None), None, None, None, None)
+
+
+def _note_shape(st, r, decoder):
+    raw = r.raw
+    key = raw[HEADER_SIZE:len(raw) - (4 if r.ctx.checksum else 0)]
+    hit = st.shape_cache.get(key)
+    if hit is None:
+        tm = decoder.table_maps.get(r.value["body"]["table_id"])
+        if tm is None:
+            from ..model.table_map import table_map_from_event
+            tm = table_map_from_event(r.value, r.ctx)
+        hit = shape_of(tm)
+        if len(st.shape_cache) > 4096:
+            st.shape_cache.clear()
+        st.shape_cache[key] = hit
+    shape, row = hit
+    seen = st.shapes.get(shape)
+    if seen is None:
+        st.shapes[shape] = [r.offset if r.parent_offset is None else r.parent_offset,
+                            r.value["header"]["timestamp"] * 1_000_000, 1, row]
+    else:
+        seen[2] += 1
+
+
+def _row_rows(st, r, changes, decoder):
+    tm = decoder.table_maps.get(r.value["body"]["table_id"])
+    jc = _json_columns(tm) if tm is not None else frozenset()
+    inner_offset = r.offset if r.parent_offset is not None else None
+    for ch in changes:
+        st.rows += 1
+        yield (ROW, st.name, None, None, (
+            st.name, ch.offset, inner_offset, ch.gtid,
+            None if ch.timestamp is None else ch.timestamp * 1_000_000,
+            _text(ch.database), _text(ch.table), ch.operation, ch.row_index,
+            image(ch.before, jc), image(ch.after, jc), ch.signedness_known, r.type_name),
+            None, None)
+

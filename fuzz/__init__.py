@@ -1,0 +1,1 @@
+"""Coverage-guided fuzz targets (atheris) for binlog_schema; see fuzz/README.md."""

@@ -1,0 +1,727 @@
+"""Fuzz targets for binlog_schema: plain functions ``target(data: bytes)``, usable with
+atheris (``fuzz/run.py``) and in-process (``tests/test_fuzz_smoke.py``).
+
+A target returns normally when the package behaved: the input decoded (and every property
+held), or the package raised its typed error (:class:`BinlogError`; construct's errors where
+the API documents them: the row codecs). Anything else raises :class:`Finding`:
+
+* an exception outside that family, or one *converted* into a typed error (a ``TypeError``,
+  ``IndexError``, ``MemoryError``... caught by ``parse_event`` and re-raised as FormatError
+  still is a crash: the typed error's ``__context__`` gives it away);
+* a typed error whose offset lies outside the input;
+* a broken property (parse then build not giving back the bytes, compiled and interpreted
+  parsers disagreeing, records of a stream not covering the file);
+* more than ``FUZZ_TIME_LIMIT`` (1 s) of CPU on one input (a ``ITIMER_VIRTUAL`` timer: CPU
+  time, so a busy machine does not make false hangs), or a peak RSS above
+  ``FUZZ_RSS_LIMIT_MB`` (1024).
+
+Contexts the targets use have small limits (``LIMITS``: 16 MiB decompressed, 16 MiB events,
+4096 columns), so "no allocation over the configured limits" is checkable with a 1 GiB RSS
+ceiling.
+"""
+
+from __future__ import annotations
+
+import io as _io
+import json
+import os
+import pathlib
+import resource
+import signal
+import zlib
+
+import construct as c
+
+from binlog_schema.context import Context
+from binlog_schema.envelope import Event, _crc, build_event, compiled, parse_event, type_name
+from binlog_schema.errors import BinlogError, BuildError
+from binlog_schema.events import checksum_length
+from binlog_schema.plain import first_difference, to_plain
+from binlog_schema.primitives import TrackingIO
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+CORPUS = pathlib.Path(os.environ.get("BINLOG_CORPUS", ROOT.parent / "shared" / "corpus"))
+SPECS = ROOT / "specs"
+TIME_LIMIT = float(os.environ.get("FUZZ_TIME_LIMIT", "1"))
+RSS_LIMIT_MB = int(os.environ.get("FUZZ_RSS_LIMIT_MB", "1024"))
+LIMITS = {"max_uncompressed": 16 << 20, "max_columns": 4096}
+MAX_EVENT_SIZE = 16 << 20
+MAGIC = b"\xfebin"
+
+
+class Finding(Exception):
+    """A crash, a hang or a broken property: what the campaign looks for. ``key`` names its
+    kind and place (``untyped codecs.py:250 build``), for the list of known findings."""
+
+    def __init__(self, message: str, key: str | None = None):
+        super().__init__(message)
+        self.key = key
+
+
+# Findings in files this campaign may not change (owned by other work in progress), reported
+# with a reproducer; suppressed so that the campaign goes on past them (FUZZ_STRICT=1: not).
+# The first input of each is appended to $FUZZ_KNOWN_LOG.
+KNOWN: dict = {}  # all reported findings are fixed (tests/test_fuzz_smoke.py keeps them)
+# Fixed by their owners since they were reported: values/codecs.py FLOAT signalling NaN
+# quieted, ENUM/SET OverflowError; events/query.py ROWS_QUERY length byte recomputed.
+KNOWN_SEEN: dict = {}
+STRICT = os.environ.get("FUZZ_STRICT") == "1"
+
+
+def _known(f: Finding, data: bytes) -> bool:
+    if STRICT or f.key not in KNOWN:
+        return False
+    first = f.key not in KNOWN_SEEN
+    KNOWN_SEEN[f.key] = KNOWN_SEEN.get(f.key, 0) + 1
+    log = os.environ.get("FUZZ_KNOWN_LOG")
+    if first and log:
+        with open(log, "a", encoding="utf-8") as out:
+            out.write(f"{f.key}\t{f}\t{data[:4096].hex()}\n")
+    return True
+
+
+class Hang(BaseException):
+    """Raised by the CPU timer inside the package's code; a BaseException so that no
+    ``except Exception`` in the package can swallow or convert it."""
+
+
+# ------------------------------------------------------------------------------- guards
+
+
+def _on_timer(signum, frame):
+    raise Hang(f"more than {TIME_LIMIT} s of CPU on one input")
+
+
+_installed = False
+
+
+def _install():
+    global _installed
+    if not _installed:
+        signal.signal(signal.SIGVTALRM, _on_timer)
+        _installed = True
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def guarded(target):
+    """``target`` with the per-input CPU limit and the RSS ceiling; a hang becomes a
+    Finding (an ordinary exception, so atheris reports it with the input)."""
+    def run(data: bytes):
+        _install()
+        signal.setitimer(signal.ITIMER_VIRTUAL, TIME_LIMIT)
+        try:
+            target(data)
+        except Hang as e:
+            raise Finding(f"hang: {e}") from None
+        except Finding as f:
+            if not _known(f, data):
+                raise
+        finally:
+            signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+        if peak_rss_mb() > RSS_LIMIT_MB:
+            raise Finding(f"peak RSS {peak_rss_mb():.0f} MiB over the {RSS_LIMIT_MB} MiB limit")
+    run.__name__ = target.__name__
+    run.__wrapped__ = target
+    return run
+
+
+_CONSTRUCT_OK = (c.ConstructError, BinlogError)
+
+
+def _origin(e: BaseException):
+    """The crash a typed error was converted from by one of the package's catch-alls
+    (``envelope.convert_error`` and RowDecoder keep it as ``.original``); None for errors
+    raised as such or converted deliberately (``except zlib.error: raise ...``)."""
+    return getattr(e, "original", None)
+
+
+def check_typed(e: BinlogError, data: bytes, what: str, base: int = 0):
+    """A typed error must not hide a crash, and must name an offset inside the input."""
+    cause = _origin(e)
+    if cause is not None and not isinstance(cause, Hang):
+        name = type(cause).__name__
+        raise Finding(f"{what}: {name} converted to {e.kind}: {cause!r:.300} (raised at "
+                      f"{where(cause)})", key=f"converted {name} {where(cause, False)}")
+    if e.offset is not None and not base <= e.offset <= base + len(data):
+        raise Finding(f"{what}: error offset {e.offset} outside the input "
+                      f"[{base}, {base + len(data)}]: {e}")
+
+
+def untyped(what: str, e: BaseException):
+    return Finding(f"{what}: untyped {type(e).__name__}: {e!r:.300} (raised at {where(e)})",
+                   key=f"untyped {type(e).__name__} {where(e, False)}")
+
+
+def where(e: BaseException, line: bool = True) -> str:
+    """file:line and function of the innermost frame of the package that raised ``e``
+    (``line=False``: file and function, a key that survives edits elsewhere in the file)."""
+    tb, last = e.__traceback__, None
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if "binlog_schema" in code.co_filename:
+            name = pathlib.Path(code.co_filename).name
+            last = f"{name}:{tb.tb_lineno} {code.co_name}" if line else f"{name} {code.co_name}"
+        tb = tb.tb_next
+    return last or "?"
+
+
+# ------------------------------------------------------------------------------- contexts
+
+VERSIONS = ("8.0.40", "5.7.44-log", "10.11.6-MariaDB-log", "9.1.0", "8.0.22", "5.1.73-log",
+            "11.8.2-MariaDB", "8.4.3")
+
+
+def _make_variant(b: int) -> Context:
+    version = VERSIONS[(b >> 2) % len(VERSIONS)]
+    return Context(checksum=bool(b & 1), table_id_size=4 if b & 2 else 6,
+                   server_version=version,
+                   flavor="mariadb" if "MariaDB" in version else "mysql", **LIMITS)
+
+
+VARIANTS = [_make_variant(b) for b in range(256)]
+
+
+def variant(b: int) -> Context:
+    """One byte to a context: checksum on/off (bit 0), 4/6-byte table ids (bit 1), the server
+    (bits 2-4: MySQL 5.1-9.1, MariaDB 10.11/11.8, which also sets the flavor)."""
+    return VARIANTS[b]
+
+
+def variant_byte(ctx: Context) -> int:
+    """The variant closest to a context read from a file (for seeds)."""
+    v = ctx.server_version or "8.0.40"
+    best = 0
+    if "mariadb" in v.lower():
+        best = 2
+    else:
+        for i, cand in enumerate(VERSIONS):
+            if "MariaDB" not in cand and cand.split(".")[:2] == v.split(".")[:2]:
+                best = i
+                break
+    return (1 if ctx.checksum else 0) | (2 if ctx.table_id_size == 4 else 0) | (best << 2)
+
+
+def fix_crc(data: bytes, ctx: Context) -> bytes:
+    """The input with a valid CRC32 where its header says the event ends, so that mutations
+    reach the body instead of stopping at the checksum (the stream target keeps bad CRCs)."""
+    if len(data) < 19:
+        return data
+    size = int.from_bytes(data[9:13], "little")
+    if not 23 <= size <= len(data):
+        return data
+    if not checksum_length(ctx.kind(data[4]), data[19:size], ctx):
+        return data
+    crc = _crc(data[:19], data[19:size - 4]).to_bytes(4, "little")
+    return data[:size - 4] + crc + data[size:]
+
+
+def make_event(code: int, body: bytes, ctx: Context, ts: int = 0x65535300) -> bytes:
+    """Header (type ``code``, event_size and log_pos computed), body, CRC32 when the context
+    has checksums."""
+    size = 19 + len(body) + (4 if ctx.checksum else 0)
+    head = (ts.to_bytes(4, "little") + bytes((code,)) + (1000).to_bytes(4, "little")
+            + size.to_bytes(4, "little") + size.to_bytes(4, "little") + b"\0\0")
+    crc = _crc(head, body).to_bytes(4, "little") if ctx.checksum else b""
+    return head + body + crc
+
+
+# ------------------------------------------------------------------------------- (a) event
+
+
+def _interpreted(data: bytes, ctx: Context):
+    return Event.parse_stream(TrackingIO(data, base=0), ctx=ctx)
+
+
+def _compiled(data: bytes, ctx: Context):
+    root = {"ctx": ctx}
+    root["_params"] = root
+    return compiled().parsefunc(_io.BytesIO(data), root)
+
+
+def one_event(data: bytes):
+    """(a) One event with a context. Byte 0 picks the context (:func:`variant`); the rest is
+    the event, its CRC32 made valid. It parses, or raises a typed error naming an offset
+    inside the input. When it parses: ``build_event`` of the value gives back the event's
+    bytes exactly (or raises BuildError), and the compiled parser agrees with the
+    interpreted one (never accepting what the interpreted one rejects)."""
+    if not data:
+        return
+    ctx = variant(data[0])
+    event = fix_crc(data[1:], ctx)
+    try:
+        value = parse_event(event, ctx)
+    except BinlogError as e:
+        check_typed(e, event, "parse_event")
+        return
+    except Exception as e:  # noqa: BLE001
+        raise untyped("parse_event", e) from None
+    size = value["header"]["event_size"]
+    # compiled vs interpreted
+    try:
+        slow = _interpreted(event, ctx)
+    except Exception as e:  # noqa: BLE001
+        raise Finding(f"compiled parser accepted what the interpreted one rejects: "
+                      f"{type(e).__name__}: {e!r:.200}") from None
+    try:
+        fast = _compiled(event, ctx)
+    except Exception:  # noqa: BLE001 - the fallback's business, not a finding
+        fast = None
+    if fast is not None:
+        a, b = to_plain(fast), to_plain(slow)
+        if a != b:
+            raise Finding(f"compiled and interpreted parse differ at {first_difference(a, b)}")
+    try:
+        again = build_event(value, ctx)
+    except BuildError as e:
+        check_typed(e, b"", "build_event")
+        return
+    except Exception as e:  # noqa: BLE001
+        raise untyped("build_event", e) from None
+    if again != event[:size]:
+        try:
+            a, b = to_plain(value), to_plain(parse_event(again, ctx))
+            for v in (a, b):
+                v["header"].pop("event_size", None)
+                v.pop("checksum", None)
+            path = first_difference(a, b) or "(same value)"
+        except BinlogError as e:
+            path = f"(rebuilt bytes do not parse: {e.path})"
+        name = type_name(ctx.kind(event[4]))
+        raise Finding(f"{name}: parse then build is not the input: "
+                      f"{_diff(event[:size], again)}; field {path}", key=f"rebuild {name} {path}")
+
+
+def _diff(want: bytes, got: bytes) -> str:
+    for i, (x, y) in enumerate(zip(want, got)):
+        if x != y:
+            return f"offset {i}: {x:02x} became {y:02x} (of {len(want)} bytes)"
+    return f"{len(want)} bytes became {len(got)}"
+
+
+# ------------------------------------------------------------------------------- (b) stream
+
+
+def stream(data: bytes):
+    """(b) A whole file. The magic is prepended when absent. Read three times: skip_errors
+    (eager), skip_errors with lazy decoding, and recover=True; every record, value, error,
+    inner event and the tail are consumed. Beyond "only typed errors": a delivered record's
+    bytes are the file's at its offset; in recovery mode records, gaps and the tail cover the
+    file from byte 4 to its end with neither hole nor overlap (nothing lost)."""
+    from binlog_schema.stream import BinlogReader
+    if not data.startswith(MAGIC):
+        data = MAGIC + data
+    for options in ({"skip_errors": True}, {"skip_errors": True, "decode": "lazy"},
+                    {"recover": True}):
+        reader = BinlogReader(data, max_event_size=MAX_EVENT_SIZE, ctx=Context(
+            checksum=False, **LIMITS), **options)
+        covered = 4
+        try:
+            for rec in reader:
+                value, error = rec.value, rec.error
+                if error is not None:
+                    check_typed(error, data, f"record error ({options})")
+                if rec.gap is not None:
+                    start, end = rec.gap
+                    if start != covered or not start < end <= len(data):
+                        raise Finding(f"gap {rec.gap} does not start where the last record "
+                                      f"ended ({covered}) or runs past the file")
+                    covered = end
+                    continue
+                if data[rec.offset:rec.offset + rec.size] != rec.raw:
+                    raise Finding(f"record at {rec.offset}: bytes are not the file's")
+                if options.get("recover"):
+                    if rec.offset != covered:
+                        raise Finding(f"recovery: record at {rec.offset}, previous ended at "
+                                      f"{covered}: bytes lost")
+                    covered = rec.offset + rec.size
+                if value is not None:
+                    to_plain(value)
+                for inner in rec.inner or ():  # offsets: positions in the payload's data
+                    if inner.error is not None:
+                        check_typed(inner.error, inner.raw, "inner record", base=inner.offset)
+                    if inner.value is not None:
+                        to_plain(inner.value)
+        except BinlogError as e:
+            check_typed(e, data, f"BinlogReader({options})")
+            continue
+        except Finding:
+            raise
+        except Exception as e:  # noqa: BLE001
+            raise untyped(f"BinlogReader({options})", e) from None
+        if reader.tail is not None:
+            tail = reader.tail.to_dict()
+            if options.get("recover"):
+                if tail["offset"] != covered or tail["offset"] + tail["have"] != len(data):
+                    raise Finding(f"recovery: tail {tail} does not cover {covered} to the end "
+                                  f"({len(data)})")
+                covered = len(data)
+        if options.get("recover") and covered != len(data):
+            raise Finding(f"recovery: bytes {covered} to {len(data)} neither read, skipped nor "
+                          "reported as the tail")
+
+
+# ------------------------------------------------------------------------------- (c) table map
+
+
+def table_map(data: bytes):
+    """(c) The TABLE_MAP typed model. Byte 0 picks the context, the rest is a TABLE_MAP body
+    (the header and CRC32 are made for it). When the event parses: the typed model is made
+    (table_map_from_event), its dict survives JSON, and ``TableMap.from_dict(d).to_bytes()``
+    gives back the event's exact bytes, whatever the model holds (tlv_types,
+    extra_optional_metadata, trailing metadata, raw metadata of unknown types: the model
+    keeps what the flavor's rules would not write). A BuildError there is a finding too: a
+    parsed TABLE_MAP must always rebuild."""
+    from binlog_schema.model.table_map import TableMap, table_map_from_event
+    if not data:
+        return
+    ctx = variant(data[0])
+    event = make_event(19, data[1:], ctx)
+    try:
+        value = parse_event(event, ctx)
+    except BinlogError as e:
+        check_typed(e, event, "parse_event")
+        return
+    try:
+        tm = table_map_from_event(value, ctx)
+        d = tm.to_dict()
+        text = json.dumps(d)
+    except BinlogError as e:
+        check_typed(e, b"", "table_map_from_event")
+        raise Finding(f"a parsed TABLE_MAP has no typed model: {e}") from None
+    except Exception as e:  # noqa: BLE001
+        raise untyped("table_map_from_event/to_dict", e) from None
+    try:
+        again = TableMap.from_dict(json.loads(text)).to_bytes()
+    except BinlogError as e:
+        check_typed(e, b"", "TableMap.to_bytes")
+        raise Finding(f"the typed model of a parsed TABLE_MAP does not build: {e}") from None
+    except Exception as e:  # noqa: BLE001
+        raise untyped("TableMap.from_dict/to_bytes", e) from None
+    if again != event:
+        raise Finding(f"TableMap model does not rebuild the event: {_diff(event, again)}")
+
+
+# ------------------------------------------------------------------------------- (d) rows
+
+ROWS_CODES = (30, 31, 32, 39, 23, 24, 25, 20, 21, 22, 166, 167, 168, 169, 170, 171)
+_TABLE_MAPS: list | None = None
+
+
+def table_maps() -> list:
+    """(event bytes, context) of every distinct TABLE_MAP in specs/ and the corpus, in a
+    stable order (the rows target picks one by index)."""
+    global _TABLE_MAPS
+    if _TABLE_MAPS is None:
+        found = {}
+        for raw, ctx in _spec_table_maps():
+            found.setdefault((raw[19:], ctx.flavor, ctx.server_version), (raw, ctx))
+        for raw, ctx in _corpus_events(kinds={19}):
+            found.setdefault((raw[19:], ctx.flavor, ctx.server_version), (raw, ctx))
+        _TABLE_MAPS = [found[k] for k in sorted(found, key=repr)]
+    return _TABLE_MAPS
+
+
+def rows(data: bytes):
+    """(d) Row decoding. Bytes 0-1 pick a table map of specs/ and the corpus, byte 2 a rows
+    event type; the rest is that event's body (parsed without CRC32). The row images are
+    decoded with RowsCodec through the typed table map; decoded rows must encode back to the
+    same bytes, and so must their JSON-safe forms (``jsonable`` then ``from_jsonable``, the
+    path of the rows vectors). Errors: BinlogError, or construct's StreamError/
+    ValidationError from the codecs (their documented errors)."""
+    from binlog_schema.model.row_change import from_jsonable, jsonable
+    from binlog_schema.model.table_map import table_map_from_event
+    from binlog_schema.values.rows import RowsCodec
+    maps = table_maps()
+    if len(data) < 3 or not maps:
+        return
+    raw, tctx = maps[int.from_bytes(data[:2], "little") % len(maps)]
+    kind = ROWS_CODES[data[2] % len(ROWS_CODES)]
+    ctx = tctx.replace(checksum=False, type_remap=None, offset=0, **LIMITS)
+    try:
+        tm = table_map_from_event(parse_event(raw, tctx), tctx)
+    except BinlogError:  # a negative vector's table map
+        return
+    event = make_event(kind, data[3:], ctx)
+    try:
+        value = parse_event(event, ctx)
+    except BinlogError as e:
+        check_typed(e, event, "parse_event")
+        return
+    body = value["body"]
+    rows_field = body["rows"]
+    rows_bytes = bytes(rows_field["data"] if isinstance(rows_field, dict) else rows_field)
+    try:
+        codec = RowsCodec(tm)
+        decoded = codec.decode(body, kind)
+    except BinlogError as e:
+        check_typed(e, rows_bytes, "RowsCodec.decode")
+        return
+    except c.ConstructError:  # the codecs' documented errors
+        return
+    except Exception as e:  # noqa: BLE001
+        raise untyped("RowsCodec.decode", e) from None
+    try:
+        again = codec.encode(decoded, body, kind)
+    except Exception as e:  # noqa: BLE001
+        raise Finding(f"decoded rows do not encode: {type(e).__name__}: {e!r:.300}") from None
+    if again != rows_bytes:
+        where_ = _column_at(codec, decoded, body, kind, rows_bytes, again)
+        raise Finding(f"rows do not re-encode to their bytes: {_diff(rows_bytes, again)}, in "
+                      f"a {where_} value", key=f"rows reencode {where_}")
+
+    def via_json(img):  # noqa: E306
+        return {k: (from_jsonable(tm.columns[k], json.loads(json.dumps(jsonable(v))))
+                    if isinstance(k, int) else v) for k, v in img.items()}
+    try:
+        typed = [(via_json(r[0]), via_json(r[1])) if isinstance(r, tuple) else via_json(r)
+                 for r in decoded]
+        again = codec.encode(typed, body, kind)
+    except Exception as e:  # noqa: BLE001
+        raise Finding(f"JSON-safe rows do not encode back: {type(e).__name__}: "
+                      f"{e!r:.300}") from None
+    if again != rows_bytes:
+        raise Finding(f"JSON-safe rows encode to other bytes: {_diff(rows_bytes, again)}")
+
+
+def _column_at(codec, decoded, body, kind, want: bytes, got: bytes) -> str:
+    """The type of the first column whose value alone re-encodes differently (for keys)."""
+    images = [img for r in decoded for img in (r if isinstance(r, tuple) else (r,))]
+    for img in images:
+        for k, v in img.items():
+            if not isinstance(k, int) or v is None:
+                continue
+            col = codec.table_map.columns[k]
+            one = bytearray()
+            try:
+                codec.codecs[k].build(v, one)
+            except Exception:  # noqa: BLE001
+                return f"{col.type} (unbuildable)"
+            if bytes(one) not in want:
+                return str(col.type)
+    return "?"
+
+
+# ------------------------------------------------------------------------------- (e) build
+
+
+def build(data: bytes):
+    """(e) Typed values built from the fuzzer's bytes (atheris.FuzzedDataProvider, or the
+    pure-Python stand-in below when atheris is absent). Byte 0 even: a typed TableMap whose
+    columns, metadata and TLV facts follow its flavor's rules builds (``to_bytes``), parses
+    back and gives the same model; or is refused with a BuildError. Byte 0 odd: the same for
+    a table map and a row of typed values per column: encoded by RowsCodec, built into a
+    WRITE_ROWS event, parsed and decoded equal, the bytes stable; values out of a column's
+    range are refused with construct's (documented) errors or BuildError."""
+    from . import gen
+    gen.build_target(data)
+
+
+# ------------------------------------------------------------------------------- seeds
+
+
+_SPEC_DOCS: list | None = None
+
+
+def _spec_docs():
+    """(path, vector) of every vector of specs/ with bytes (read once per process)."""
+    global _SPEC_DOCS
+    if _SPEC_DOCS is None:
+        import yaml
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        _SPEC_DOCS = []
+        for path in sorted(SPECS.rglob("*.yaml")) if SPECS.is_dir() else ():
+            try:
+                docs = list(yaml.load_all(path.read_text(encoding="utf-8"), Loader=loader))
+            except Exception:  # noqa: BLE001 - a vector file being edited by someone else
+                continue
+            _SPEC_DOCS += [(path, d) for d in docs if isinstance(d, dict) and "hex" in d]
+    return _SPEC_DOCS
+
+
+def _spec_context(doc) -> Context:
+    from binlog_schema.vectors import context_of
+    try:
+        return context_of(doc)
+    except Exception:  # noqa: BLE001
+        return Context()
+
+
+def _hex(text) -> bytes:
+    from binlog_schema.vectors import hex_bytes
+    return hex_bytes(text)
+
+
+def _spec_table_maps():
+    for _, doc in _spec_docs():
+        ctx = _spec_context(doc)
+        if "table_map_hex" in doc:
+            yield _hex(doc["table_map_hex"]), ctx
+        raw = _hex(doc["hex"])
+        if len(raw) > 19 and ctx.kind(raw[4]) == 19 and "error" not in doc:
+            yield raw, ctx
+
+
+def corpus_files(max_size: int | None = None) -> list:
+    if not CORPUS.is_dir():
+        return []
+    return sorted(p for p in CORPUS.rglob("*") if p.is_file()
+                  and p.suffix not in (".md", ".txt")
+                  and (max_size is None or p.stat().st_size <= max_size))
+
+
+def _corpus_events(kinds=None):
+    from binlog_schema.stream import BinlogReader
+    for path in corpus_files():
+        try:
+            for rec in BinlogReader(str(path), skip_errors=True, decode=False):
+                if rec.gap is None and (kinds is None or rec.kind in kinds):
+                    yield rec.raw, rec.ctx
+        except BinlogError:
+            continue
+
+
+def _corpus_records():
+    """(raw, ctx, kind, table map raw in force) of every event of the corpus (decoded, so
+    the context follows each file's FDE)."""
+    from binlog_schema.stream import BinlogReader
+    for path in corpus_files():
+        maps = {}
+        try:
+            for rec in BinlogReader(str(path), skip_errors=True, decode="lazy"):
+                for r in [rec] + list(rec.inner or ()):
+                    tm = None
+                    if r.kind == 19 and r.value is not None:
+                        maps[r.value["body"]["table_id"]] = r.raw
+                    elif r.value is not None and isinstance(r.value.get("body"), dict):
+                        tm = maps.get(r.value["body"].get("table_id"))
+                    yield r.raw, r.ctx, r.kind, tm
+        except BinlogError:
+            continue
+
+
+def seeds(name: str, small: bool = False):
+    """The seed inputs of a target: (file name, bytes). ``small``: a few dozen (the smoke
+    test's), else everything the corpus and specs/ give."""
+    out = {}
+    limit = 40 if small else None
+
+    def add(prefix, data):
+        if limit is None or len(out) < limit:
+            out.setdefault(f"{prefix}-{zlib.crc32(data):08x}", data)
+
+    if name == "one_event":
+        for path, doc in _spec_docs():
+            ctx = _spec_context(doc)
+            add("spec", bytes((variant_byte(ctx),)) + _hex(doc["hex"]))
+        seen = set()
+        for raw, ctx, kind, _ in _corpus_records():
+            if small and kind in seen:
+                continue
+            seen.add(kind)
+            if len(raw) <= 16384:
+                add(f"corpus{kind}", bytes((variant_byte(ctx),)) + raw)
+    elif name == "stream":
+        for path in corpus_files():
+            data = path.read_bytes()
+            if not data.startswith(MAGIC):
+                continue
+            add("file", _prefix(data, 4096))
+            if small and len(out) >= 8:
+                break
+        from binlog_schema.stream import BinlogReader
+        if not small:
+            for path in corpus_files(max_size=64 << 10):  # every event kind at a seed's start
+                data = path.read_bytes()
+                if not data.startswith(MAGIC):
+                    continue
+                recs = list(BinlogReader(data, skip_errors=True, decode=False))
+                if len(recs) > 1:
+                    fde = data[4:recs[1].offset]
+                    for r in recs[1:]:
+                        add("cut", _prefix(MAGIC + fde + data[r.offset:], 2048))
+    elif name == "table_map":
+        for raw, ctx in _spec_table_maps():
+            add("spec", bytes((variant_byte(ctx),)) + _body(raw, ctx))
+        for raw, ctx in _corpus_events(kinds={19}):
+            add("corpus", bytes((variant_byte(ctx),)) + _body(raw, ctx))
+    elif name == "rows":
+        index = {(raw[19:], ctx.flavor, ctx.server_version): i
+                 for i, (raw, ctx) in enumerate(table_maps())}
+        from binlog_schema.events.rows import ROWS_KINDS
+        for _, doc in _spec_docs():
+            if "table_map_hex" in doc and "error" not in doc:
+                ctx = _spec_context(doc)
+                tm = _hex(doc["table_map_hex"])
+                raw = _hex(doc["hex"])
+                i = index.get((tm[19:], ctx.flavor, ctx.server_version))
+                if i is not None and ctx.kind(raw[4]) in ROWS_KINDS:
+                    add("spec", _rows_seed(i, ctx.kind(raw[4]), raw, ctx))
+        for raw, ctx, kind, tm in _corpus_records():
+            if kind in ROWS_KINDS and tm is not None and len(raw) <= 16384:
+                i = index.get((tm[19:], ctx.flavor, ctx.server_version))
+                if i is not None:
+                    add(f"corpus{kind}", _rows_seed(i, kind, raw, ctx))
+    elif name == "build":
+        import random
+        rnd = random.Random(7)
+        for k in range(20 if small else 200):
+            add("random", bytes((k & 1,)) + rnd.randbytes(rnd.choice((16, 64, 256, 1024))))
+    else:
+        raise KeyError(name)
+    return sorted(out.items())
+
+
+def _body(raw: bytes, ctx: Context) -> bytes:
+    return raw[19:len(raw) - (4 if ctx.checksum else 0)]
+
+
+def _rows_seed(i, kind, raw, ctx) -> bytes:
+    return (i.to_bytes(2, "little") + bytes((ROWS_CODES.index(kind),))
+            + _body(raw, ctx))
+
+
+def _prefix(data: bytes, n: int) -> bytes:
+    """The first ``n`` bytes of a file, cut at an event boundary when one is close."""
+    if len(data) <= n:
+        return data
+    pos, last = 4, 4
+    while pos + 19 <= len(data):
+        size = int.from_bytes(data[pos + 9:pos + 13], "little")
+        if size < 19 or pos + size > n:
+            break
+        last = pos = pos + size
+    return data[:last if last > n // 2 else n]
+
+
+def warm_up(name: str):
+    """What every input would otherwise pay once: the compiled declarations (and, for the
+    rows target, the table maps of specs/ and the corpus)."""
+    compiled()
+    if name == "rows":
+        table_maps()
+
+
+TARGETS = {
+    "one_event": (one_event, 16384),
+    "stream": (stream, 4096),
+    "table_map": (table_map, 4096),
+    "rows": (rows, 4096),
+    "build": (build, 4096),
+}
+
+
+def write_seeds(name: str, directory, small: bool = False) -> int:
+    directory = pathlib.Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    n = 0
+    for fname, data in seeds(name, small):
+        (directory / fname).write_bytes(data)
+        n += 1
+    return n
+
+
+__all__ = ["Context", "Finding", "TARGETS", "guarded", "seeds", "write_seeds", "variant",
+           "peak_rss_mb"]

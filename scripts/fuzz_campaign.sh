@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# The fuzzing campaign: every atheris target of fuzz/ for EXECS executions (libFuzzer -runs=).
+#
+#   scripts/fuzz_campaign.sh [EXECS] [TARGET...]
+#
+# EXECS defaults to 1000000 per target; TARGETs default to all five (one_event, stream,
+# table_map, rows, build). JOBS=n runs n targets at a time (default 1: the machine is shared).
+# RSS_LIMIT_MB (default 1024) is libFuzzer's -rss_limit_mb and the harness's own ceiling;
+# FUZZ_TIME_LIMIT (default 1) the CPU seconds one input may take. Everything is written under
+# .work/fuzz/: seeds/<target> (from the corpus, BINLOG_CORPUS, and specs/), <target>/corpus
+# (what libFuzzer kept), <target>/crashes (crash-* inputs: replay with
+# `python fuzz/repro.py TARGET FILE`; an earlier run's are moved to crashes.previous),
+# <target>/log, <target>/known.log (findings already reported in files other work owns,
+# suppressed), and summary.txt (the last run of every target). Exit status 1 when a target
+# found something.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+EXECS=${1:-1000000}
+shift || true
+TARGETS=("$@")
+[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(one_event stream table_map rows build)
+JOBS=${JOBS:-1}
+RSS_LIMIT_MB=${RSS_LIMIT_MB:-1024}
+PY=${PYTHON:-.venv/bin/python}
+OUT=.work/fuzz
+mkdir -p "$OUT"
+if ! "$PY" -c "import atheris" 2>/dev/null; then
+    echo "atheris is not installed: $PY -m pip install atheris" >&2
+    exit 2
+fi
+export FUZZ_RSS_LIMIT_MB=$RSS_LIMIT_MB
+
+run_target() {
+    local t=$1 dir="$OUT/$1"
+    mkdir -p "$dir/corpus" "$dir/crashes" "$OUT/seeds/$t"
+    if [ -n "$(ls -A "$dir/crashes")" ]; then  # an earlier run's findings: kept aside
+        mkdir -p "$dir/crashes.previous" && mv "$dir"/crashes/* "$dir/crashes.previous/"
+    fi
+    rm -f "$dir/known.log"
+    local start=$SECONDS
+    FUZZ_KNOWN_LOG="$PWD/$dir/known.log" "$PY" fuzz/run.py "$t" --seeds "$OUT/seeds/$t" \
+        -runs="$EXECS" -rss_limit_mb="$RSS_LIMIT_MB" -timeout=10 -print_final_stats=1 \
+        -artifact_prefix="$dir/crashes/" "$dir/corpus" "$OUT/seeds/$t" \
+        > "$dir/log" 2>&1 && rc=0 || rc=$?
+    echo "$rc $((SECONDS - start))" > "$dir/status"
+}
+
+running=0
+for t in "${TARGETS[@]}"; do
+    echo "fuzzing $t: $EXECS executions ($OUT/$t/log)"
+    run_target "$t" &
+    running=$((running + 1))
+    if [ "$running" -ge "$JOBS" ]; then
+        wait -n || true
+        running=$((running - 1))
+    fi
+done
+wait || true
+
+status=0
+for t in "${TARGETS[@]}"; do
+    dir="$OUT/$t"
+    read -r rc secs < "$dir/status"
+    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/log" | tail -1)
+    rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$dir/log" | tail -1)
+    rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$dir/log" | tail -1)
+    last=$(grep -E '^#[0-9]+.*cov: ' "$dir/log" | tail -1 || true)
+    cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<< "$last")
+    ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<< "$last")
+    crashes=$(find "$dir/crashes" -type f | wc -l)
+    known=$( [ -f "$dir/known.log" ] && cut -f1 "$dir/known.log" | sort -u | wc -l || echo 0)
+    if [ "$rc" = 0 ] && [ "$crashes" = 0 ]; then result="ok (known findings suppressed: $known)"
+    else result="FINDING rc=$rc crashes=$crashes"; status=1; fi
+    printf '%-10s %10s %9s %7s %7s %7sM %8s %s\n' "$t" "${execs:-?}" "${rate:-?}" \
+        "${cov:-?}" "${ft:-?}" "${rss:-?}" "$secs" "$result" > "$dir/summary"
+done
+# the summary of every target's last run (a target re-run alone replaces its own line)
+{
+    printf '%-10s %10s %9s %7s %7s %8s %8s %s\n' target execs exec/s cov ft peak_rss seconds result
+    for t in one_event stream table_map rows build; do
+        if [ -f "$OUT/$t/summary" ]; then cat "$OUT/$t/summary"; fi
+    done
+} | tee "$OUT/summary.txt"
+exit $status

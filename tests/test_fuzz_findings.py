@@ -1,0 +1,208 @@
+"""Regression tests of the fuzz campaign's findings that are not single-event vectors (those
+are in specs/negative/fuzz.yaml and specs/fuzz/lossless.yaml): row images, JSON-safe row
+values, typed-value builders and the typed TABLE_MAP model."""
+
+from __future__ import annotations
+
+import decimal
+import json
+import struct
+import time
+
+import construct as c
+import pytest
+
+from binlog_schema import Context, build_event, parse_event
+from binlog_schema.errors import BuildError
+from binlog_schema.model.row_change import from_jsonable, jsonable
+from binlog_schema.model.table_map import Column, TableMap
+from binlog_schema.values import temporal as t
+from binlog_schema.values.codecs import SetValue
+from binlog_schema.values.decimal_bin import decimal_build
+from binlog_schema.values.rows import JsonDiff, RowsCodec
+
+
+def table(*cols, flavor="mysql"):
+    return TableMap(table_id=1, database="d", table="t", flavor=flavor, columns=[
+        Column(i, **kw) for i, kw in enumerate(cols)])
+
+
+def test_rows_data_for_images_of_no_columns_is_refused_not_looped_on():
+    """A rows event with column_count 0 and row bytes: each image takes 0 bytes, and the
+    decoder looped forever."""
+    codec = RowsCodec(table({"type": "LONG"}))
+    body = {"column_count": 0, "columns_present": [], "rows": b"\x00\x01\x02"}
+    t0 = time.process_time()
+    with pytest.raises(c.ValidationError, match="no columns"):
+        codec.decode(body, 30)
+    assert time.process_time() - t0 < 0.1
+    assert codec.decode({**body, "rows": b""}, 30) == []
+
+
+def test_value_options_null_is_refused():
+    tm = table({"type": "LONG"}, {"type": "JSON", "pack_length": 4})
+    body = {"column_count": 2, "columns_present": [True, False],
+            "columns_after": [True, False], "rows": b"\x00\x01\x00\x00\x00\xfb"}
+    with pytest.raises(c.ValidationError, match="NULL"):
+        RowsCodec(tm).decode(body, 39)
+
+
+def test_partial_json_bits_of_absent_columns_are_kept():
+    """PARTIAL_UPDATE_ROWS after image with PARTIAL_JSON and a partial bit set for a JSON
+    column that is not in the image: the bit was dropped on rebuild."""
+    tm = table({"type": "LONG"}, {"type": "JSON", "pack_length": 4})
+    codec = RowsCodec(tm)
+    before = b"\x00" + (7).to_bytes(4, "little")   # null bits, LONG 7
+    after = b"\x01" + b"\x01" + b"\x00" + (8).to_bytes(4, "little")  # options, json bits
+    body = {"column_count": 2, "columns_present": [True, False],
+            "columns_after": [True, False], "rows": before + after}
+    rows = codec.decode(body, 39)
+    assert rows[0][1]["_partial_json_bits"] == 1
+    assert codec.encode(rows, body, 39) == before + after
+    # the usual case (no partial bit) keeps no extra key
+    plain = before + b"\x01\x00\x00" + (8).to_bytes(4, "little")
+    rows = codec.decode({**body, "rows": plain}, 39)
+    assert "_partial_json_bits" not in rows[0][1]
+    assert codec.encode(rows, body, 39) == plain
+    assert not isinstance(rows[0][1][0], JsonDiff)
+
+
+@pytest.mark.parametrize("value", [float("nan"), struct.unpack("<d", bytes.fromhex(
+    "010000000000f87f"))[0], float("inf"), -float("inf"), -0.0, 1.5])
+def test_json_safe_floats_keep_their_bits(value):
+    col = Column(0, "DOUBLE")
+    text = json.dumps(jsonable(value), allow_nan=False)  # strict JSON
+    back = from_jsonable(col, json.loads(text))
+    assert struct.pack("<d", back) == struct.pack("<d", value)
+
+
+def test_json_safe_set_with_bits_past_its_members_is_a_number():
+    col = Column(0, "STRING", real_type="SET", pack_length=2, set_values=["a", "b"])
+    v = SetValue(0b101, ("a",))  # bit 2 has no member
+    assert jsonable(v) == 0b101
+    assert from_jsonable(col, jsonable(v)).bits == 0b101
+    assert jsonable(SetValue(0b11, ("a", "b"))) == ["a", "b"]
+
+
+@pytest.mark.parametrize("col, value", [
+    (Column(0, "DATETIME2", fsp=2), t.DateTime(9999, 12, 31, 31, 45, 62, 1260000)),
+    (Column(0, "DATETIME2", fsp=0), t.DateTime(-2210, 9, 31, 31, 59, 59)),
+    (Column(0, "TIMESTAMP2", fsp=2), t.Timestamp(1700000000, 2550000)),
+    (Column(0, "TIME2", fsp=4), t.Time(True, 1, 2, 3, 6553500)),
+])
+def test_json_safe_temporal_values_out_of_the_usual_ranges(col, value):
+    """Stored fractions of 7 digits, negative years: their ISO text reads back."""
+    back = from_jsonable(col, json.loads(json.dumps(jsonable(value))))
+    assert back == value
+    if isinstance(value, t.Timestamp):
+        assert value.to_python() is not None
+
+
+@pytest.mark.parametrize("build, value, fsp", [
+    (t.time_old_build, t.Time(False, -2000, 0, 0), None),
+    (t.time_old_build, t.Time(True, 0, 0, 0), None),           # negative zero
+    (t.time_old_build, t.Time(False, 1, 2, 3, 5), None),       # a fraction TIME cannot hold
+    (t.datetime_old_build, t.DateTime(2024, 1, 1, 0, 0, 0, 1), None),
+    (t.datetime_old_build, t.DateTime(10 ** 20, 1, 1), None),
+    (t.timestamp_old_build, t.Timestamp(-1), None),
+    (t.timestamp2_build, t.Timestamp(1 << 32), 0),
+    (t.timestamp2_build, t.Timestamp(1, 999999), 1),           # wrapped to 990000 before
+    (t.timestamp2_build, t.Timestamp(1, 5), 0),
+    (t.datetime2_build, t.DateTime(2024, 13, 1), 0),
+    (t.datetime2_build, t.DateTime(1 << 30, 1, 1), 0),
+    (t.time2_build, t.Time(False, 1 << 12, 0, 0), 0),
+    (t.time2_build, t.Time(True, 0, 0, 0, 0), 3),
+    (t.date_build, t.Date(2024, 16, 1), None),
+])
+def test_temporal_builders_refuse_what_they_cannot_store(build, value, fsp):
+    with pytest.raises(c.IntegerError):
+        build(value, bytearray()) if fsp is None else build(value, bytearray(), fsp)
+
+
+def test_time2_extremes_round_trip():
+    for fsp in range(7):
+        for v in (t.Time(True, 2048, 0, 0), t.Time(False, 2047, 63, 63, 999999 if fsp >= 5
+                                                      else 0)):
+            out = bytearray()
+            t.time2_build(v, out, fsp)
+            assert t.time2_parse(bytes(out), 0, fsp)[0] == v
+
+
+@pytest.mark.parametrize("value, p, s", [
+    (decimal.Decimal("1.5"), 220, 23),      # no such DECIMAL: parsing refused it
+    (decimal.Decimal("1.005"), 5, 2),       # was rounded silently
+    ("abc", 5, 2), (decimal.Decimal("NaN"), 5, 2)])
+def test_decimal_build_refuses(value, p, s):
+    with pytest.raises(c.ConstructError):
+        decimal_build(value, bytearray(), p, s)
+
+
+def test_decimal_build_keeps_trailing_zeros_allowed():
+    out = bytearray()
+    decimal_build(decimal.Decimal("1.500"), out, 5, 2)
+    from binlog_schema.values.decimal_bin import decimal_parse
+    assert decimal_parse(bytes(out), 0, 5, 2)[0] == decimal.Decimal("1.50")
+
+
+def test_enum_member_outside_its_charset_is_a_build_error():
+    tm = TableMap(table_id=1, database="d", table="t", flavor="mysql",
+                  server_version="8.0.40", row_metadata="full", columns=[
+                      Column(0, "STRING", real_type="ENUM", pack_length=1, collation_id=11,
+                             name="e", enum_values=["жあ"])])
+    with pytest.raises(BuildError) as e:
+        tm.to_bytes()
+    assert e.value.path == "columns[0]"
+
+
+def test_typed_table_map_keeps_every_tlv_it_cannot_regenerate():
+    """Two SIGNEDNESS TLVs (the second wins on the columns): the first is kept raw at its
+    position, and the model rebuilds the event."""
+    from binlog_schema.model.table_map import table_map_from_event
+    ctx = Context(server_version="8.0.40", flavor="mysql")
+    event = {"header": {"timestamp": 0, "type_code": 19, "server_id": 1, "log_pos": None,
+                        "flags": []},
+             "body": {"table_id": 1, "flags": [], "database": "d", "table": "t",
+                      "column_types": ["LONG"], "column_metadata": [None],
+                      "null_bitmap": [False],
+                      "optional_metadata": [{"type": "SIGNEDNESS", "value": [True]},
+                                            {"type": "SIGNEDNESS", "value": [False]}]}}
+    raw = build_event(event, ctx)
+    tm = table_map_from_event(parse_event(raw, ctx), ctx)
+    assert tm.columns[0].unsigned is False
+    assert tm.extra_optional_metadata == [{"position": 0, "type": 1, "hex": "80"}]
+    assert TableMap.from_dict(tm.to_dict()).to_bytes() == raw
+
+
+def test_a_bad_event_inside_a_transaction_payload_loses_no_other():
+    """Eager decoding of a TRANSACTION_PAYLOAD: an inner event that does not parse lost
+    every inner event (rec.inner stayed None); now it is delivered with its error (offsets in
+    the payload's data, as lazy records have them) between the good ones."""
+    import io
+
+    from binlog_schema import BinlogReader, BinlogWriter
+    from binlog_schema.errors import BinlogError as Typed
+    from binlog_schema.events.transaction_payload import payload_body
+    ctx = Context(checksum=False)
+    inner = [build_event(table(*[{"type": "LONG"}] * k).to_event(), ctx) for k in (1, 2, 3)]
+    bad = bytearray(inner[1])
+    bad[33] = 0xFB  # its column count: NULL
+    events = inner[0] + bytes(bad) + inner[2]
+    out = io.BytesIO()
+    w = BinlogWriter(out)
+    fde = {"binlog_version": 4, "server_version": "8.0.40", "create_timestamp": 0,
+           "header_length": 19, "post_header_lengths": [0] * 41, "checksum_alg": 1}
+    w.write({"header": {"timestamp": 1, "type_code": 15, "server_id": 1, "log_pos": None,
+                        "flags": []}, "body": fde})
+    at = w.write({"header": {"timestamp": 1, "type_code": 40, "server_id": 1,
+                             "log_pos": None, "flags": []},
+                  "body": payload_body(events, "NONE")})
+    recs = list(BinlogReader(out.getvalue(), skip_errors=True))
+    payload = recs[-1]
+    assert payload.error is None and len(payload.inner) == 3
+    assert [r.error is None for r in payload.inner] == [True, False, True]
+    assert [r.offset for r in payload.inner] == [0, len(inner[0]), len(inner[0]) + len(bad)]
+    assert payload.inner[1].error.offset == len(inner[0]) + 33
+    assert payload.inner[2].value["body"]["column_count"] == 3
+    with pytest.raises(Typed) as e:
+        list(BinlogReader(out.getvalue()))
+    assert e.value.offset == at and e.value.path.startswith(f"payload[{len(inner[0])}]")

@@ -1,0 +1,211 @@
+"""The fuzz campaign's short version, for every test run (scripts/fuzz_campaign.sh runs the
+long one): each target of fuzz/harness.py on its seeds and a few thousand mutants in-process,
+and, when atheris is installed, each target for a few hundred coverage-guided executions.
+Also: the harness really reports crashes, hangs and lossy rebuilds (planted ones), and the
+findings reported for files owned by other work still reproduce (strict xfail: the day they
+are fixed, these tests say so)."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import random
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from fuzz import harness  # noqa: E402
+
+EXECS = int(os.environ.get("FUZZ_SMOKE_EXECS", "2000"))
+
+
+def mutants(seeds, n, rnd):
+    """Byte-level mutants of the seeds (flips, interesting values, cuts, inserts, splices),
+    the mutations libFuzzer starts from."""
+    interesting = [b"\x00", b"\xff", b"\xfb", b"\xfc\xff\xff", b"\xfe" + b"\xff" * 8,
+                   b"\x7f", b"\x80", b"\x00\x00\x00\x00", b"\xff\xff\xff\xff"]
+    for _ in range(n):
+        data = bytearray(rnd.choice(seeds))
+        for _ in range(rnd.randint(1, 4)):
+            op = rnd.randrange(6)
+            pos = rnd.randint(0, len(data))
+            if op == 0 and data:
+                data[min(pos, len(data) - 1)] ^= 1 << rnd.randrange(8)
+            elif op == 1:
+                data[pos:pos + 1] = rnd.choice(interesting)
+            elif op == 2:
+                del data[pos:]
+            elif op == 3:
+                data[pos:pos] = rnd.randbytes(rnd.randint(1, 8))
+            elif op == 4:
+                other = rnd.choice(seeds)
+                data[pos:] = other[rnd.randint(0, len(other)):]
+            elif data:
+                data[min(pos, len(data) - 1)] = rnd.randrange(256)
+        yield bytes(data)
+
+
+@pytest.fixture(scope="module")
+def loaded():
+    harness.warm_up("rows")  # compiled code and table maps: once, outside the time limit
+
+
+@pytest.mark.parametrize("name", sorted(harness.TARGETS))
+def test_target_in_process(name, loaded):
+    target = harness.guarded(harness.TARGETS[name][0])
+    seeds = [data for _, data in harness.seeds(name, small=True)]
+    assert seeds, f"no seeds for {name}"
+    for data in seeds:
+        target(data)  # a Finding fails the test, with its message
+    rnd = random.Random(f"smoke-{name}")
+    runs = EXECS // 3 if name in ("build", "stream") else EXECS
+    for data in mutants(seeds, runs, rnd):
+        try:
+            target(data)
+        except harness.Finding as e:
+            raise AssertionError(f"{name}: {e}\ninput: {data.hex()}") from None
+
+
+@pytest.mark.skipif(not any(
+    (pathlib.Path(p) / "atheris").exists() for p in sys.path if p), reason="atheris not installed")
+@pytest.mark.parametrize("name", sorted(harness.TARGETS))
+def test_target_under_atheris(name, tmp_path):
+    seeds = tmp_path / "seeds"
+    n = harness.write_seeds(name, seeds, small=True)
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    runs = n + EXECS // 2
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "fuzz" / "run.py"), name, f"-runs={runs}",
+         "-rss_limit_mb=1024", "-timeout=10", f"-artifact_prefix={tmp_path}/",
+         str(corpus), str(seeds)],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-3000:]
+    assert f"Done {runs} runs" in out, out[-2000:]
+    assert " cov: " in out
+    assert not list(tmp_path.glob("crash-*"))
+
+
+# ---------------------------------------------------------------------- the harness finds
+
+
+class _CrashingContext(harness.Context):
+    def kind(self, code):  # a crash inside parsing (both the compiled and interpreted code)
+        raise IndexError("planted")
+
+
+def test_planted_crash_converted_by_parse_event_is_found():
+    """parse_event turns every exception into a typed error; one that was a crash keeps it
+    as ``.original``, and the harness reports it."""
+    from binlog_schema import parse_event
+    from binlog_schema.errors import BinlogError
+    data = harness.make_event(19, bytes(20), harness.Context())
+    with pytest.raises(BinlogError) as e:
+        parse_event(data, _CrashingContext())
+    assert isinstance(e.value.original, IndexError)
+    with pytest.raises(harness.Finding, match="IndexError converted"):
+        harness.check_typed(e.value, data, "parse_event")
+    # a construct error (bad input, not a crash) is no finding
+    with pytest.raises(BinlogError) as e:
+        parse_event(data[:30], harness.Context())
+    harness.check_typed(e.value, data[:30], "parse_event")
+
+
+def test_planted_lossy_build_is_found(monkeypatch):
+    """A model that loses a fact (here: the table map's flags) is reported by the
+    table_map target."""
+    from binlog_schema.model import table_map as model
+    real = model.TableMap.body
+    monkeypatch.setattr(model.TableMap, "body", lambda self: {**real(self), "flags": []})
+    with pytest.raises(harness.Finding, match="does not rebuild"):
+        for _, data in harness.seeds("table_map", small=True):
+            harness.table_map(data)
+
+
+def test_planted_hang_is_found(monkeypatch):
+    monkeypatch.setattr(harness, "TIME_LIMIT", 0.2)
+
+    def spins(data):
+        while True:
+            pass
+    with pytest.raises(harness.Finding, match="hang"):
+        harness.guarded(spins)(b"x")
+
+
+def test_stream_target_checks_coverage_of_the_file(monkeypatch):
+    """Recovery mode must account for every byte: a reader that silently drops a range is a
+    finding."""
+    from binlog_schema import stream
+    seeds = [d for _, d in harness.seeds("stream", small=True)]
+    real = stream.BinlogReader._gap
+
+    def silent_gap(self, f, pos, err):  # skips the range but delivers no record for it
+        gen = real(self, f, pos, err)
+        try:
+            while True:
+                next(gen)
+        except StopIteration as e:
+            return e.value
+        yield  # a generator, as _gap is
+
+    monkeypatch.setattr(stream.BinlogReader, "_gap", silent_gap)
+    data = bytearray(seeds[0])
+    data[200:210] = b"\xff" * 10  # a damaged event in the middle
+    with pytest.raises(harness.Finding, match="recovery"):
+        harness.stream(bytes(data))
+
+
+# ---------------------------------------------------------------------- reported findings
+# Findings in files that were owned by other work in progress at the time; the fixed ones
+# stay here as regression tests, the open ones are strict xfails (harness.KNOWN).
+
+
+def test_known_float_snan():
+    from binlog_schema.model.table_map import Column
+    from binlog_schema.values.codecs import codec_for
+    codec = codec_for(Column(0, "FLOAT", pack_length=4))
+    value, _ = codec.parse(bytes.fromhex("0100807f"), 0)
+    out = bytearray()
+    codec.build(value, out)
+    assert out.hex() == "0100807f"
+
+
+@pytest.mark.parametrize("real, value", [("ENUM", -1), ("ENUM", 70000), ("SET", -1),
+                                         ("SET", 1 << 16)])
+def test_known_codecs_overflow(real, value):
+    import construct as c
+    from binlog_schema.model.table_map import Column
+    from binlog_schema.values.codecs import EnumValue, SetValue, codec_for
+    codec = codec_for(Column(0, "STRING", real_type=real, pack_length=2))
+    v = EnumValue(value) if real == "ENUM" else SetValue(value)
+    with pytest.raises(c.ConstructError):
+        codec.build(v, bytearray())
+
+
+@pytest.mark.parametrize("ty, value", [("GEOMETRY", "srid"), ("VECTOR", [1e39])])
+def test_known_geometry_vector_overflow(ty, value):
+    import construct as c
+    from binlog_schema.model.table_map import Column
+    from binlog_schema.values.codecs import Geometry, codec_for
+    codec = codec_for(Column(0, ty, pack_length=4))
+    v = Geometry(1 << 32, b"") if value == "srid" else value
+    with pytest.raises(c.ConstructError):
+        codec.build(v, bytearray())
+
+
+def test_known_rows_query_length():
+    from binlog_schema import Context, build_event, parse_event
+    from binlog_schema.errors import BinlogError
+    # a ROWS_QUERY whose length byte (0x61) is not its text's length (5)
+    ctx = Context(checksum=False)
+    data = harness.make_event(29, b"\x61hello", ctx)
+    try:
+        value = parse_event(data, ctx)
+    except BinlogError:
+        return  # refusing it would be a fix too
+    assert build_event(value, ctx) == data

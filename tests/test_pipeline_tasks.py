@@ -1,0 +1,222 @@
+"""The pipeline's task side without Spark: pre-scan cuts, split reading, the fallback for
+splits that are not self-contained, typed values. (tests/test_pipeline.py runs it on Spark.)"""
+
+import datetime as dt
+import decimal
+import os
+
+import pytest
+
+from binlog_schema.envelope import HEADER_SIZE
+from binlog_schema.model.row_change import RowDecoder
+from binlog_schema.pipeline import tasks
+from binlog_schema.pipeline.synth import Recipe, write_fixture
+from binlog_schema.stream import BinlogReader
+from binlog_schema.values import temporal
+from binlog_schema.values.codecs import EnumValue, Geometry, SetValue
+
+from .pipeline_support import reference_counts, reference_rows, same_row
+
+
+def decode_file(path, split_bytes):
+    splits = tasks.prescan(str(path), os.path.getsize(path), split_bytes)
+    out = {"row": [], "event": [], "error": [], "stat": [], "table_map": []}
+    for s in splits:
+        for t in tasks.decode_split(s):
+            out[t[0]].append(t[{"event": 2, "table_map": 3, "row": 4, "error": 5,
+                                "stat": 6}[t[0]]])
+    return splits, out
+
+
+def headers(path):
+    """(offset, type code) of every event, by walking the sizes."""
+    data = open(path, "rb").read()
+    pos, out = 4, []
+    while pos + HEADER_SIZE <= len(data):
+        out.append((pos, data[pos + 4]))
+        pos += int.from_bytes(data[pos + 9:pos + 13], "little")
+    return out
+
+
+@pytest.mark.parametrize("flavor,starts", [("mysql", {33}), ("mariadb", {162})])
+def test_prescan_cuts_at_transaction_starts(tmp_path, flavor, starts):
+    path = tmp_path / "f.bin"
+    write_fixture(path, seed=3, flavor=flavor, transactions=150)
+    size = os.path.getsize(path)
+    splits = tasks.prescan(str(path), size, 20_000)
+    assert len(splits) > 4
+    kinds = dict(headers(path))
+    assert splits[0].start == 0 and splits[-1].end == size
+    for a, b in zip(splits, splits[1:]):
+        assert a.end == b.start
+        assert kinds[b.start] in starts, (b.start, kinds[b.start])
+        assert b.gtid_at is not None and b.gtid_at < b.start and kinds[b.gtid_at] in starts
+    # the cuts follow the work (bytes + events), not just bytes
+    assert max(s.work for s in splits[:-1]) < 3 * 20_000
+
+
+def test_small_file_is_one_split(tmp_path):
+    path = tmp_path / "f.bin"
+    write_fixture(path, seed=1, transactions=5)
+    assert len(tasks.prescan(str(path), os.path.getsize(path), 1 << 20)) == 1
+
+
+@pytest.mark.parametrize("flavor", ["mysql", "mariadb"])
+def test_splits_give_the_single_process_rows(tmp_path, flavor):
+    path = tmp_path / "f.bin"
+    write_fixture(path, seed=7, flavor=flavor, transactions=200)
+    splits, out = decode_file(path, 15_000)
+    assert len(splits) > 5
+    ref = reference_rows(str(path))
+    assert len(out["row"]) == len(ref) > 500
+    for got, want in zip(out["row"], ref):
+        same_row(got, want, internal=True)
+    read, decoded, quarantined, _ = reference_counts(str(path))
+    assert sum(s[5] for s in out["stat"]) == read
+    assert len(out["event"]) == decoded and not out["error"] and quarantined == 0
+    assert sum(s[11] for s in out["stat"]) == 0  # servers' layout: splits self-contained
+
+
+def test_not_self_contained_splits_carry_table_maps(tmp_path):
+    """TABLE_MAPs written once per file (not per transaction): each split after the first
+    meets rows events whose table map is in an earlier split; the task must notice and carry
+    the maps in force, and the rows must still equal the single-process decode."""
+    path = tmp_path / "once.bin"
+    write_fixture(path, seed=5, transactions=200, table_maps="once")
+    assert sum(1 for _, code in headers(path) if code == 19) <= 4
+    splits, out = decode_file(path, 10_000)
+    assert len(splits) > 5
+    carried = sum(s[11] for s in out["stat"])
+    assert carried >= len(splits) - 1
+    ref = reference_rows(str(path))
+    assert len(out["row"]) == len(ref)
+    for got, want in zip(out["row"], ref):
+        same_row(got, want, internal=True)
+    assert not out["error"]
+
+
+def test_without_the_fallback_rows_would_be_lost(tmp_path, monkeypatch):
+    """The check is real: with the carried maps disabled, the same file loses rows to
+    'no TABLE_MAP' errors."""
+    path = tmp_path / "once.bin"
+    write_fixture(path, seed=5, transactions=200, table_maps="once")
+    monkeypatch.setattr(tasks, "table_maps_before", lambda f, start, ctx: {})
+    _, out = decode_file(path, 10_000)
+    assert len(out["row"]) < len(reference_rows(str(path)))
+    assert {e[3] for e in out["error"]} == {"rows"}
+    assert all("TABLE_MAP" in e[6] for e in out["error"])
+
+
+def test_corpus_files_split_small(corpus):
+    """Every corpus file cut as finely as its transactions allow gives the single-process
+    rows and counts (payloads, MariaDB events, old formats, relay logs, truncated tails)."""
+    split_files = 0
+    for path in corpus:
+        splits, out = decode_file(path, 4096)
+        split_files += len(splits) > 1
+        read, decoded, quarantined, refused = reference_counts(str(path))
+        assert sum(s[5] for s in out["stat"]) == read, path
+        assert len(out["event"]) == decoded, path
+        assert sum(1 for e in out["error"] if e[3] in ("event", "tail")) == quarantined, path
+        assert sum(1 for e in out["error"] if e[3] == "file") == int(refused), path
+        ref = reference_rows(str(path))
+        assert len(out["row"]) == len(ref), path
+        for got, want in zip(out["row"], ref):
+            same_row(got, want, internal=True)
+    assert split_files >= 8
+
+
+def test_window_reads_the_context_then_the_split(tmp_path):
+    data = bytes(range(256)) * 4
+    path = tmp_path / "w"
+    path.write_bytes(data)
+    with open(path, "rb") as f:
+        w = tasks.Window(f, [(0, 10), (500, 520)])
+        assert w.read(4) == data[:4]
+        assert w.read(10) == data[4:10] + data[500:504]
+        f.seek(0)  # another reader moved the file: the window still reads its own place
+        assert w.read() == data[504:520]
+        assert w.read(5) == b""
+
+
+def test_typed_values():
+    tv = tasks.to_value
+    idx = {k: i for i, k in enumerate(("long", "decimal", "double", "string", "binary", "date",
+                                       "datetime", "timestamp", "time", "vector", "json",
+                                       "text"))}
+
+    def only(v, **want):
+        got = {k: v[i] for k, i in idx.items() if v[i] is not None}
+        assert got == want
+    only(tv(-5), long=-5)
+    only(tv((1 << 64) - 1), decimal=decimal.Decimal((1 << 64) - 1))
+    only(tv(1 << 70), text=str(1 << 70))
+    only(tv(decimal.Decimal("-12.34")), decimal=decimal.Decimal("-12.34"))
+    only(tv(decimal.Decimal("1.500000000000000000000000000000")),
+         decimal=decimal.Decimal("1.500000000000000000"))
+    only(tv(decimal.Decimal("12345678901234567890123.5")), text="12345678901234567890123.5")
+    only(tv(decimal.Decimal("0.1234567890123456789")), text="0.1234567890123456789")
+    only(tv("é"), string="é")
+    only(tv(b"\x00\xff"), binary=b"\x00\xff")
+    only(tv(2.5), double=2.5)
+    only(tv(temporal.Date(1970, 1, 2)), date=1)
+    only(tv(temporal.Date(0, 0, 0)), text="0000-00-00")
+    only(tv(temporal.Date(2024, 0, 15)), text="2024-00-15")
+    only(tv(temporal.DateTime(1970, 1, 1, 0, 0, 1, 5)), datetime=1_000_005)
+    only(tv(temporal.DateTime(0, 0, 0)), text="0000-00-00 00:00:00")
+    only(tv(temporal.Timestamp(1_700_000_000, 250_000)), timestamp=1_700_000_000_250_000)
+    only(tv(temporal.Timestamp(0, 0)), text="0000-00-00 00:00:00")
+    only(tv(temporal.Time(True, 838, 59, 59, 0)), time=-(838 * 3600 + 59 * 60 + 59) * 10**6)
+    only(tv(EnumValue(2, "paid")), long=2, string="paid")
+    only(tv(SetValue(5, ("a", "c"))), long=5, string="a,c")
+    only(tv(Geometry(4326, b"\x01")), long=4326, binary=b"\x01")
+    only(tv([1.5, 2]), vector=[1.5, 2.0])
+    only(tv({"a": [1, "x"]}, json_column=True), json='{"a":[1,"x"]}')
+    assert tv(None) is None
+    # the internal forms are what Spark's own conversion gives
+    assert dt.date(1970, 1, 1) + dt.timedelta(days=tv(temporal.Date(2000, 2, 29))[5]) == \
+        dt.date(2000, 2, 29)
+
+
+def test_recipe_is_deterministic(tmp_path):
+    a, b, c = tmp_path / "a", tmp_path / "b", tmp_path / "c"
+    Recipe(11, 3, transactions=40).write(a)
+    Recipe(11, 3, transactions=40).write(b)
+    Recipe(12, 3, transactions=40).write(c)
+    assert a.read_bytes() == b.read_bytes() != c.read_bytes()
+    assert sum(1 for _ in BinlogReader(str(a))) > 40
+    assert RowDecoder  # the reference decoder the other tests use
+
+
+@pytest.mark.parametrize("flavor", ["mysql", "mariadb"])
+def test_events_carry_their_transaction(tmp_path, flavor):
+    """Every event of a transaction names its GTID and the offset of the event that opened
+    it (across split boundaries too); events outside transactions name none."""
+    path = tmp_path / "f.bin"
+    write_fixture(path, seed=2, flavor=flavor, transactions=60)
+    _, out = decode_file(path, 6_000)
+    events = sorted(out["event"], key=lambda e: e[1])
+    gtid_type = "GTID_LOG_EVENT" if flavor == "mysql" else "GTID_EVENT"
+    current = None
+    for e in events:
+        (offset, typ, gtid, txn) = e[1], e[4], e[11], e[12]
+        if typ == gtid_type:
+            current = (gtid, offset)
+            assert gtid and txn == offset
+        elif typ == "FORMAT_DESCRIPTION_EVENT":
+            assert (gtid, txn) == (None, None)
+        else:
+            assert current is not None and (gtid, txn) == current, e
+        if typ == "QUERY_EVENT" and e[17].startswith("ALTER"):
+            assert e[15] == "shop"
+    assert sum(1 for e in events if e[4] == gtid_type) == 60
+    assert len({e[11] for e in events if e[11]}) == 60
+
+
+def test_without_rows_events_and_shapes_remain(tmp_path):
+    path = tmp_path / "f.bin"
+    write_fixture(path, seed=4, transactions=40)
+    split = tasks.prescan(str(path), os.path.getsize(path), 1 << 30)[0]
+    kinds = [t[0] for t in tasks.decode_split(split, rows=False)]
+    assert "row" not in kinds and kinds.count("table_map") == 3
+    assert kinds.count("event") == reference_counts(str(path))[1]
