@@ -411,20 +411,20 @@ def codec_for(col, flavor: str = "mysql") -> Codec:
     if ty == "BIT":
         return _bit(col.bits or 0)
     if ty in ("DATE", "NEWDATE"):
-        return Codec(t.date_parse, t.date_build, ty)
+        return Codec(t.date_parse, _guarded(t.date_build, ty), ty)
     if ty == "TIME":
-        return Codec(t.time_old_parse, t.time_old_build, ty)
+        return Codec(t.time_old_parse, _guarded(t.time_old_build, ty), ty)
     if ty == "DATETIME":
-        return Codec(t.datetime_old_parse, t.datetime_old_build, ty)
+        return Codec(t.datetime_old_parse, _guarded(t.datetime_old_build, ty), ty)
     if ty == "TIMESTAMP":
-        return Codec(t.timestamp_old_parse, t.timestamp_old_build, ty)
+        return Codec(t.timestamp_old_parse, _guarded(t.timestamp_old_build, ty), ty)
     if ty in ("TIMESTAMP2", "DATETIME2", "TIME2"):
         fsp = col.fsp or 0
         t._check_fsp(fsp)
         p, b = {"TIMESTAMP2": (t.timestamp2_parse, t.timestamp2_build),
                 "DATETIME2": (t.datetime2_parse, t.datetime2_build),
                 "TIME2": (t.time2_parse, t.time2_build)}[ty]
-        return Codec(lambda d, pos: p(d, pos, fsp), lambda v, o: b(v, o, fsp), ty)
+        return Codec(lambda d, pos: p(d, pos, fsp), _guarded(lambda v, o: b(v, o, fsp), ty), ty)
     if ty == "VARCHAR":
         return _string(1 if (col.max_length or 0) < 256 else 2, col.collation_id, ty)
     if ty in ("STRING", "VAR_STRING", "ENUM", "SET"):
@@ -451,6 +451,16 @@ def codec_for(col, flavor: str = "mysql") -> Codec:
     if ty == "NULL":
         return Codec(lambda d, p: (None, p), lambda v, o: None, ty)
     return _unknown(ty)
+
+
+def _guarded(build, name):
+    """A temporal builder whose out-of-range fields give construct's typed error."""
+    def guarded(value, out):
+        try:
+            build(value, out)
+        except (OverflowError, AttributeError, TypeError) as e:
+            raise c.IntegerError(f"{name} {value!r:.60} cannot be stored: {e}") from None
+    return guarded
 
 
 def _unknown(ty) -> Codec:
