@@ -102,12 +102,12 @@ def make_table_map(fdp, rows_only=False) -> TableMap:
         row_metadata = "minimal"
     slots = {"none": (), "minimal": fl.minimal, "full": fl.full}[row_metadata]
     tid_size = fdp.PickValueInList([4, 6])
-    many = not rows_only and fdp.ConsumeIntInRange(0, 63) == 0
-    n = fdp.ConsumeIntInRange(4090, 4100) if many else fdp.ConsumeIntInRange(1, 10)
+    many = not rows_only and fdp.ConsumeIntInRange(0, 511) == 0  # around the column limit
+    n = fdp.ConsumeIntInRange(4094, 4098) if many else fdp.ConsumeIntInRange(1, 10)
     types = ROW_TYPES if rows_only else META_TYPES
     cols = []
     for i in range(n):
-        t = fdp.PickValueInList(types)
+        t = "LONG" if many else fdp.PickValueInList(types)
         if flavor != "mariadb" and t in ("BLOB_COMPRESSED", "VARCHAR_COMPRESSED"):
             t = "BLOB"
         col = Column(index=i, type=t, nullable=fdp.ConsumeBool())

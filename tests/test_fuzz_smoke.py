@@ -198,6 +198,17 @@ def test_known_geometry_vector_overflow(ty, value):
         codec.build(v, bytearray())
 
 
+def test_known_vector_snan():
+    from binlog_schema.model.table_map import Column
+    from binlog_schema.values.codecs import codec_for
+    codec = codec_for(Column(0, "VECTOR", pack_length=4))
+    data = b"\x04\x00\x00\x00" + bytes.fromhex("0100807f")
+    value, _ = codec.parse(data, 0)
+    out = bytearray()
+    codec.build(value, out)
+    assert bytes(out) == data
+
+
 def test_known_rows_query_length():
     from binlog_schema import Context, build_event, parse_event
     from binlog_schema.errors import BinlogError

@@ -349,15 +349,16 @@ def _run(*args, timeout=300, env_extra=None):
     return subprocess.run(list(args), capture_output=True, text=True, timeout=timeout, env=env)
 
 
-def test_commands_local(tmp_path):
-    """``binlog-schema spark fixtures`` then ``spark decode`` (embedded local master)."""
+def test_commands_local(spark, tmp_path, capsys):
+    """``binlog-schema spark fixtures`` (in this process: it reuses the running session),
+    then ``spark decode`` in its own process (an embedded local master it starts itself)."""
+    from binlog_schema.cli import main
     gen = tmp_path / "gen"
-    r = _run(sys.executable, "-m", "binlog_schema", "spark", "fixtures", "--out", str(gen),
-             "--files", "4", "--transactions", "60", "--seed", "3", "--flavor", "mariadb",
-             "--master", "local[2]")
-    assert r.returncode == 0, r.stderr[-2000:]
-    assert "4 files (1 mariadb-10.11, 1 mariadb-10.5, 1 mariadb-11.4, 1 mariadb-11.8)" \
-        in r.stdout
+    assert main(["spark", "fixtures", "--out", str(gen), "--files", "4", "--transactions",
+                 "60", "--seed", "3", "--flavor", "mariadb"]) == 0
+    out = capsys.readouterr().out
+    assert "4 files (1 mariadb-10.11, 1 mariadb-10.5, 1 mariadb-11.4, 1 mariadb-11.8)" in out
+    assert "2 files compressed" in out
     names = sorted(os.listdir(gen))
     assert names == ["mariadb-10.11-bin.000002", "mariadb-10.5-bin.000001",
                      "mariadb-11.4-bin.000003", "mariadb-11.8-bin.000004"]

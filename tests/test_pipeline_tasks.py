@@ -13,7 +13,7 @@ from binlog_schema.pipeline import tasks
 from binlog_schema.pipeline.synth import Recipe, write_fixture
 from binlog_schema.stream import BinlogReader
 from binlog_schema.values import temporal
-from binlog_schema.values.codecs import EnumValue, Geometry, SetValue
+from binlog_schema.values.codecs import EnumValue, Geometry, NaNFloat, SetValue
 
 from .pipeline_support import reference_counts, reference_rows, same_row
 
@@ -159,6 +159,8 @@ def test_typed_values():
     only(tv("é"), string="é")
     only(tv(b"\x00\xff"), binary=b"\x00\xff")
     only(tv(2.5), double=2.5)
+    nan = tv(NaNFloat(float("nan"), b"\x01\x00\x00\x00\x00\x00\xf8\x7f"))
+    assert nan[2] != nan[2] and all(x is None for i, x in enumerate(nan) if i != 2)
     only(tv(temporal.Date(1970, 1, 2)), date=1)
     only(tv(temporal.Date(0, 0, 0)), text="0000-00-00")
     only(tv(temporal.Date(2024, 0, 15)), text="2024-00-15")

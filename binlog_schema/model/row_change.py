@@ -194,12 +194,33 @@ def _named(image):
             if k not in ("_null_bits", "_value_options", "_partial_json_bits")}
 
 
+def _float_json(v) -> dict:
+    """A NaN or an infinity as JSON: the bytes it was stored with when it keeps them (a NaN's
+    payload matters), else the double's, little-endian, in hex."""
+    raw = getattr(v, "raw", None)
+    return {"float": (bytes(raw) if raw is not None else struct.pack("<d", v)).hex()}
+
+
+def _float_of(text: str) -> float:
+    raw = bytes.fromhex(text)
+    v = struct.unpack("<f" if len(raw) == 4 else "<d", raw)[0]
+    if v != v:
+        try:
+            from ..values.codecs import NaNFloat  # keeps the stored bits
+        except ImportError:
+            return v
+        return NaNFloat(v, raw)
+    return v
+
+
 def jsonable(v, binary: str = "hex"):
     """A JSON-safe rendering of a row value: decimals as positional strings, bytes as hex (or
     base64), temporal values in ISO form (zero dates as MySQL prints them: lossless)."""
-    if isinstance(v, float) and not math.isfinite(v):  # JSON has no NaN (whose payload
-        # bits matter) nor infinities
-        return {"float": struct.pack(">d", v).hex()}
+    if isinstance(v, float) and not math.isfinite(v):  # JSON has no NaN nor infinities
+        return _float_json(v)
+    if isinstance(v, list) and v and all(isinstance(x, float) for x in v) and not all(
+            math.isfinite(x) for x in v):  # a VECTOR with a NaN or an infinity
+        return [jsonable(x) for x in v]
     if v is None or isinstance(v, (bool, int, float, str)):
         return v
     if isinstance(v, decimal.Decimal):
@@ -284,7 +305,10 @@ def from_jsonable(col, v):
     if isinstance(v, dict) and set(v) == {"hex"}:
         return bytes.fromhex(v["hex"])
     if isinstance(v, dict) and set(v) == {"float"}:
-        return struct.unpack(">d", bytes.fromhex(v["float"]))[0]
+        return _float_of(v["float"])
+    if ty == "VECTOR" and isinstance(v, list):
+        return [_float_of(x["float"]) if isinstance(x, dict) and set(x) == {"float"} else x
+                for x in v]
     if isinstance(v, dict) and set(v) == {"base64"}:
         return base64.b64decode(v["base64"])
     if ty == "NEWDECIMAL":

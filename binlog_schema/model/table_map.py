@@ -9,7 +9,7 @@ order, DEFAULT_ vs COLUMN_CHARSET) so that a typed table map rebuilds the server
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 
 from ..charsets import decode_text, encode_text
 from ..coltypes import TYPES, metadata_keys
@@ -446,8 +446,14 @@ def _unjson(value):
     return value
 
 
+_COLUMN_FIELDS = tuple(f.name for f in fields(Column))
+
+
 def _column_dict(col: Column) -> dict:
-    d = asdict(col)
+    d = {k: getattr(col, k) for k in _COLUMN_FIELDS}  # asdict without its deep copies
+    for k in ("enum_values", "set_values"):
+        if d[k] is not None:
+            d[k] = list(d[k])
     d["name"] = _jsonable(col.name)
     d["type"] = col.type
     if d.get("metadata_hex") is None:

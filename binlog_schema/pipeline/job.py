@@ -417,21 +417,24 @@ def prepare_out(spark, out: str, mode: str, names=TABLES):
         fs.mkdirs(Path(root, name))
 
 
-def decode(inputs, spark=None, *, out: str | None = None, engine: str = "arrow",
+def decode(inputs, spark=None, *, out: str | None = None, engine: str = "auto",
            split_size=DEFAULT_SPLIT, rows: bool = True, partitions: int | None = None,
            include_hidden: bool = False, mode: str = "errorifexists",
            progress=None) -> BinlogTables:
     """Decode binlog files (paths, directories, globs, any Hadoop filesystem) into
     DataFrames: ``events``, ``table_maps``, ``row_changes``, ``errors``, ``files``.
 
-    ``engine="arrow"`` (default, needs pyarrow on the workers): the tasks write Parquet
-    parts under ``out`` (default: a new temporary directory; on a cluster give a path every
-    worker can write, local/shared or reachable by ``pyarrow.fs``), decoding runs now, and the
-    tables are read back from there. ``engine="spark"``: rows cross into the JVM and are
-    cached; nothing runs until a table is used; write with :meth:`BinlogTables.write`."""
+    ``engine="arrow"`` (the default when pyarrow is installed; the workers need it too): the
+    tasks write Parquet parts under ``out`` (default: a new temporary directory; on a cluster
+    give a path every worker can write, local/shared or reachable by ``pyarrow.fs``),
+    decoding runs now, and the tables are read back from there. ``engine="spark"``: rows
+    cross into the JVM and are cached; nothing runs until a table is used; write with
+    :meth:`BinlogTables.write`."""
     spark = spark or start_session()
+    if engine == "auto":
+        engine = "arrow" if have_pyarrow() else "spark"
     if engine not in ("arrow", "spark"):
-        raise ValueError(f"engine {engine!r}: arrow or spark")
+        raise ValueError(f"engine {engine!r}: auto, arrow or spark")
     split_bytes = parse_size(split_size)
     if isinstance(inputs, str):
         inputs = [inputs]

@@ -424,6 +424,9 @@ def to_value(v, json_column: bool = False):
     f = _BY_TYPE.get(type(v))
     if f is not None:
         return f(v)
+    for base in (bool, int, float, str, bytes):  # subclasses (a NaN that keeps its bits)
+        if isinstance(v, base):
+            return _BY_TYPE[base](base(v))
     if isinstance(v, (list, tuple)) and all(isinstance(x, (int, float)) for x in v):
         return _v(vector=[float(x) for x in v])
     return _v(json=_json_text(v))

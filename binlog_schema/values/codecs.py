@@ -352,11 +352,22 @@ def _vector(pack_length) -> Codec:
         raw, pos = read(data, pos)
         if len(raw) % 4:
             raise c.ValidationError(f"VECTOR of {len(raw)} bytes is not float32s")
-        return list(struct.unpack(f"<{len(raw) // 4}f", raw)), pos
+        values = list(struct.unpack(f"<{len(raw) // 4}f", raw))
+        for i, v in enumerate(values):
+            if v != v:  # a NaN keeps its stored bits (a signalling NaN would be quieted)
+                values[i] = NaNFloat(v, bytes(raw[4 * i:4 * i + 4]))
+        return values, pos
 
     def build(value, out):
         try:
-            write(struct.pack(f"<{len(value)}f", *value), out)
+            packed = struct.pack(f"<{len(value)}f", *value)
+            if any(isinstance(v, NaNFloat) for v in value):
+                b = bytearray(packed)
+                for i, v in enumerate(value):
+                    if isinstance(v, NaNFloat) and len(v.raw) == 4:
+                        b[4 * i:4 * i + 4] = v.raw
+                packed = bytes(b)
+            write(packed, out)
         except (struct.error, OverflowError, TypeError) as e:
             raise c.IntegerError(f"VECTOR {value!r:.60}: {e}") from None
     return Codec(parse, build, "VECTOR")
