@@ -773,6 +773,161 @@ def RepeatUntilValue(subcon, key, value):
     return _Wrapper(until_parse, until_build, subcon, key, value, buildnone=False)
 
 
+class TaggedList(Construct):
+    """Items ``{key: name, value}`` to the end of the (bounded) stream: a one-byte code, named
+    from ``names``, then the value whose layout ``cases[name]`` declares (``default`` for
+    other codes). With ``length`` (a ``(parse, build)`` pair, as for :func:`Bounded`) each
+    value is a block behind a length prefix that its case must read whole (TLVs). With
+    ``known``, a code outside it (its layout, hence its length, unknown) stops the walk: the
+    rest stays raw, as a last item ``{raw}``. The value's context holds ``key`` (as a Struct
+    of the two fields would). With ``numbers_raw``, an item built with a number for a named
+    code takes the ``default`` layout (a TLV the typed layer keeps as bytes). One loop instead
+    of a struct, a switch and a code lookup per item."""
+
+    def __init__(self, names: NameTable, cases: dict, default, known=None, key: str = "code",
+                 length=None, numbers_raw: bool = False):
+        super().__init__()
+        self.names, self.cases, self.default, self.key = names, cases, default, key
+        self.known = None if known is None else frozenset(known)
+        self.length = length
+        self.numbers_raw = numbers_raw
+        self.flagbuildnone = False
+
+    def _case_context(self, context, name, stream):
+        sub = Container(_=context, _params=context._params, _root=None,
+                        _parsing=context._parsing, _building=context._building,
+                        _sizing=context._sizing, _subcons=None, _io=stream,
+                        _index=context.get("_index", None))
+        sub._root = sub._.get("_root", context)
+        sub[self.key] = name
+        return sub
+
+    def _args(self):
+        return (self.names, self.known, self.key) + (self.length or (None, None))
+
+    def _build_args(self):
+        return self._args() + (self.numbers_raw,)
+
+    def _parse(self, stream, context, path):
+        def interpreted(sc, name):  # from the generated code's dict context to construct's
+            return lambda io, sub: sc._parsereport(
+                io, self._case_context(sub["_"], sub[self.key], io), f"{path} -> {name}")
+        table = {name: interpreted(sc, name) for name, sc in self.cases.items()}
+        return _pathed(lambda: tagged_parse(stream, context, table, interpreted(
+            self.default, "default"), *self._args()), path)
+
+    def _build(self, obj, stream, context, path):
+        def interpreted(sc, name):
+            def build(value, io, sub):
+                ctx = self._case_context(sub["_"], sub[self.key], io)
+                ctx.update({k: v for k, v in sub.items() if k not in ("_", "_params")})
+                return sc._build(value, io, ctx, f"{path} -> {name}")
+            return build
+        table = {name: interpreted(sc, name) for name, sc in self.cases.items()}
+        return _pathed(lambda: tagged_build(obj, stream, context, table, interpreted(
+            self.default, "default"), *self._build_args()), path)
+
+    def _sizeof(self, context, path):
+        raise c.SizeofError("variable size", path=path)
+
+    def _cases_source(self, code, build):
+        """A module-level dict of the cases' parse (or build) functions, and the default."""
+        table = f"tagged_{'build' if build else 'parse'}_{code.allocateId()}"
+        args = "obj, io, this" if build else "io, this"
+        lines = [f"{table} = {{}}"]
+        for name, sc in list(self.cases.items()) + [(None, self.default)]:
+            expr = sc._compilebuild(code) if build else sc._compileparse(code)
+            key = f"{table}[{name!r}]" if name is not None else f"{table}_default"
+            lines.append(f"{key} = lambda {args}: ({expr})")
+        code.append("\n".join(lines))
+        return table
+
+    def _emitargs(self, code, args):
+        return "".join(", " + (_emitarg(code, a) if not callable(a) else _imp(code, a))
+                       for a in args)
+
+    def _emitparse(self, code):
+        table = self._cases_source(code, build=False)
+        return (f"{_imp(code, tagged_parse)}(io, this, {table}, {table}_default"
+                f"{self._emitargs(code, self._args())})")
+
+    def _emitbuild(self, code):
+        table = self._cases_source(code, build=True)
+        return (f"{_imp(code, tagged_build)}(obj, io, this, {table}, {table}_default"
+                f"{self._emitargs(code, self._build_args())})")
+
+
+def tagged_parse(io, this, cases, default, names, known, key, lenparse, lenbuild):
+    out = ListContainer()
+    read = io.read
+    params = this["_params"]
+    while True:
+        b = read(1)
+        if not b:
+            return out
+        code = b[0]
+        if known is not None and code not in known:
+            out.append(Container(raw=b + read()))
+            return out
+        name = names.get(code, code)
+        sub = {"_": this, "_params": params, key: name}
+        if lenparse is None:
+            value = cases.get(name, default)(io, sub)
+        else:  # a block its case must read whole (the length is computed on build)
+            data = _block(io, lenparse)
+            block = substream(io, data)
+            value = cases.get(name, default)(block, sub)
+            used = block.tell()
+            if used != len(data):
+                if type(block) is TrackingIO:
+                    block.recorder[0] = block.base + used
+                raise c.ValidationError(f"{name} block of {len(data)} bytes: its content "
+                                        f"ends after {used}")
+        item = Container()
+        item[key] = name
+        item["value"] = value
+        out.append(item)
+
+
+def tagged_build(obj, io, this, cases, default, names, known, key, lenparse, lenbuild,
+                 numbers_raw):
+    if not isinstance(obj, (list, tuple)):
+        raise c.ValidationError(f"expected a list, got {obj!r:.40}")
+    params = this["_params"]
+    for i, item in enumerate(obj):
+        if not isinstance(item, dict):
+            raise c.ValidationError(f"item {i}: expected a dict, got {item!r:.40}")
+        if known is not None and len(item) == 1 and "raw" in item:
+            raw = item["raw"]
+            if not isinstance(raw, (bytes, bytearray)):
+                raise c.StringError(f"raw must be bytes, got {raw!r:.40}")
+            if i != len(obj) - 1 or not raw or raw[0] in known:
+                raise c.ValidationError("a raw rest must come last and start with an unknown "
+                                        "code")
+            io.write(raw)
+            continue
+        code = item[key]
+        number = names.get(code, code) if isinstance(code, str) else code
+        if not isinstance(number, int) or not 0 <= number < 256:
+            raise c.MappingError(f"unknown code {code!r}")
+        if known is not None and number not in known:
+            raise c.ValidationError(f"code {code!r} has no known layout: give the rest raw")
+        io.write(bytes((number,)))
+        name = number if numbers_raw and code is number else names.get(number, number)
+        sub = {"_": this, "_params": params}
+        sub.update(item)
+        sub[key] = name
+        if lenbuild is None:
+            cases.get(name, default)(item["value"], io, sub)
+        else:
+            buf = _io.BytesIO()
+            cases.get(name, default)(item["value"], buf, sub)
+            data = buf.getvalue()
+            lenbuild(len(data), io)
+            io.write(data)
+    return obj
+
+
 class Struct(c.Struct):
     """construct's Struct with leaner generated code.
 
@@ -784,24 +939,33 @@ class Struct(c.Struct):
 
     def _emitparse(self, code):
         fname = f"parse_lean_struct_{code.allocateId()}"
-        lines = [f"def {fname}(io, this):",
-                 "    this = {'_': this, '_params': this['_params']}",
-                 "    result = Container()"]
+        steps = []  # (names, expression): names a tuple for a run of fixed ints
         for group in _fixed_runs(self.subcons):
             if isinstance(group, list):  # consecutive fixed-size ints: one read, one unpack
                 fmt = "<" + "".join(sc.subcon.fmtstr[1:] for sc in group)
                 size = sum(sc.subcon.length for sc in group)
                 sname = f"lean_fixed_{code.allocateId()}"
                 code.append(f"{sname} = struct.Struct({fmt!r})")
-                names = ", ".join(f"_v{i}" for i in range(len(group)))
-                lines.append(f"    {names}, = {sname}.unpack(io.read({size}))")
-                for i, sc in enumerate(group):
-                    lines.append(f"    result[{sc.name!r}] = this[{sc.name!r}] = _v{i}")
-                continue
-            sc = group
-            expr = sc._compileparse(code)
-            if sc.name:
-                lines.append(f"    result[{sc.name!r}] = this[{sc.name!r}] = {expr}")
+                steps.append((tuple(sc.name for sc in group), f"{sname}.unpack(io.read({size}))"))
+            else:
+                steps.append((group.name, group._compileparse(code)))
+        # the nested context is only kept up to the last expression that can look at it
+        last = max((i for i, (_, expr) in enumerate(steps) if "this" in expr), default=-1)
+        lines = [f"def {fname}(io, this):"]
+        if last >= 0:
+            lines.append("    this = {'_': this, '_params': this['_params']}")
+        lines.append("    result = Container()")
+        for i, (name, expr) in enumerate(steps):
+            keep = i < last
+            if isinstance(name, tuple):
+                names = ", ".join(f"_v{j}" for j in range(len(name)))
+                lines.append(f"    {names}, = {expr}")
+                for j, n in enumerate(name):
+                    lines.append(f"    result[{n!r}] = this[{n!r}] = _v{j}" if keep
+                                 else f"    result[{n!r}] = _v{j}")
+            elif name:
+                lines.append(f"    result[{name!r}] = this[{name!r}] = {expr}" if keep
+                             else f"    result[{name!r}] = {expr}")
             else:
                 lines.append(f"    {expr}")
         lines.append("    return result")

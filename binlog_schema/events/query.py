@@ -36,6 +36,7 @@ LOAD (6) and NEW_LOAD (12) (MySQL 3.23/4.0), CREATE_FILE (8)::
 
 from __future__ import annotations
 
+import functools
 import io as _io
 
 import construct as c
@@ -43,7 +44,7 @@ from construct import Container, ListContainer, this
 
 from ..compression import mariadb_compress, mariadb_uncompress
 from ..primitives import (Bounded, ByteString, Code, FlagList, FuncRef, IfMore, NameTable, Raw,
-                          Struct, Text, UIntLE, _Leaf, _Wrapper, expr_ref, read_exact, remaining,
+                          Struct, TaggedList, Text, UIntLE, _Leaf, _Wrapper, expr_ref, read_exact, remaining,
                           substream)
 
 _MOD = __name__
@@ -125,29 +126,56 @@ def _post_header_length(ctx, code, v4, old, v1):
     return old if version > 1 or v1 is None else v1
 
 
+def _per_context(fn):
+    """``fn(this, *args)`` depends on the context object and the arguments only: its result
+    is kept in the context's cache (dropped by ``Context.replace``), one lookup per call."""
+    name = fn.__name__
+
+    @functools.wraps(fn)
+    def cached(this, *args):
+        ctx = this["_params"].get("ctx")
+        if ctx is None:
+            return fn(this, *args)
+        memo = ctx.extra.get("_per_ctx")
+        if memo is None:
+            memo = ctx.extra["_per_ctx"] = {}
+        key = (name, *args)
+        value = memo.get(key, memo)
+        if value is memo:
+            value = memo[key] = fn(this, *args)
+        return value
+    return cached
+
+
+@_per_context
 def post_header_at_least(this, code, v4, old, n, v1=None) -> bool:
     return post_header_length(this, code, v4, old, v1) >= n
 
 
+@_per_context
 def post_header_extra(this, code, v4, old, base, v1=None) -> int:
     """How many post-header bytes follow the ``base`` bytes this module knows (0 normally)."""
     return max(post_header_length(this, code, v4, old, v1) - base, 0)
 
 
+@_per_context
 def has_post_header_extra(this, code, v4, old, base, v1=None) -> bool:
     return post_header_extra(this, code, v4, old, base, v1) > 0
 
 
+@_per_context
 def query_extra(this, code, known) -> int:
     """QUERY-family post-header bytes beyond ``known`` (+2 for status_vars_len in v4)."""
     phl = post_header_length(this, code, 13 + known, 11 + known)
     return max(phl - (known + (13 if phl >= 13 + known else 11)), 0)
 
 
+@_per_context
 def has_query_extra(this, code, known) -> bool:
     return query_extra(this, code, known) > 0
 
 
+@_per_context
 def has_status_vars(this, code, known) -> bool:
     return post_header_length(this, code, 13 + known, 11 + known) >= 13 + known
 
@@ -236,11 +264,6 @@ def name_lens(this, key) -> list:
 def db_names_count(this) -> int:
     names = _field(this, "names")
     return OVER_MAX_DBS if names is None else len(_items(this, "names"))
-
-
-def status_name(this):
-    code = _field(this, "code")
-    return QUERY_STATUS_VARS.get(code, code) if isinstance(code, int) else code
 
 
 _status_vars_compiled = []
@@ -390,45 +413,6 @@ def Sized(n, subcon):
     return _Wrapper(query_sized_parse, query_sized_build, subcon, n)
 
 
-def query_rawtail_parse(io, this, sub, known):
-    """Items until the end; an item whose first byte is not in ``known`` stops the walk and
-    the rest is kept as ``{"raw": ...}``."""
-    out = ListContainer()
-    while True:
-        pos = io.tell()
-        first = io.read(1)
-        if not first:
-            return out
-        io.seek(pos)
-        if first[0] not in known:
-            out.append(Container(raw=io.read()))
-            return out
-        out.append(sub(io, this))
-
-
-def query_rawtail_build(obj, io, this, sub, known):
-    if not isinstance(obj, (list, tuple)):
-        raise c.ValidationError(f"expected a list, got {obj!r:.40}")
-    for i, item in enumerate(obj):
-        if isinstance(item, dict) and len(item) == 1 and "raw" in item:
-            raw = item["raw"]
-            if not isinstance(raw, (bytes, bytearray)):
-                raise c.StringError(f"raw must be bytes, got {raw!r:.40}")
-            if i != len(obj) - 1 or not raw or raw[0] in known:
-                raise c.ValidationError("a raw rest must come last and start with an unknown "
-                                        "code")
-            io.write(raw)
-            continue
-        sub(item, io, this)
-    return obj
-
-
-def ListWithRawTail(subcon, known):
-    """``subcon`` items to the end of the (bounded) stream; from the first unknown code on
-    (its layout, hence its length, unknown), the rest stays raw."""
-    return _Wrapper(query_rawtail_parse, query_rawtail_build, subcon, known, buildnone=False)
-
-
 def query_salvage_parse(io, this, sub, corrupt, *args):
     pos = io.tell()
     head = io.read(16)
@@ -545,12 +529,8 @@ STATUS_VALUES = {
     ),
 }
 
-StatusVar = Struct(
-    "code" / Code(QUERY_STATUS_VARS),
-    "value" / c.Switch(_Call(status_name), STATUS_VALUES, default=NoLayout),
-)
-
-StatusVars = ListWithRawTail(StatusVar, KNOWN_STATUS_CODES)
+# {code, value} items to the end of the block; an unknown code keeps the rest raw
+StatusVars = TaggedList(QUERY_STATUS_VARS, STATUS_VALUES, NoLayout, KNOWN_STATUS_CODES)
 
 
 # ======================================================================================

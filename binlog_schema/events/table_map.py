@@ -19,9 +19,9 @@ import construct as c
 from construct import this
 
 from ..coltypes import TYPES, ColumnMetadata
-from ..primitives import (Bitmap, Bounded, Code, CodeList, Counted, CtxKey, FlagList,
-                          GreedyList, IfMore, LimitedCount, NameTable, PackedNumber, Raw, Struct,
-                          Text, UIntLE)
+from ..primitives import (Bitmap, Bounded, CodeList, Counted, CtxKey, FlagList, GreedyList,
+                          IfMore, LimitedCount, NameTable, PackedNumber, Raw, Struct, TaggedList,
+                          Text, UIntLE, packed_build, packed_parse)
 
 TABLE_MAP_FLAGS = NameTable(__name__, "TABLE_MAP_FLAGS", {
     0x1: "BIT_LEN_EXACT", 0x2: "REFERRED_FK_DB", 0x4: "GENERATED_INVISIBLE_PK",
@@ -63,7 +63,7 @@ DefaultCharset = Struct(
 )
 Strings = GreedyList(Bounded(Text))
 
-OPTIONAL_VALUE = c.Switch(this.type, {
+OPTIONAL_CASES = {
     "SIGNEDNESS": Bitmap(_NumericCount(), msb=True, greedy=True),
     "DEFAULT_CHARSET": DefaultCharset,
     "COLUMN_CHARSET": Collations,
@@ -78,12 +78,14 @@ OPTIONAL_VALUE = c.Switch(this.type, {
     "ENUM_AND_SET_COLUMN_CHARSET": Collations,
     "COLUMN_VISIBILITY": Bitmap(this._.column_count, msb=True, greedy=True),
     "VECTOR_DIMENSIONALITY": GreedyList(PackedNumber),
-}, default=Raw)  # unknown (vendor) TLV types keep their bytes
+}
+OPTIONAL_VALUE = c.Switch(this.type, OPTIONAL_CASES, default=Raw)  # unknown (vendor) TLV
+# types keep their bytes
 
-OptionalMetadataField = Struct(
-    "type" / Code(OPTIONAL_METADATA),
-    "value" / Bounded(OPTIONAL_VALUE),
-)
+# TLVs: a type byte, a packed length, a value its type declares, read whole (a type given
+# as a number: its value is the block's bytes)
+OptionalMetadata = TaggedList(OPTIONAL_METADATA, OPTIONAL_CASES, Raw, key="type",
+                              length=(packed_parse, packed_build), numbers_raw=True)
 
 TableMapBody = Struct(
     "table_id" / UIntLE(CtxKey("table_id_size", 6)),
@@ -95,5 +97,5 @@ TableMapBody = Struct(
     "column_types" / CodeList(this.column_count, TYPES),
     "column_metadata" / IfMore(Bounded(ColumnMetadata(this.column_types))),
     "null_bitmap" / IfMore(Bitmap(this.column_count)),
-    "optional_metadata" / GreedyList(OptionalMetadataField),
+    "optional_metadata" / OptionalMetadata,
 )
