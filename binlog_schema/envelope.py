@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io as _io
 import zlib
+from io import BytesIO as _BytesIO
 
 import construct as c
 from construct import Container, this
@@ -53,13 +54,16 @@ def envelope_parse(io, this, parse_header, parse_body):
     head = io.read(HEADER_SIZE)
     if len(head) != HEADER_SIZE:
         raise c.StreamError(f"needs {HEADER_SIZE} bytes, only {len(head)} left")
-    header = parse_header(substream(io, head), this)
+    tracking = type(io) is TrackingIO
+    header = parse_header(substream(io, head) if tracking else _BytesIO(head), this)
     size = header["event_size"]
     if size < HEADER_SIZE:
-        if type(io) is TrackingIO:
+        if tracking:
             io.recorder[0] = io.base + io.tell() - HEADER_SIZE + 9
         raise c.ValidationError(f"event_size {size} is smaller than the {HEADER_SIZE}-byte header")
-    rest = read_exact(io, size - HEADER_SIZE)
+    rest = io.read(size - HEADER_SIZE)
+    if len(rest) != size - HEADER_SIZE:
+        raise c.StreamError(f"needs {size - HEADER_SIZE} bytes, only {len(rest)} left")
     ctx = this["_params"].get("ctx")
     kind = header["type_code"]
     if ctx is None:
@@ -69,23 +73,24 @@ def envelope_parse(io, this, parse_header, parse_body):
             kind = ctx.type_remap.get(kind, kind)
         crc_len = checksum_length(kind, rest, ctx) if kind == FORMAT_DESCRIPTION_EVENT else \
             (4 if ctx.checksum else 0)
-    if crc_len and len(rest) < crc_len:  # a CRC32 overlapping the header: would rebuild longer
-        if type(io) is TrackingIO:
-            io.recorder[0] = io.base + io.tell() - size + 9
-        raise c.ValidationError(f"event_size {size} leaves no room for the {HEADER_SIZE}-byte "
-                                f"header and the {crc_len}-byte CRC32")
     if crc_len:
+        if len(rest) < crc_len:  # a CRC32 overlapping the header: would rebuild longer
+            if tracking:
+                io.recorder[0] = io.base + io.tell() - size + 9
+            raise c.ValidationError(f"event_size {size} leaves no room for the {HEADER_SIZE}-"
+                                    f"byte header and the {crc_len}-byte CRC32")
         body = rest[:-4]
         stored = int.from_bytes(rest[-4:], "little")
         if (ctx is None or ctx.verify_checksum) and _crc(head, body) != stored:
-            if type(io) is TrackingIO:
+            if tracking:
                 io.recorder[0] = io.base + io.tell() - 4
             raise ChecksumMismatch(f"stored CRC32 {stored:#010x}, computed "
                                    f"{_crc(head, body):#010x}")
     else:
         body = rest
     this["header"] = header
-    stream = substream(io, body, gap=crc_len)
+    this["_kind"] = kind
+    stream = substream(io, body, gap=crc_len) if tracking else _BytesIO(body)
     out = Container(header=header, body=parse_body(stream, this))
     if stream.tell() != len(body):
         out["trailing"] = body[stream.tell():]
@@ -97,12 +102,12 @@ def envelope_parse(io, this, parse_header, parse_body):
 def envelope_build(obj, io, this, build_header, build_body):
     header = Container(obj["header"])
     this["header"] = header
+    ctx = this["_params"].get("ctx")
+    this["_kind"] = ctx.kind(header["type_code"]) if ctx is not None else header["type_code"]
     buf = _io.BytesIO()
     build_body(obj["body"], buf, this)
     body = buf.getvalue() + (obj.get("trailing") or b"")
-    ctx = this["_params"].get("ctx")
-    kind = ctx.kind(header["type_code"]) if ctx is not None else header["type_code"]
-    crc_len = checksum_length(kind, body, ctx, building=True)
+    crc_len = checksum_length(this["_kind"], body, ctx, building=True)
     size = HEADER_SIZE + len(body) + crc_len
     header["event_size"] = size
     if header.get("log_pos") is None:
@@ -135,30 +140,29 @@ class Envelope(_Wrapper):
         return envelope_build(obj, stream, context, bh, bb)
 
     def _emitparse(self, code):
-        code.append("from binlog_schema.envelope import envelope_parse, event_kind")
+        code.append("from binlog_schema.envelope import envelope_parse")
         return (f"envelope_parse(io, this, lambda io, this: ({self.header._compileparse(code)}), "
                 f"lambda io, this: ({self.subcon._compileparse(code)}))")
 
     def _emitbuild(self, code):
-        code.append("from binlog_schema.envelope import envelope_build, event_kind")
+        code.append("from binlog_schema.envelope import envelope_build")
         return (f"envelope_build(obj, io, this, "
                 f"lambda obj, io, this: ({self.header._compilebuild(code)}), "
                 f"lambda obj, io, this: ({self.subcon._compilebuild(code)}))")
 
 
 def event_kind(this) -> int:
-    """The standard type code of the event being parsed or built (see Context.type_remap)."""
-    code = this["header"]["type_code"]
-    ctx = this["_params"].get("ctx")
-    return ctx.kind(code) if ctx is not None else code
+    """The standard type code of the event being parsed or built (see Context.type_remap),
+    which the envelope puts in the context as ``_kind``."""
+    return this["_kind"]
 
 
 class _Kind:
     def __call__(self, context):
-        return event_kind(context)
+        return context["_kind"]
 
     def __repr__(self):  # construct's Switch emits repr(keyfunc)
-        return "event_kind(this)"  # imported by Envelope's generated code
+        return "this['_kind']"
 
 
 EventBody = c.Switch(_Kind(), BODIES, default=Raw)
@@ -171,6 +175,15 @@ def compiled():
     if _compiled is None:
         _compiled = Event.compile()
     return _compiled
+
+
+_parsefunc = None
+
+
+def _compiled_parse():
+    global _parsefunc
+    _parsefunc = compiled().parsefunc
+    return _parsefunc
 
 
 def type_name(code: int) -> str:
@@ -228,11 +241,12 @@ FALLBACKS = {"parse": 0, "build": 0}
 def parse_event(data: bytes, ctx: Context | None = None, offset: int | None = None):
     """Parse one whole event (header, body, CRC) from ``data``; ``offset`` (default the
     context's) is where the event starts in its file, for error reports."""
-    ctx = ctx or Context()
+    if ctx is None:
+        ctx = Context()
     try:
         root = {"ctx": ctx}
         root["_params"] = root
-        return compiled().parsefunc(_io.BytesIO(data), root)
+        return (_parsefunc or _compiled_parse())(_BytesIO(data), root)
     except Exception:  # noqa: BLE001 - re-run interpreted for a precise, typed error
         FALLBACKS["parse"] += 1
     stream = TrackingIO(data, base=ctx.offset if offset is None else offset)

@@ -12,6 +12,7 @@ raises ``StreamError`` in both modes, and nothing allocates more than the input 
 from __future__ import annotations
 
 import io as _io
+from itertools import chain as _chain
 
 import construct as c
 from construct import Construct, Container, ListContainer, StreamError
@@ -544,8 +545,7 @@ _MSB = [tuple(bool(v & (0x80 >> i)) for i in range(8)) for v in range(256)]
 
 
 def _bits_of(data: bytes, msb: bool) -> list:
-    table = _MSB if msb else _LSB
-    return [bit for byte in data for bit in table[byte]]
+    return list(_chain(*map((_MSB if msb else _LSB).__getitem__, data)))
 
 
 def _bytes_of(bits, nbytes: int, msb: bool) -> bytes:
@@ -563,8 +563,14 @@ def bitmap_parse(io, count, msb, greedy, pad=False):
     nbytes = (count + 7) >> 3
     data = io.read() if greedy else read_exact(io, nbytes)
     bits = _bits_of(data, msb)
-    if len(data) == nbytes and all(b is pad for b in bits[count:]):
-        del bits[count:]
+    if len(data) == nbytes:
+        used = count & 7
+        if not used:
+            del bits[count:]
+        else:  # the spare bits of the last byte: high ones (LSB first) or low ones (MSB)
+            mask = (0xFF >> used) if msb else (0xFF << used) & 0xFF
+            if data[-1] & mask == (mask if pad else 0):
+                del bits[count:]
     return ListContainer(bits)
 
 

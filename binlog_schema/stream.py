@@ -21,6 +21,8 @@ START_EVENT_V3 = 1
 TABLE_MAP_EVENT = 19
 TRANSACTION_PAYLOAD_EVENT = 40
 START_ENCRYPTION_EVENT = 164
+_SPECIAL = frozenset({FORMAT_DESCRIPTION_EVENT, START_EVENT_V3, START_ENCRYPTION_EVENT,
+                      TABLE_MAP_EVENT, TRANSACTION_PAYLOAD_EVENT})
 
 
 class EventRecord:
@@ -179,6 +181,10 @@ class BinlogReader:
                               path="magic", expected="fe62696e")
         pos = 4
         read = f.read
+        # every event decoded and delivered: only the context events and those the reader
+        # keeps (table maps, payloads) take the general path
+        plain = (self.decode is True and self.start is None and self.types is None
+                 and self.stop is None)
         while True:
             head = read(HEADER_SIZE)
             if len(head) < HEADER_SIZE:
@@ -224,7 +230,17 @@ class BinlogReader:
                 if pos is None:
                     return
                 continue
-            rec = self._record(pos, raw)
+            ctx = self.ctx
+            code = ctx.type_remap.get(raw[4], raw[4]) if ctx.type_remap else raw[4]
+            if plain and code not in _SPECIAL and not ctx.encrypted:  # the common case
+                try:
+                    rec = EventRecord(pos, raw, ctx, parse_event(raw, ctx, pos))
+                except BinlogError as e:
+                    if not self.skip_errors:
+                        raise
+                    rec = EventRecord(pos, raw, ctx, error=e)
+            else:
+                rec = self._record(pos, raw)
             if rec is not None:
                 if self.stop is not None and pos >= self.stop:
                     return

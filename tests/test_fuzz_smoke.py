@@ -95,8 +95,8 @@ def test_target_under_atheris(name, tmp_path):
 
 
 class _CrashingContext(harness.Context):
-    def kind(self, code):  # a crash inside parsing (both the compiled and interpreted code)
-        raise IndexError("planted")
+    def __getitem__(self, key):  # a crash inside parsing (both the compiled and interpreted
+        raise IndexError("planted")  # code read the TABLE_MAP's table id width this way
 
 
 def test_planted_crash_converted_by_parse_event_is_found():
