@@ -194,10 +194,19 @@ def colmeta_fast_parse(io, this, cases, types):
     """colmeta_parse for generated code: ``cases`` maps a type to its compiled metadata parser
     (None for types without metadata), so a column costs one lookup and at most one call."""
     out = ListContainer()
+    read = io.read
     for t in types:
         f = cases.get(t, _MISSING)
         if f is None:
             out.append(None)
+        elif type(f) is tuple:  # a Field: {name: n}
+            name, width = f
+            data = read(width)
+            if len(data) != width:
+                raise c.StreamError(f"needs {width} bytes, only {len(data)} left")
+            entry = Container()
+            entry[name] = int.from_bytes(data, "little")
+            out.append(entry)
         elif f is _MISSING:
             out.append(Container(raw=io.read()))
             return out
@@ -253,6 +262,8 @@ class _ColumnMetadata(_Wrapper):
         for key, sc in self.subcon.cases.items():
             if sc is NoMeta:
                 code.append(f"{name}[{key!r}] = None")
+            elif getattr(sc, "_pf", None) is field_parse:  # {name: n}: read in the loop
+                code.append(f"{name}[{key!r}] = {tuple(sc._args)!r}")
             else:
                 code.append(f"{name}[{key!r}] = lambda io, this: {sc._compileparse(code)}")
         code.append("from binlog_schema.coltypes import colmeta_fast_parse")

@@ -12,6 +12,7 @@ raises ``StreamError`` in both modes, and nothing allocates more than the input 
 from __future__ import annotations
 
 import io as _io
+import re
 from itertools import chain as _chain
 
 import construct as c
@@ -114,9 +115,12 @@ class _Leaf(Construct):
     ``args`` are values or construct expressions, evaluated against the context.
     """
 
-    def __init__(self, pfunc, bfunc, *args, size=None):
+    def __init__(self, pfunc, bfunc, *args, size=None, unpacked=None):
         super().__init__()
         self._pf, self._bf, self._args, self._size = pfunc, bfunc, args, size
+        # (struct format char, fn): the leaf is that fixed-size int, its value fn(int, *args);
+        # a lean Struct then reads it in one unpack with its neighbours
+        self._unpacked = unpacked
 
     def _argvalues(self, context):
         return [c.evaluate(a, context) for a in self._args]
@@ -170,12 +174,29 @@ class _Wrapper(Construct):
         return "".join(", " + _emitarg(code, a) for a in self._args)
 
     def _emitparse(self, code):
-        return (f"{_imp(code, self._pf)}(io, this, lambda io, this: "
-                f"({self.subcon._compileparse(code)}){self._emitargs(code)})")
+        return (f"{_imp(code, self._pf)}(io, this, "
+                f"{_parser_of(self.subcon._compileparse(code))}{self._emitargs(code)})")
 
     def _emitbuild(self, code):
-        return (f"{_imp(code, self._bf)}(obj, io, this, lambda obj, io, this: "
-                f"({self.subcon._compilebuild(code)}){self._emitargs(code)})")
+        return (f"{_imp(code, self._bf)}(obj, io, this, "
+                f"{_builder_of(self.subcon._compilebuild(code))}{self._emitargs(code)})")
+
+
+def _parser_of(expr: str) -> str:
+    """A callable ``f(io, this)`` for a compiled parse expression: the function it calls when
+    it is one call (a lambda around it would cost a call more), else a lambda."""
+    m = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)\(io, this\)", expr)
+    return m.group(1) if m else f"lambda io, this: ({expr})"
+
+
+def _builder_of(expr: str) -> str:
+    m = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)\(obj, io, this\)", expr)
+    return m.group(1) if m else f"lambda obj, io, this: ({expr})"
+
+
+class _IfMore(_Wrapper):
+    def _emitparse(self, code):  # inline: a byte read and a step back, no calls
+        return f"((io.seek(-1, 1), {self.subcon._compileparse(code)})[1] if io.read(1) else None)"
 
 
 # --------------------------------------------------------------------------------------
@@ -493,13 +514,22 @@ _FLAG_CACHE: dict = {}
 
 
 def flags_parse(io, width, names):
-    value = int.from_bytes(read_exact(io, width), "little")
-    key = (value, id(names))
-    cached = _FLAG_CACHE.get(key)
+    data = io.read(width)
+    if len(data) != width:
+        raise StreamError(f"needs {width} bytes, only {len(data)} left")
+    return flags_of(int.from_bytes(data, "little"), width, names)
+
+
+def flags_of(value, width, names):
+    """The list of names of ``value``'s set bits (from a cache per name table)."""
+    cache = _FLAG_CACHE.get(id(names))
+    if cache is None:
+        cache = _FLAG_CACHE[id(names)] = {}
+    cached = cache.get(value)
     if cached is None:
-        cached = _FLAG_CACHE[key] = tuple(_flag_names(value, names))
-        if len(_FLAG_CACHE) > 4096:
-            _FLAG_CACHE.clear()
+        if len(cache) > 4096:
+            cache.clear()
+        cached = cache[value] = tuple(_flag_names(value, names))
     return ListContainer(cached)
 
 
@@ -533,7 +563,8 @@ def flags_build(obj, io, width, names):
 def FlagList(width: int, names: NameTable):
     """A little-endian flags word parsed to the list of its set bits' names (unnamed bits stay
     as their int value). Builds from such a list or from an int."""
-    return _Leaf(flags_parse, flags_build, width, names, size=width)
+    return _Leaf(flags_parse, flags_build, width, names, size=width,
+                 unpacked=({1: "B", 2: "H", 4: "L", 8: "Q"}.get(width), flags_of))
 
 
 # --------------------------------------------------------------------------------------
@@ -754,7 +785,7 @@ def ifmore_build(obj, io, this, sub):
 def IfMore(subcon):
     """Present only when the stream has bytes left (None otherwise): for blocks that older
     servers did not write, such as the pre-GA 5.1 TABLE_MAP's metadata and null bits."""
-    return _Wrapper(ifmore_parse, ifmore_build, subcon, buildnone=True)
+    return _IfMore(ifmore_parse, ifmore_build, subcon, buildnone=True)
 
 
 def until_parse(io, this, sub, key, value):
@@ -948,27 +979,30 @@ class Struct(c.Struct):
         steps = []  # (names, expression): names a tuple for a run of fixed ints
         for group in _fixed_runs(self.subcons):
             if isinstance(group, list):  # consecutive fixed-size ints: one read, one unpack
-                fmt = "<" + "".join(sc.subcon.fmtstr[1:] for sc in group)
-                size = sum(sc.subcon.length for sc in group)
+                fmt = "<" + "".join(_fixed_format(sc.subcon) for sc in group)
+                size = _struct_size(fmt)
                 sname = f"lean_fixed_{code.allocateId()}"
                 code.append(f"{sname} = struct.Struct({fmt!r})")
-                steps.append((tuple(sc.name for sc in group), f"{sname}.unpack(io.read({size}))"))
+                values = tuple(_fixed_value(code, sc.subcon, f"_v{j}")
+                               for j, sc in enumerate(group))
+                steps.append((tuple(sc.name for sc in group), f"{sname}.unpack(io.read({size}))",
+                              values))
             else:
-                steps.append((group.name, group._compileparse(code)))
+                steps.append((group.name, group._compileparse(code), None))
         # the nested context is only kept up to the last expression that can look at it
-        last = max((i for i, (_, expr) in enumerate(steps) if "this" in expr), default=-1)
+        last = max((i for i, (_, expr, _v) in enumerate(steps) if "this" in expr), default=-1)
         lines = [f"def {fname}(io, this):"]
         if last >= 0:
             lines.append("    this = {'_': this, '_params': this['_params']}")
         lines.append("    result = Container()")
-        for i, (name, expr) in enumerate(steps):
+        for i, (name, expr, values) in enumerate(steps):
             keep = i < last
             if isinstance(name, tuple):
                 names = ", ".join(f"_v{j}" for j in range(len(name)))
                 lines.append(f"    {names}, = {expr}")
-                for j, n in enumerate(name):
-                    lines.append(f"    result[{n!r}] = this[{n!r}] = _v{j}" if keep
-                                 else f"    result[{n!r}] = _v{j}")
+                for n, v in zip(name, values):
+                    lines.append(f"    result[{n!r}] = this[{n!r}] = {v}" if keep
+                                 else f"    result[{n!r}] = {v}")
             elif name:
                 lines.append(f"    result[{name!r}] = this[{name!r}] = {expr}" if keep
                              else f"    result[{name!r}] = {expr}")
@@ -1000,13 +1034,30 @@ class Struct(c.Struct):
         return f"{fname}(obj, io, this)"
 
 
+def _fixed_format(con) -> str:
+    return con.fmtstr[1:] if type(con) is c.FormatField else con._unpacked[0]
+
+
+def _struct_size(fmt) -> int:
+    import struct
+    return struct.calcsize(fmt)
+
+
+def _fixed_value(code, con, var) -> str:
+    """The value of a fixed run's member from its unpacked int ``var``."""
+    if type(con) is c.FormatField:
+        return var
+    return f"{_imp(code, con._unpacked[1])}({var}{con._emitargs(code)})"
+
+
 def _fixed_runs(subcons):
     """Subcons, with runs of two or more named little-endian FormatFields grouped in lists."""
     out, run = [], []
     for sc in subcons:
         inner = getattr(sc, "subcon", None)
-        if (sc.name and type(sc) is c.Renamed and type(inner) is c.FormatField
-                and inner.fmtstr[0] == "<"):
+        if sc.name and type(sc) is c.Renamed and (
+                (type(inner) is c.FormatField and inner.fmtstr[0] == "<")
+                or (getattr(inner, "_unpacked", None) or (None,))[0] is not None):
             run.append(sc)
             continue
         out.extend([run] if len(run) > 1 else run)

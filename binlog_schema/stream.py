@@ -22,7 +22,7 @@ TABLE_MAP_EVENT = 19
 TRANSACTION_PAYLOAD_EVENT = 40
 START_ENCRYPTION_EVENT = 164
 _SPECIAL = frozenset({FORMAT_DESCRIPTION_EVENT, START_EVENT_V3, START_ENCRYPTION_EVENT,
-                      TABLE_MAP_EVENT, TRANSACTION_PAYLOAD_EVENT})
+                      TRANSACTION_PAYLOAD_EVENT})
 
 
 class EventRecord:
@@ -181,8 +181,8 @@ class BinlogReader:
                               path="magic", expected="fe62696e")
         pos = 4
         read = f.read
-        # every event decoded and delivered: only the context events and those the reader
-        # keeps (table maps, payloads) take the general path
+        # every event decoded and delivered: only the context events and payloads take the
+        # general path
         plain = (self.decode is True and self.start is None and self.types is None
                  and self.stop is None)
         while True:
@@ -239,6 +239,9 @@ class BinlogReader:
                     if not self.skip_errors:
                         raise
                     rec = EventRecord(pos, raw, ctx, error=e)
+                else:
+                    if code == TABLE_MAP_EVENT:
+                        self.table_maps[rec._value["body"]["table_id"]] = rec._value
             else:
                 rec = self._record(pos, raw)
             if rec is not None:
