@@ -19,8 +19,8 @@ from .context import Context
 from .errors import (BinlogError, BuildError, ChecksumError, FormatError, LimitError,
                      TruncatedError)
 from .events import BODIES, EVENT_TYPES, checksum_length
-from .primitives import (FlagList, LimitExceeded, NameTable, Raw, Struct, TrackingIO, _Wrapper,
-                         read_exact, substream)
+from .primitives import (FlagList, LimitExceeded, NameTable, Raw, Struct, Switch, TrackingIO,
+                         _parser_of, _Wrapper, substream)
 
 HEADER_SIZE = 19
 FORMAT_DESCRIPTION_EVENT = 15
@@ -141,8 +141,8 @@ class Envelope(_Wrapper):
 
     def _emitparse(self, code):
         code.append("from binlog_schema.envelope import envelope_parse")
-        return (f"envelope_parse(io, this, lambda io, this: ({self.header._compileparse(code)}), "
-                f"lambda io, this: ({self.subcon._compileparse(code)}))")
+        return (f"envelope_parse(io, this, {_parser_of(self.header._compileparse(code))}, "
+                f"{_parser_of(self.subcon._compileparse(code))})")
 
     def _emitbuild(self, code):
         code.append("from binlog_schema.envelope import envelope_build")
@@ -165,7 +165,7 @@ class _Kind:
         return "this['_kind']"
 
 
-EventBody = c.Switch(_Kind(), BODIES, default=Raw)
+EventBody = Switch(_Kind(), BODIES, default=Raw)
 Event = Envelope(CommonHeader, EventBody)
 _compiled = None
 

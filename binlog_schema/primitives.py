@@ -194,6 +194,29 @@ def _builder_of(expr: str) -> str:
     return m.group(1) if m else f"lambda obj, io, this: ({expr})"
 
 
+class Switch(c.Switch):
+    """construct's Switch whose generated code calls a case's parser directly when the case
+    compiles to one call (no lambda around it)."""
+
+    def _emitparse(self, code):
+        fname = f"switch_cases_{code.allocateId()}"
+        code.append(f"{fname} = {{}}")
+        for key, sc in self.cases.items():
+            code.append(f"{fname}[{key!r}] = {_parser_of(sc._compileparse(code))}")
+        default = f"switch_defaultcase_{code.allocateId()}"
+        code.append(f"{default} = {_parser_of(self.default._compileparse(code))}")
+        return f"{fname}.get({self.keyfunc!r}, {default})(io, this)"
+
+    def _emitbuild(self, code):
+        fname = f"switch_bcases_{code.allocateId()}"
+        code.append(f"{fname} = {{}}")
+        for key, sc in self.cases.items():
+            code.append(f"{fname}[{key!r}] = {_builder_of(sc._compilebuild(code))}")
+        default = f"switch_bdefaultcase_{code.allocateId()}"
+        code.append(f"{default} = {_builder_of(self.default._compilebuild(code))}")
+        return f"{fname}.get({self.keyfunc!r}, {default})(obj, io, this)"
+
+
 class _IfMore(_Wrapper):
     def _emitparse(self, code):  # inline: a byte read and a step back, no calls
         return f"((io.seek(-1, 1), {self.subcon._compileparse(code)})[1] if io.read(1) else None)"
@@ -870,12 +893,12 @@ class TaggedList(Construct):
     def _cases_source(self, code, build):
         """A module-level dict of the cases' parse (or build) functions, and the default."""
         table = f"tagged_{'build' if build else 'parse'}_{code.allocateId()}"
-        args = "obj, io, this" if build else "io, this"
         lines = [f"{table} = {{}}"]
         for name, sc in list(self.cases.items()) + [(None, self.default)]:
-            expr = sc._compilebuild(code) if build else sc._compileparse(code)
+            func = (_builder_of(sc._compilebuild(code)) if build
+                    else _parser_of(sc._compileparse(code)))
             key = f"{table}[{name!r}]" if name is not None else f"{table}_default"
-            lines.append(f"{key} = lambda {args}: ({expr})")
+            lines.append(f"{key} = {func}")
         code.append("\n".join(lines))
         return table
 
@@ -1006,7 +1029,7 @@ class Struct(c.Struct):
             elif name:
                 lines.append(f"    result[{name!r}] = this[{name!r}] = {expr}" if keep
                              else f"    result[{name!r}] = {expr}")
-            else:
+            elif expr != "None":  # (a build-only check parses nothing)
                 lines.append(f"    {expr}")
         lines.append("    return result")
         code.append("\n".join(lines))
@@ -1044,7 +1067,7 @@ def _struct_size(fmt) -> int:
 
 
 def _fixed_value(code, con, var) -> str:
-    """The value of a fixed run's member from its unpacked int ``var``."""
+    """The value of a fixed run's member from what the unpack gave (``var``)."""
     if type(con) is c.FormatField:
         return var
     return f"{_imp(code, con._unpacked[1])}({var}{con._emitargs(code)})"

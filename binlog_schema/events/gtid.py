@@ -65,7 +65,11 @@ _MOD = __name__
 
 
 def uuid_parse(io):
-    h = read_exact(io, 16).hex()
+    return uuid_of(read_exact(io, 16))
+
+
+def uuid_of(data: bytes) -> str:
+    h = data.hex()
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
@@ -87,7 +91,7 @@ def uuid_build(obj, io):
     return obj
 
 
-Uuid = _Leaf(uuid_parse, uuid_build, size=16)
+Uuid = _Leaf(uuid_parse, uuid_build, size=16, unpacked=("16s", uuid_of))
 """16 bytes as the canonical UUID text ``xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx``."""
 
 # ---------------------------------------------------------------- MySQL serialization format
@@ -599,6 +603,11 @@ class _This:
         return "this"
 
 
+class _BuildOnly(_Leaf):
+    def _emitparse(self, code):  # parsing reads nothing: no code at all
+        return "None"
+
+
 def buildcheck_parse(io, this, check, args):
     return None
 
@@ -613,7 +622,8 @@ def BuildCheck(check, *args):
     would not parse back); parsing reads nothing and costs nothing. Put it first in its Struct:
     there the context holds the values as given (later, an ``If`` that built nothing has
     replaced its field's value with None)."""
-    leaf = _Leaf(buildcheck_parse, buildcheck_build, _This(), FuncRef(check), args, size=0)
+    leaf = _BuildOnly(buildcheck_parse, buildcheck_build, _This(), FuncRef(check), args,
+                      size=0)
     leaf.flagbuildnone = True
     return leaf
 
