@@ -6,7 +6,10 @@
 # EXECS defaults to 1000000 per target; TARGETs default to all five (one_event, stream,
 # table_map, rows, build). JOBS=n runs n targets at a time (default 1: the machine is shared).
 # RSS_LIMIT_MB (default 1024) is libFuzzer's -rss_limit_mb and the harness's own ceiling;
-# FUZZ_TIME_LIMIT (default 1) the CPU seconds one input may take. Everything is written under
+# FUZZ_TIME_LIMIT (default 1) the CPU seconds one input may take (the hang check: CPU time, so
+# a loaded machine makes no false hangs); WALL_TIMEOUT (default 600) libFuzzer's own wall-clock
+# -timeout, a backstop long enough that the jobs can be paused (kill -STOP / -CONT) while a
+# benchmark needs the machine. Everything is written under
 # .work/fuzz/: seeds/<target> (from the corpus, BINLOG_CORPUS, and specs/), <target>/corpus
 # (what libFuzzer kept), <target>/crashes (crash-* inputs: replay with
 # `python fuzz/repro.py TARGET FILE`; an earlier run's are moved to crashes.previous),
@@ -39,7 +42,7 @@ run_target() {
     rm -f "$dir/known.log"
     local start=$SECONDS
     FUZZ_KNOWN_LOG="$PWD/$dir/known.log" "$PY" fuzz/run.py "$t" --seeds "$OUT/seeds/$t" \
-        -runs="$EXECS" -rss_limit_mb="$RSS_LIMIT_MB" -timeout=10 -print_final_stats=1 \
+        -runs="$EXECS" -rss_limit_mb="$RSS_LIMIT_MB" -timeout="${WALL_TIMEOUT:-600}" -print_final_stats=1 \
         -artifact_prefix="$dir/crashes/" "$dir/corpus" "$OUT/seeds/$t" \
         > "$dir/log" 2>&1 && rc=0 || rc=$?
     echo "$rc $((SECONDS - start))" > "$dir/status"
