@@ -497,6 +497,7 @@ class NameTable(dict):
         super().__init__(pairs)
         self.update({v: k for k, v in pairs.items()})
         self._ref = (module, attr)
+        self.flag_cache: dict = {}  # flags word -> the names of its bits (see flags_of)
 
     def emit(self, code):
         alias = _alias(*self._ref)
@@ -533,9 +534,6 @@ def Code(names: NameTable):
 # flags with names
 
 
-_FLAG_CACHE: dict = {}
-
-
 def flags_parse(io, width, names):
     data = io.read(width)
     if len(data) != width:
@@ -545,9 +543,7 @@ def flags_parse(io, width, names):
 
 def flags_of(value, width, names):
     """The list of names of ``value``'s set bits (from a cache per name table)."""
-    cache = _FLAG_CACHE.get(id(names))
-    if cache is None:
-        cache = _FLAG_CACHE[id(names)] = {}
+    cache = names.flag_cache
     cached = cache.get(value)
     if cached is None:
         if len(cache) > 4096:
@@ -598,8 +594,19 @@ _LSB = [tuple(bool(v & (1 << i)) for i in range(8)) for v in range(256)]
 _MSB = [tuple(bool(v & (0x80 >> i)) for i in range(8)) for v in range(256)]
 
 
+_BITS_CACHE: tuple = ({}, {})  # LSB, MSB: bytes -> their bits (bitmaps repeat a lot)
+
+
 def _bits_of(data: bytes, msb: bool) -> list:
-    return list(_chain(*map((_MSB if msb else _LSB).__getitem__, data)))
+    cache = _BITS_CACHE[msb]
+    bits = cache.get(data)
+    if bits is None:
+        bits = tuple(_chain.from_iterable(map((_MSB if msb else _LSB).__getitem__, data)))
+        if len(data) <= 64:  # small bitmaps only, and a bounded number of them
+            if len(cache) >= 1024:
+                cache.clear()
+            cache[bytes(data)] = bits
+    return list(bits)
 
 
 def _bytes_of(bits, nbytes: int, msb: bool) -> bytes:
@@ -920,7 +927,7 @@ class TaggedList(Construct):
 def tagged_parse(io, this, cases, default, names, known, key, lenparse, lenbuild):
     out = ListContainer()
     read = io.read
-    params = this["_params"]
+    sub = {"_": this, "_params": this["_params"]}
     while True:
         b = read(1)
         if not b:
@@ -930,7 +937,7 @@ def tagged_parse(io, this, cases, default, names, known, key, lenparse, lenbuild
             out.append(Container(raw=b + read()))
             return out
         name = names.get(code, code)
-        sub = {"_": this, "_params": params, key: name}
+        sub[key] = name  # (one context for the items: each is parsed before the next)
         if lenparse is None:
             value = cases.get(name, default)(io, sub)
         else:  # a block its case must read whole (the length is computed on build)

@@ -68,9 +68,18 @@ def uuid_parse(io):
     return uuid_of(read_exact(io, 16))
 
 
+_UUIDS: dict = {}  # a file names few servers: their UUIDs' text is kept
+
+
 def uuid_of(data: bytes) -> str:
-    h = data.hex()
-    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+    text = _UUIDS.get(data)
+    if text is None:
+        h = data.hex()
+        text = f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+        if len(_UUIDS) >= 1024:
+            _UUIDS.clear()
+        _UUIDS[bytes(data)] = text
+    return text
 
 
 def uuid_bytes(obj) -> bytes:

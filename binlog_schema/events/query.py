@@ -44,8 +44,8 @@ from construct import Container, ListContainer, this
 
 from ..compression import mariadb_compress, mariadb_uncompress
 from ..primitives import (Bounded, ByteString, Code, FlagList, FuncRef, IfMore, NameTable, Raw,
-                          Struct, TaggedList, Text, UIntLE, _Leaf, _Wrapper, expr_ref, read_exact, remaining,
-                          substream)
+                          Struct, TaggedList, Text, TrackingIO, UIntLE, _Leaf, _Wrapper, expr_ref,
+                          read_exact, remaining, substream)
 
 _MOD = __name__
 
@@ -415,11 +415,18 @@ def Sized(n, subcon):
 
 def query_salvage_parse(io, this, sub, corrupt, *args):
     pos = io.tell()
-    head = io.read(16)
-    io.seek(pos)
-    if corrupt(head, remaining(io), this, *args):
-        return io.read()
-    return sub(io, this)
+    try:
+        return sub(io, this)
+    except Exception:  # noqa: BLE001 - a corrupt layout never parses: only then is it asked
+        where = io.recorder[0] if type(io) is TrackingIO else None  # the failure's offset
+        io.seek(pos)
+        head = io.read(16)
+        io.seek(pos)
+        if corrupt(head, remaining(io), this, *args):
+            return io.read()
+        if where is not None:
+            io.recorder[0] = where
+        raise
 
 
 def query_salvage_build(obj, io, this, sub, corrupt, *args):
@@ -434,7 +441,8 @@ def query_salvage_build(obj, io, this, sub, corrupt, *args):
 
 def RawIfCorrupt(subcon, corrupt, *args):
     """``subcon``, unless ``corrupt(head, size, this, *args)`` says the servers reject the
-    layout: then the body stays raw bytes (lossless, like an undeclared type)."""
+    layout: then the body stays raw bytes (lossless, like an undeclared type). ``corrupt`` is
+    asked when ``subcon`` fails, so it must only say so of layouts that cannot parse."""
     return _Wrapper(query_salvage_parse, query_salvage_build, subcon, FuncRef(corrupt), *args)
 
 

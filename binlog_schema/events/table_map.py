@@ -41,7 +41,7 @@ NUMERIC_TYPES = frozenset({"TINY", "SHORT", "INT24", "LONG", "LONGLONG", "FLOAT"
 
 
 def numeric_count(types) -> int:
-    return sum(1 for t in types if t in NUMERIC_TYPES)
+    return sum(map(NUMERIC_TYPES.__contains__, types))
 
 
 class _NumericCount:
