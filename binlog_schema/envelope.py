@@ -50,7 +50,8 @@ def _crc(head: bytes, body: bytes) -> int:
     return zlib.crc32(body, zlib.crc32(head))
 
 
-def envelope_parse(io, this, parse_header, parse_body):
+def envelope_parse(io, this, parse_header, bodies, default):
+    """``bodies.get(kind, default)`` parses the body of an event of that (standard) kind."""
     head = io.read(HEADER_SIZE)
     if len(head) != HEADER_SIZE:
         raise c.StreamError(f"needs {HEADER_SIZE} bytes, only {len(head)} left")
@@ -91,7 +92,7 @@ def envelope_parse(io, this, parse_header, parse_body):
     this["header"] = header
     this["_kind"] = kind
     stream = substream(io, body, gap=crc_len) if tracking else _BytesIO(body)
-    out = Container(header=header, body=parse_body(stream, this))
+    out = Container(header=header, body=bodies.get(kind, default)(stream, this))
     if stream.tell() != len(body):
         out["trailing"] = body[stream.tell():]
     if crc_len:
@@ -132,7 +133,7 @@ class Envelope(_Wrapper):
     def _parse(self, stream, context, path):
         ph = lambda io, this: self.header._parsereport(io, this, path + " -> header")  # noqa
         pb = lambda io, this: self.subcon._parsereport(io, this, path + " -> body")  # noqa
-        return envelope_parse(stream, context, ph, pb)
+        return envelope_parse(stream, context, ph, {}, pb)  # (the body's Switch dispatches)
 
     def _build(self, obj, stream, context, path):
         bh = lambda obj, io, this: self.header._build(obj, io, this, path + " -> header")  # noqa
@@ -141,8 +142,12 @@ class Envelope(_Wrapper):
 
     def _emitparse(self, code):
         code.append("from binlog_schema.envelope import envelope_parse")
-        return (f"envelope_parse(io, this, {_parser_of(self.header._compileparse(code))}, "
-                f"{_parser_of(self.subcon._compileparse(code))})")
+        header = _parser_of(self.header._compileparse(code))
+        if isinstance(self.subcon, Switch):  # the envelope picks the body's parser itself
+            cases, default = self.subcon.emit_tables(code)
+        else:
+            cases, default = "{}", _parser_of(self.subcon._compileparse(code))
+        return f"envelope_parse(io, this, {header}, {cases}, {default})"
 
     def _emitbuild(self, code):
         code.append("from binlog_schema.envelope import envelope_build")

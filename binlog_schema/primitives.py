@@ -198,13 +198,18 @@ class Switch(c.Switch):
     """construct's Switch whose generated code calls a case's parser directly when the case
     compiles to one call (no lambda around it)."""
 
-    def _emitparse(self, code):
+    def emit_tables(self, code):
+        """Emit the dict of the cases' parsers and the default's; return their names."""
         fname = f"switch_cases_{code.allocateId()}"
         code.append(f"{fname} = {{}}")
         for key, sc in self.cases.items():
             code.append(f"{fname}[{key!r}] = {_parser_of(sc._compileparse(code))}")
         default = f"switch_defaultcase_{code.allocateId()}"
         code.append(f"{default} = {_parser_of(self.default._compileparse(code))}")
+        return fname, default
+
+    def _emitparse(self, code):
+        fname, default = self.emit_tables(code)
         return f"{fname}.get({self.keyfunc!r}, {default})(io, this)"
 
     def _emitbuild(self, code):
@@ -474,7 +479,15 @@ Text = _Leaf(text_parse, text_build)
 
 def codes_parse(io, count, names):
     data = read_exact(io, count)
-    return ListContainer(map(names.get, data, data))
+    cache = names.flag_cache  # (keyed by bytes here, by ints for flags)
+    codes = cache.get(data)
+    if codes is None:  # a table's column types come back with each of its events
+        codes = tuple(map(names.get, data, data))
+        if count <= 512:
+            if len(cache) >= 4096:
+                cache.clear()
+            cache[data] = codes
+    return ListContainer(codes)
 
 
 def codes_build(obj, io, count, names):
@@ -497,7 +510,8 @@ class NameTable(dict):
         super().__init__(pairs)
         self.update({v: k for k, v in pairs.items()})
         self._ref = (module, attr)
-        self.flag_cache: dict = {}  # flags word -> the names of its bits (see flags_of)
+        # flags word -> the names of its bits (flags_of); code bytes -> names (codes_parse)
+        self.flag_cache: dict = {}
 
     def emit(self, code):
         alias = _alias(*self._ref)
