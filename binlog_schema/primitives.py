@@ -1078,7 +1078,13 @@ class Struct(c.Struct):
         return f"{fname}(obj, io, this)"
 
 
+def _parsed_as(con):
+    """What parses for ``con``: a Rebuild parses its subcon (its expression is for build)."""
+    return con.subcon if type(con) is c.Rebuild else con
+
+
 def _fixed_format(con) -> str:
+    con = _parsed_as(con)
     return con.fmtstr[1:] if type(con) is c.FormatField else con._unpacked[0]
 
 
@@ -1089,6 +1095,7 @@ def _struct_size(fmt) -> int:
 
 def _fixed_value(code, con, var) -> str:
     """The value of a fixed run's member from what the unpack gave (``var``)."""
+    con = _parsed_as(con)
     if type(con) is c.FormatField:
         return var
     return f"{_imp(code, con._unpacked[1])}({var}{con._emitargs(code)})"
@@ -1098,7 +1105,7 @@ def _fixed_runs(subcons):
     """Subcons, with runs of two or more named little-endian FormatFields grouped in lists."""
     out, run = [], []
     for sc in subcons:
-        inner = getattr(sc, "subcon", None)
+        inner = _parsed_as(getattr(sc, "subcon", None))
         if sc.name and type(sc) is c.Renamed and (
                 (type(inner) is c.FormatField and inner.fmtstr[0] == "<")
                 or (getattr(inner, "_unpacked", None) or (None,))[0] is not None):
