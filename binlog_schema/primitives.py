@@ -12,6 +12,7 @@ raises ``StreamError`` in both modes, and nothing allocates more than the input 
 from __future__ import annotations
 
 import io as _io
+import keyword
 import re
 from itertools import chain as _chain
 
@@ -102,9 +103,14 @@ def expr_ref(fn) -> str:
 
 
 def _emitarg(code, arg) -> str:
-    """Source text for an argument: objects that know how to import themselves do so."""
+    """Source text for an argument: objects that know how to import themselves do so; a set
+    becomes a module-level constant (its literal would be built again at every call)."""
     if getattr(type(arg), "emit", None) is not None:  # not this-expressions: any attr exists
         return arg.emit(code)
+    if isinstance(arg, (frozenset, set)):
+        name = f"const_set_{code.allocateId()}"
+        code.append(f"{name} = frozenset({sorted(arg, key=repr)!r})")
+        return name
     return repr(arg)
 
 
@@ -175,23 +181,37 @@ class _Wrapper(Construct):
 
     def _emitparse(self, code):
         return (f"{_imp(code, self._pf)}(io, this, "
-                f"{_parser_of(self.subcon._compileparse(code))}{self._emitargs(code)})")
+                f"{_parser_of(self.subcon._compileparse(code), code)}{self._emitargs(code)})")
 
     def _emitbuild(self, code):
         return (f"{_imp(code, self._bf)}(obj, io, this, "
-                f"{_builder_of(self.subcon._compilebuild(code))}{self._emitargs(code)})")
+                f"{_builder_of(self.subcon._compilebuild(code), code)}{self._emitargs(code)})")
 
 
-def _parser_of(expr: str) -> str:
+def _parser_of(expr: str, code=None) -> str:
     """A callable ``f(io, this)`` for a compiled parse expression: the function it calls when
-    it is one call (a lambda around it would cost a call more), else a lambda."""
+    it is one call (a lambda around it would cost a call more), else a lambda; with ``code``,
+    a module-level function (a lambda in a function body is made anew at every call; the
+    expression only reads its parameters and module names, so it can live there)."""
     m = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)\(io, this\)", expr)
-    return m.group(1) if m else f"lambda io, this: ({expr})"
+    if m:
+        return m.group(1)
+    if code is None:
+        return f"lambda io, this: ({expr})"
+    name = f"parse_sub_{code.allocateId()}"
+    code.append(f"def {name}(io, this):\n    return ({expr})")
+    return name
 
 
-def _builder_of(expr: str) -> str:
+def _builder_of(expr: str, code=None) -> str:
     m = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)\(obj, io, this\)", expr)
-    return m.group(1) if m else f"lambda obj, io, this: ({expr})"
+    if m:
+        return m.group(1)
+    if code is None:
+        return f"lambda obj, io, this: ({expr})"
+    name = f"build_sub_{code.allocateId()}"
+    code.append(f"def {name}(obj, io, this):\n    return ({expr})")
+    return name
 
 
 class Switch(c.Switch):
@@ -1038,21 +1058,38 @@ class Struct(c.Struct):
         lines = [f"def {fname}(io, this):"]
         if last >= 0:
             lines.append("    this = {'_': this, '_params': this['_params']}")
-        lines.append("    result = Container()")
+        fields = []  # (name, local): the result is made at the end, in one call
         for i, (name, expr, values) in enumerate(steps):
             keep = i < last
-            if isinstance(name, tuple):
-                names = ", ".join(f"_v{j}" for j in range(len(name)))
-                lines.append(f"    {names}, = {expr}")
-                for n, v in zip(name, values):
-                    lines.append(f"    result[{n!r}] = this[{n!r}] = {v}" if keep
-                                 else f"    result[{n!r}] = {v}")
+            if isinstance(name, tuple):  # unpacked into the fields' own locals
+                base = len(fields)
+                lines.append("    " + ", ".join(f"_f{base + j}" for j in range(len(name)))
+                             + f", = {expr}")
+                for j, (n, v) in enumerate(zip(name, values)):
+                    local = f"_f{base + j}"
+                    fields.append((n, local))
+                    v = v.replace(f"_v{j}", local) if v != f"_v{j}" else local
+                    if v != local:
+                        lines.append(f"    {local} = {v}")
+                    if keep:
+                        lines.append(f"    this[{n!r}] = {local}")
+                continue
             elif name:
-                lines.append(f"    result[{name!r}] = this[{name!r}] = {expr}" if keep
-                             else f"    result[{name!r}] = {expr}")
-            elif expr != "None":  # (a build-only check parses nothing)
-                lines.append(f"    {expr}")
-        lines.append("    return result")
+                pairs = [(name, expr)]
+            else:
+                if expr != "None":  # (a build-only check parses nothing)
+                    lines.append(f"    {expr}")
+                continue
+            for n, v in pairs:
+                local = f"_f{len(fields)}"
+                fields.append((n, local))
+                lines.append(f"    {local} = this[{n!r}] = {v}" if keep else f"    {local} = {v}")
+        if all(n.isidentifier() and not keyword.iskeyword(n) for n, _ in fields):
+            lines.append("    return Container(" + ", ".join(f"{n}={v}" for n, v in fields) + ")")
+        else:
+            lines.append("    result = Container()")
+            lines += [f"    result[{n!r}] = {v}" for n, v in fields]
+            lines.append("    return result")
         code.append("\n".join(lines))
         return f"{fname}(io, this)"
 
