@@ -164,91 +164,94 @@ class BinlogReader:
         self.events_read = 0
 
     def __iter__(self):
+        return self._iter()  # (a generator: it opens the file and closes it when done)
+
+    def _iter(self):
         f, close = _open(self.source)
         try:
-            yield from self._iter(f)
+            magic = f.read(4)
+            if magic != MAGIC:
+                if len(magic) < 4 and MAGIC.startswith(magic):
+                    self.tail = Tail(0, len(magic), 4)
+                    return
+                raise FormatError(f"not a binlog file: magic {magic.hex()!r}", offset=0,
+                                  path="magic", expected="fe62696e")
+            pos = 4
+            read = f.read
+            # every event decoded and delivered: only the context events and payloads take the
+            # general path
+            plain = (self.decode is True and self.start is None and self.types is None
+                     and self.stop is None)
+            max_size, recover, table_maps = self.max_event_size, self.recover, self.table_maps
+            while True:
+                head = read(HEADER_SIZE)
+                if len(head) < HEADER_SIZE:
+                    if head:
+                        self.tail = Tail(pos, len(head), None)
+                    return
+                size = int.from_bytes(head[9:13], "little")
+                if not HEADER_SIZE <= size <= max_size:  # the framing is lost: nothing after
+                    # this can be trusted
+                    if size < HEADER_SIZE:
+                        err = FormatError(f"event_size {size} is smaller than the header",
+                                          offset=pos + 9, path="header.event_size")
+                    else:
+                        err = LimitError(f"event_size {size} exceeds the limit {max_size}",
+                                         offset=pos + 9, path="header.event_size")
+                    if not self.skip_errors:
+                        raise err
+                    if self.recover:
+                        pos = yield from self._gap(f, pos, err)
+                        if pos is None:
+                            return
+                        continue
+                    self.events_read += 1
+                    yield EventRecord(pos, head, self.ctx, error=err)
+                    return
+                rest = read(size - HEADER_SIZE)
+                if len(rest) < size - HEADER_SIZE:
+                    if self.recover and self._find(f, pos + 1) is not None:
+                        f.seek(pos)
+                        pos = yield from self._gap(f, pos, TruncatedError(
+                            f"event of {size} bytes runs past the end", offset=pos + 9,
+                            path="header.event_size"))
+                        if pos is None:
+                            return
+                        continue
+                    self.tail = Tail(pos, HEADER_SIZE + len(rest), size)
+                    return
+                raw = head + rest
+                self.events_read += 1
+                if recover and not self.ctx.encrypted and not self._crc_ok(raw):
+                    f.seek(pos)
+                    pos = yield from self._gap(f, pos, None)
+                    if pos is None:
+                        return
+                    continue
+                ctx = self.ctx
+                code = ctx.type_remap.get(raw[4], raw[4]) if ctx.type_remap else raw[4]
+                if plain and code not in _SPECIAL and not ctx.encrypted:  # the common case
+                    try:
+                        value = parse_event(raw, ctx, pos)
+                    except BinlogError as e:
+                        if not self.skip_errors:
+                            raise
+                        yield EventRecord(pos, raw, ctx, error=e)
+                    else:
+                        if code == TABLE_MAP_EVENT:
+                            table_maps[value["body"]["table_id"]] = value
+                        yield EventRecord(pos, raw, ctx, value)
+                    pos += size
+                    continue
+                rec = self._record(pos, raw)
+                if rec is not None:
+                    if self.stop is not None and pos >= self.stop:
+                        return
+                    yield rec
+                pos += size
         finally:
             if close:
                 f.close()
-
-    def _iter(self, f):
-        magic = f.read(4)
-        if magic != MAGIC:
-            if len(magic) < 4 and MAGIC.startswith(magic):
-                self.tail = Tail(0, len(magic), 4)
-                return
-            raise FormatError(f"not a binlog file: magic {magic.hex()!r}", offset=0,
-                              path="magic", expected="fe62696e")
-        pos = 4
-        read = f.read
-        # every event decoded and delivered: only the context events and payloads take the
-        # general path
-        plain = (self.decode is True and self.start is None and self.types is None
-                 and self.stop is None)
-        while True:
-            head = read(HEADER_SIZE)
-            if len(head) < HEADER_SIZE:
-                if head:
-                    self.tail = Tail(pos, len(head), None)
-                return
-            size = int.from_bytes(head[9:13], "little")
-            err = None
-            if size < HEADER_SIZE:
-                err = FormatError(f"event_size {size} is smaller than the header", offset=pos + 9,
-                                  path="header.event_size")
-            elif size > self.max_event_size:
-                err = LimitError(f"event_size {size} exceeds the limit {self.max_event_size}",
-                                 offset=pos + 9, path="header.event_size")
-            if err is not None:  # the framing is lost: nothing after this can be trusted
-                if not self.skip_errors:
-                    raise err
-                if self.recover:
-                    pos = yield from self._gap(f, pos, err)
-                    if pos is None:
-                        return
-                    continue
-                self.events_read += 1
-                yield EventRecord(pos, head, self.ctx, error=err)
-                return
-            rest = read(size - HEADER_SIZE)
-            if len(rest) < size - HEADER_SIZE:
-                if self.recover and self._find(f, pos + 1) is not None:
-                    f.seek(pos)
-                    pos = yield from self._gap(f, pos, TruncatedError(
-                        f"event of {size} bytes runs past the end", offset=pos + 9,
-                        path="header.event_size"))
-                    if pos is None:
-                        return
-                    continue
-                self.tail = Tail(pos, HEADER_SIZE + len(rest), size)
-                return
-            raw = head + rest
-            self.events_read += 1
-            if self.recover and not self.ctx.encrypted and not self._crc_ok(raw):
-                f.seek(pos)
-                pos = yield from self._gap(f, pos, None)
-                if pos is None:
-                    return
-                continue
-            ctx = self.ctx
-            code = ctx.type_remap.get(raw[4], raw[4]) if ctx.type_remap else raw[4]
-            if plain and code not in _SPECIAL and not ctx.encrypted:  # the common case
-                try:
-                    rec = EventRecord(pos, raw, ctx, parse_event(raw, ctx, pos))
-                except BinlogError as e:
-                    if not self.skip_errors:
-                        raise
-                    rec = EventRecord(pos, raw, ctx, error=e)
-                else:
-                    if code == TABLE_MAP_EVENT:
-                        self.table_maps[rec._value["body"]["table_id"]] = rec._value
-            else:
-                rec = self._record(pos, raw)
-            if rec is not None:
-                if self.stop is not None and pos >= self.stop:
-                    return
-                yield rec
-            pos += size
 
     # ------------------------------------------------------------------ recovery
 
