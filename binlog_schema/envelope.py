@@ -82,7 +82,9 @@ def envelope_parse(io, this, parse_header, bodies, default):
                                     f"byte header and the {crc_len}-byte CRC32")
         body = rest[:-4]
         stored = int.from_bytes(rest[-4:], "little")
-        if (ctx is None or ctx.verify_checksum) and _crc(head, body) != stored:
+        if (ctx is None or ctx.verify_checksum) and (
+                zlib.crc32(body, zlib.crc32(head)) if head[4] != FORMAT_DESCRIPTION_EVENT
+                else _crc(head, body)) != stored:
             if tracking:
                 io.recorder[0] = io.base + io.tell() - 4
             raise ChecksumMismatch(f"stored CRC32 {stored:#010x}, computed "

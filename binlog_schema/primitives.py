@@ -583,7 +583,7 @@ def flags_of(value, width, names):
         if len(cache) > 4096:
             cache.clear()
         cached = cache[value] = tuple(_flag_names(value, names))
-    return ListContainer(cached)
+    return list(cached)
 
 
 def _flag_names(value, names):
