@@ -138,7 +138,7 @@ def main(argv):
                   f"rows/s  ({secs:.1f}s)")
         # the configurations take turns (a fresh session each time: a worker's RSS is a
         # per-process high-water mark), so that the machine's load falls on all of them
-        configs = [("local[1]", "16m"), ("local[2]", "16m")]
+        configs = [("local[1]", "8m"), ("local[2]", "8m")]
         if large is not None:
             configs.append(("unsplit", "100g"))
         runs, scalings = {}, []
@@ -146,7 +146,7 @@ def main(argv):
             scalings.append(cpu_scaling())
             for master, split in configs:
                 spark = job.start_session("local[2]" if master == "unsplit" else master)
-                pipeline_run(spark, [str(small[0])], "16m", str(tmp / "warm"))  # JVM warm-up
+                pipeline_run(spark, [str(small[0])], "8m", str(tmp / "warm"))  # JVM warm-up
                 for name, inputs, _ in cases:
                     if master == "unsplit" and name != "large file":
                         continue

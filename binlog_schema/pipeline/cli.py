@@ -70,9 +70,9 @@ def add_commands(sub):
     d.add_argument("--format", choices=("parquet", "delta"), default="parquet",
                    help="parquet (default); delta needs the Delta Lake jars on Spark's "
                    "classpath and fails with a clear message otherwise")
-    d.add_argument("--split-size", default="16m",
+    d.add_argument("--split-size", default="8m",
                    help="work per split (bytes, plus 200 per event): large files are cut "
-                   "at transaction boundaries into splits of about this size (default 16m)")
+                   "at transaction boundaries into splits of about this size (default 8m)")
     d.add_argument("--engine", choices=("auto", "arrow", "spark"), default="auto",
                    help="arrow: tasks write Parquet parts themselves (pyarrow; half the CPU "
                    "per row); spark: rows go through the JVM and Spark's writers (any "

@@ -22,7 +22,7 @@ if __name__ == "__main__":  # run as a script (spark-submit): this directory is 
 from binlog_schema.pipeline import tasks
 from binlog_schema.pipeline.fsio import list_local
 
-DEFAULT_SPLIT = 16 << 20
+DEFAULT_SPLIT = 8 << 20
 TASK_WORK = 64 << 20   # splits are grouped into tasks of about this much work
 EVENT_STAGES = ("event", "tail")
 
@@ -156,6 +156,16 @@ def plan_splits(spark, files, missing=(), split_bytes: int = DEFAULT_SPLIT) -> l
         splits += sc.parallelize(large, len(large)).flatMap(
             lambda us: tasks.prescan(us[0], us[1], sb)).collect()
     return splits
+
+
+def task_count(splits, cores: int, split_bytes: int = DEFAULT_SPLIT) -> int:
+    """How many tasks: about TASK_WORK of work each, and at least eight per core, so that the
+    last tasks (largest first) leave no core idle for long; every split its own task when
+    there are not many more splits than that (grouping a few equal splits into fewer tasks
+    would leave some tasks twice as long as others)."""
+    total = sum(s.work for s in splits)
+    target = max(8 * cores, math.ceil(total / max(split_bytes, TASK_WORK)))
+    return len(splits) if len(splits) <= 2 * target else target
 
 
 def pack(splits, partitions: int) -> list:
@@ -413,7 +423,7 @@ def prepare_out(spark, out: str, mode: str, names=TABLES):
                 fs.delete(p, True)
             else:
                 raise FileExistsError(f"{out}/{name} exists (use --overwrite)")
-    for name in ("events", "row_changes", "errors"):
+    for name in names:
         fs.mkdirs(Path(root, name))
 
 
@@ -442,10 +452,8 @@ def decode(inputs, spark=None, *, out: str | None = None, engine: str = "auto",
     with progress.stage("pre-scan") if progress else _null():
         splits = plan_splits(spark, files, missing, split_bytes)
     sc = spark.sparkContext
-    if partitions is None:  # tasks of about TASK_WORK, and at least four per core (balance)
-        total = sum(s.work for s in splits)
-        partitions = max(4 * sc.defaultParallelism,
-                         math.ceil(total / max(split_bytes, TASK_WORK)))
+    if partitions is None:
+        partitions = task_count(splits, sc.defaultParallelism, split_bytes)
     groups = pack(splits, partitions)
     if progress:
         progress.say(f"{len({s.uri for s in splits})} files, {len(splits)} splits in "
@@ -484,18 +492,22 @@ def _decode_arrow(spark, groups, splits, want_rows, out, mode, progress):
         small = sc.parallelize(list(enumerate(groups)), max(1, len(groups))).flatMap(
             lambda ig: parts.write_group(ig[0], ig[1], out, arrow_schemas, spark_json,
                                          want_rows)).collect()
-    shapes = [python_form(t[3], schema.TABLE_MAPS) for t in small if t[0] == tasks.TABLE_MAP]
+    shapes = [t[3] for t in small if t[0] == tasks.TABLE_MAP]  # (Spark's internal form)
     stats = [t[6] for t in small if t[0] == tasks.STAT]
     with progress.stage("table_maps, files") if progress else _null():
-        sc.setJobDescription("table_maps")
-        spark.createDataFrame(first_shapes(shapes), schema.TABLE_MAPS).coalesce(1).write.mode(
-            "overwrite").parquet(f"{out}/table_maps")
+        # small tables: written here by pyarrow as the tasks write theirs (a Spark job each
+        # would cost more than the data, and it is time no core can share)
+        parts.write_table(out, "table_maps", arrow.arrow_schema(schema.TABLE_MAPS, tz),
+                          schema.TABLE_MAPS.json(), first_shapes(shapes))
         tables = ParquetTables(spark, out, splits, stats)
-        sc.setJobDescription("files (reconciliation)")
-        counts = count_by_file(tables.events, tables.errors, tables.row_changes)
+        try:  # counted from the part files themselves (pyarrow, on the driver)
+            counts = parts.count_parts(out, EVENT_STAGES)
+        except Exception:  # noqa: BLE001 - a location pyarrow cannot read: Spark counts
+            sc.setJobDescription("files (reconciliation)")
+            counts = count_by_file(tables.events, tables.errors, tables.row_changes)
         rows = files_rows(stats, [(r[-4], r[2]) for r in shapes], counts)
-        spark.createDataFrame(rows, schema.FILES).coalesce(1).write.mode(
-            "overwrite").parquet(f"{out}/files")
+        parts.write_table(out, "files", arrow.arrow_schema(schema.FILES, tz),
+                          schema.FILES.json(), rows)
     return tables
 
 

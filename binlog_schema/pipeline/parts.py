@@ -106,3 +106,55 @@ def write_group(index: int, group, out: str, arrow_schemas: dict, spark_json: di
         for w in writers.values():
             w.close()
     return small
+
+
+def write_table(out: str, table: str, schema, spark_json: str, rows) -> None:
+    """A small table the driver made (table-map shapes, per-file rows) as one part file, the
+    way the tasks write theirs (an empty table still gets its file)."""
+    w = PartWriter(out, table, "part-00000.parquet", schema, spark_json, always=True)
+    for row in rows:
+        w.add(row)
+    w.close()
+
+
+def _part_files(out: str, table: str) -> list:
+    """The part files of ``out/table`` (local path or ``pyarrow.fs`` URI), with the
+    filesystem to read them from (None: local)."""
+    path = local_path(f"{out.rstrip('/')}/{table}")
+    if path is not None:
+        return [(None, os.path.join(path, n)) for n in sorted(os.listdir(path))
+                if n.startswith("part-") and n.endswith(".parquet")]
+    from pyarrow import fs as pafs
+    filesystem, inner = pafs.FileSystem.from_uri(f"{out.rstrip('/')}/{table}")
+    infos = filesystem.get_file_info(pafs.FileSelector(inner))
+    return [(filesystem, i.path) for i in sorted(infos, key=lambda i: i.path)
+            if i.base_name.startswith("part-") and i.base_name.endswith(".parquet")]
+
+
+def count_parts(out: str, event_stages) -> dict:
+    """file -> (events decoded, events quarantined, error rows, row changes), counted from
+    the part files the tasks wrote (their ``file`` and ``stage`` columns, read with pyarrow
+    on the driver): what the tables hold, not what the tasks said they wrote."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+    counts: dict = {}
+
+    def tally(column, slot):
+        for entry in pc.value_counts(column).to_pylist():
+            c = counts.setdefault(entry["values"], [0, 0, 0, 0])
+            c[slot] += entry["counts"]
+
+    for table, slot in (("events", 0), ("errors", 2), ("row_changes", 3)):
+        for filesystem, path in _part_files(out, table):
+            cols = ["file", "stage"] if table == "errors" else ["file"]
+            t = pq.read_table(path, columns=cols, filesystem=filesystem)
+            tally(t.column("file"), slot)
+            if table == "errors":  # quarantined events: errors of the event stages
+                mask = pc.is_in(t.column("stage"), value_set=_strings(event_stages))
+                tally(pc.filter(t.column("file"), mask), 1)
+    return {f: tuple(c) for f, c in counts.items()}
+
+
+def _strings(values):
+    import pyarrow as pa
+    return pa.array(list(values), type=pa.string())
