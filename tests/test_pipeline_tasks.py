@@ -222,3 +222,39 @@ def test_without_rows_events_and_shapes_remain(tmp_path):
     kinds = [t[0] for t in tasks.decode_split(split, rows=False)]
     assert "row" not in kinds and kinds.count("table_map") == 3
     assert kinds.count("event") == reference_counts(str(path))[1]
+
+
+def test_task_count_one_split_per_task_unless_many():
+    """Equal splits are never packed unevenly: with up to twice the target (eight per core)
+    every split is a task; beyond, the target."""
+    from binlog_schema.pipeline.job import pack, task_count
+    mib = 1 << 20
+    splits = [tasks.Split("f", 129 * mib, i, i * 8 * mib, (i + 1) * 8 * mib) for i in range(24)]
+    assert task_count(splits, 2, 8 * mib) == 24
+    assert len(pack(splits, task_count(splits, 2, 8 * mib))) == 24
+    many = [tasks.Split(f"f{i}", mib // 2, 0, 0, mib // 2) for i in range(48)]
+    n = task_count(many, 2, 8 * mib)
+    assert n == 16
+    groups = pack(many, n)
+    assert sorted(len(g) for g in groups) == [3] * 16  # equal files: equal tasks
+
+
+def test_count_parts_reads_what_the_part_files_hold(tmp_path):
+    """The reconciliation counts come from the part files (file and stage columns), per
+    file; a location pyarrow cannot read raises (the job then counts with Spark)."""
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+    from binlog_schema.pipeline import parts
+    for table, cols in (("events", {"file": ["a", "a", "b"]}),
+                        ("errors", {"file": ["a", "b", "b"], "stage": ["event", "rows", "tail"]}),
+                        ("row_changes", {"file": ["b"] * 4})):
+        (tmp_path / table).mkdir()
+        for i in (0, 1):  # two parts per table: the first row, then the others
+            rows = {c: v[:1] if i == 0 else v[1:] for c, v in cols.items()}
+            pq.write_table(pa.table(rows), tmp_path / table / f"part-{i:05d}.parquet")
+        (tmp_path / table / ".part-x.tmp").write_bytes(b"not a part")
+    counts = parts.count_parts(str(tmp_path), ("event", "tail"))
+    # (events decoded, quarantined: errors of stage event/tail, error rows, row changes)
+    assert counts == {"a": (2, 1, 1, 0), "b": (1, 1, 2, 4)}
+    with pytest.raises(Exception):
+        parts.count_parts(str(tmp_path / "missing"), ("event", "tail"))
