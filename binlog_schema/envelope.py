@@ -158,13 +158,10 @@ class Envelope(_Wrapper):
                 f"lambda obj, io, this: ({self.subcon._compilebuild(code)}))")
 
 
-def event_kind(this) -> int:
-    """The standard type code of the event being parsed or built (see Context.type_remap),
-    which the envelope puts in the context as ``_kind``."""
-    return this["_kind"]
-
-
 class _Kind:
+    """The body switch's key: the standard type code of the event being parsed or built (see
+    Context.type_remap), which the envelope puts in the context as ``_kind``."""
+
     def __call__(self, context):
         return context["_kind"]
 

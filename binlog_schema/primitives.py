@@ -188,44 +188,49 @@ class _Wrapper(Construct):
                 f"{_builder_of(self.subcon._compilebuild(code), code)}{self._emitargs(code)})")
 
 
-def _parser_of(expr: str, code=None) -> str:
-    """A callable ``f(io, this)`` for a compiled parse expression: the function it calls when
-    it is one call (a lambda around it would cost a call more), else a lambda; with ``code``,
-    a module-level function (a lambda in a function body is made anew at every call; the
-    expression only reads its parameters and module names, so it can live there)."""
-    m = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)\(io, this\)", expr)
+_PARAMS = {False: "io, this", True: "obj, io, this"}  # generated parse / build functions
+
+
+def _callable_of(expr: str, code=None, build: bool = False) -> str:
+    """A callable for a compiled parse (``f(io, this)``) or build (``f(obj, io, this)``)
+    expression: the function it calls when it is one call (a lambda around it would cost a
+    call more), else a lambda; with ``code``, a module-level function (a lambda in a
+    function body is made anew at every call; the expression only reads its parameters and
+    module names, so it can live there)."""
+    params = _PARAMS[build]
+    m = re.fullmatch(rf"([A-Za-z_][A-Za-z0-9_]*)\({params}\)", expr)
     if m:
         return m.group(1)
     if code is None:
-        return f"lambda io, this: ({expr})"
-    name = f"parse_sub_{code.allocateId()}"
-    code.append(f"def {name}(io, this):\n    return ({expr})")
+        return f"lambda {params}: ({expr})"
+    name = f"{'build' if build else 'parse'}_sub_{code.allocateId()}"
+    code.append(f"def {name}({params}):\n    return ({expr})")
     return name
+
+
+def _parser_of(expr: str, code=None) -> str:
+    return _callable_of(expr, code)
 
 
 def _builder_of(expr: str, code=None) -> str:
-    m = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)\(obj, io, this\)", expr)
-    if m:
-        return m.group(1)
-    if code is None:
-        return f"lambda obj, io, this: ({expr})"
-    name = f"build_sub_{code.allocateId()}"
-    code.append(f"def {name}(obj, io, this):\n    return ({expr})")
-    return name
+    return _callable_of(expr, code, build=True)
 
 
 class Switch(c.Switch):
     """construct's Switch whose generated code calls a case's parser directly when the case
     compiles to one call (no lambda around it)."""
 
-    def emit_tables(self, code):
-        """Emit the dict of the cases' parsers and the default's; return their names."""
-        fname = f"switch_cases_{code.allocateId()}"
+    def emit_tables(self, code, build: bool = False):
+        """Emit the dict of the cases' parsers (builders) and the default's; return their
+        names."""
+        compiled = (lambda sc: sc._compilebuild(code)) if build else (
+            lambda sc: sc._compileparse(code))
+        fname = f"switch_{'b' if build else ''}cases_{code.allocateId()}"
         code.append(f"{fname} = {{}}")
         for key, sc in self.cases.items():
-            code.append(f"{fname}[{key!r}] = {_parser_of(sc._compileparse(code))}")
-        default = f"switch_defaultcase_{code.allocateId()}"
-        code.append(f"{default} = {_parser_of(self.default._compileparse(code))}")
+            code.append(f"{fname}[{key!r}] = {_callable_of(compiled(sc), build=build)}")
+        default = f"switch_{'b' if build else ''}defaultcase_{code.allocateId()}"
+        code.append(f"{default} = {_callable_of(compiled(self.default), build=build)}")
         return fname, default
 
     def _emitparse(self, code):
@@ -233,12 +238,7 @@ class Switch(c.Switch):
         return f"{fname}.get({self.keyfunc!r}, {default})(io, this)"
 
     def _emitbuild(self, code):
-        fname = f"switch_bcases_{code.allocateId()}"
-        code.append(f"{fname} = {{}}")
-        for key, sc in self.cases.items():
-            code.append(f"{fname}[{key!r}] = {_builder_of(sc._compilebuild(code))}")
-        default = f"switch_bdefaultcase_{code.allocateId()}"
-        code.append(f"{default} = {_builder_of(self.default._compilebuild(code))}")
+        fname, default = self.emit_tables(code, build=True)
         return f"{fname}.get({self.keyfunc!r}, {default})(obj, io, this)"
 
 
