@@ -223,3 +223,15 @@ def test_json_safe_stored_nans_rebuild_their_bytes(ty, raw):
     out = bytearray()
     codec.build(back, out)
     assert bytes(out) == data
+
+
+@pytest.mark.parametrize("raw", ["000080", "ffff7f", "000000", "010000", "ffffff"])
+def test_old_time_every_three_byte_pattern_at_the_edges_rebuilds(raw):
+    """Fuzz finding (rows target): the old TIME's most negative value, -2^23 (bytes 00 00
+    80), decoded to -838:86:08 and was refused by the builder as out of range."""
+    from binlog_schema.values import temporal as t
+    data = bytes.fromhex(raw)
+    value, end = t.time_old_parse(data, 0)
+    out = bytearray()
+    t.time_old_build(value, out)
+    assert end == 3 and bytes(out) == data

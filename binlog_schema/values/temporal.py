@@ -178,7 +178,9 @@ def time_old_build(v: Time, out: bytearray):
     _check(_ints(v, "hour", "minute", "second", "microsecond") and v.microsecond == 0
            and v.hour >= 0 and 0 <= v.minute < 100 and 0 <= v.second < 100, "TIME", v)
     n = v.hour * 10000 + v.minute * 100 + v.second
-    _check(n < 1 << 23 and not (v.negative and n == 0), "TIME", v)
+    # three signed bytes: -2^23 (negative) down to 2^23 - 1; no negative zero
+    _check((n < 1 << 23 or (v.negative and n == 1 << 23)) and not (v.negative and n == 0),
+           "TIME", v)
     out += (-n if v.negative else n).to_bytes(3, "little", signed=True)
 
 
