@@ -235,3 +235,20 @@ def test_old_time_every_three_byte_pattern_at_the_edges_rebuilds(raw):
     out = bytearray()
     t.time_old_build(value, out)
     assert end == 3 and bytes(out) == data
+
+
+def test_json_diff_in_a_non_canonical_encoding_survives_the_json_safe_form():
+    """Fuzz finding (rows target): a PARTIAL_UPDATE JSON diff whose lengths are not in their
+    shortest encoding decodes to a document holding the operations and the raw bytes (so it
+    rebuilds exactly); its JSON-safe form assumed a plain list of operations."""
+    from binlog_schema.values.json_binary import JsonDocument, decode_diff, encode_diff
+    from binlog_schema.values.rows import JsonDiff
+    # REPLACE at path "" with a JSON null literal; the path length 0 written in 3 bytes
+    canonical = bytes([0, 0, 2, 4, 0])  # op, path length 0, value length 2, literal null
+    longer = bytes([0, 0xfc, 0, 0, 2, 4, 0])
+    assert isinstance(decode_diff(canonical), list)
+    ops = decode_diff(longer)
+    assert isinstance(ops, JsonDocument) and encode_diff(ops) == longer
+    col = Column(0, "JSON", pack_length=4)
+    back = from_jsonable(col, json.loads(json.dumps(jsonable(JsonDiff(ops)))))
+    assert isinstance(back, JsonDiff) and encode_diff(back.ops) == longer

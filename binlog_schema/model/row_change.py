@@ -247,7 +247,8 @@ def jsonable(v, binary: str = "hex"):
         return {"compressed": v.stored.hex(), "data": jsonable(v.data, binary)}
     if isinstance(v, JsonDiff):
         from ..values.json_binary import to_typed_json
-        return {"json_diff": [to_typed_json(op) for op in v.ops]}
+        return {"json_diff": to_typed_json(v.ops)}  # a list of operations, or a document
+        # holding them with the raw bytes when those are not in the canonical encoding
     if isinstance(v, (dict, list, tuple, dt.date, dt.timedelta)) or type(v).__module__.endswith(
             "json_binary"):
         from ..values.json_binary import to_typed_json
@@ -331,6 +332,6 @@ def from_jsonable(col, v):
     if ty == "JSON":  # MySQL's binary JSON (MariaDB logs JSON as a BLOB)
         from ..values.json_binary import from_typed_json
         if isinstance(v, dict) and set(v) == {"json_diff"}:
-            return JsonDiff([from_typed_json(op) for op in v["json_diff"]])
+            return JsonDiff(from_typed_json(v["json_diff"]))
         return from_typed_json(v)
     return v
