@@ -1047,10 +1047,8 @@ class Struct(c.Struct):
                 size = _struct_size(fmt)
                 sname = f"lean_fixed_{code.allocateId()}"
                 code.append(f"{sname} = struct.Struct({fmt!r})")
-                values = tuple(_fixed_value(code, sc.subcon, f"_v{j}")
-                               for j, sc in enumerate(group))
                 steps.append((tuple(sc.name for sc in group), f"{sname}.unpack(io.read({size}))",
-                              values))
+                              [sc.subcon for sc in group]))
             else:
                 steps.append((group.name, group._compileparse(code), None))
         # the nested context is only kept up to the last expression that can look at it
@@ -1059,16 +1057,16 @@ class Struct(c.Struct):
         if last >= 0:
             lines.append("    this = {'_': this, '_params': this['_params']}")
         fields = []  # (name, local): the result is made at the end, in one call
-        for i, (name, expr, values) in enumerate(steps):
+        for i, (name, expr, members) in enumerate(steps):
             keep = i < last
             if isinstance(name, tuple):  # unpacked into the fields' own locals
                 base = len(fields)
                 lines.append("    " + ", ".join(f"_f{base + j}" for j in range(len(name)))
                              + f", = {expr}")
-                for j, (n, v) in enumerate(zip(name, values)):
+                for j, (n, con) in enumerate(zip(name, members)):
                     local = f"_f{base + j}"
                     fields.append((n, local))
-                    v = v.replace(f"_v{j}", local) if v != f"_v{j}" else local
+                    v = _fixed_value(code, con, local)
                     if v != local:
                         lines.append(f"    {local} = {v}")
                     if keep:

@@ -95,37 +95,6 @@ GTID_FLAGS3_WITH_SEQ_NO = 0x4 | 0x8  # FL_COMMIT_ALTER_E1 | FL_ROLLBACK_ALTER_E1
 # context: post-header lengths
 
 
-def post_header_length(this, code: int, v4: int, old: int, v1: int | None = None) -> int:
-    """The post-header length of event type ``code`` (standard numbering): the FDE's entry for
-    the code the file stores, else ``v4`` (binlog v4 without a table), ``old`` (v2/v3) or
-    ``v1``."""
-    ctx = this["_params"].get("ctx")
-    if ctx is None:
-        return v4
-    memo = ctx.extra.get("_phl")
-    if memo is None:
-        memo = ctx.extra["_phl"] = {}
-    key = (code, v4, old, v1)
-    n = memo.get(key)
-    if n is None:
-        n = memo[key] = _post_header_length(ctx, code, v4, old, v1)
-    return n
-
-
-def _post_header_length(ctx, code, v4, old, v1):
-    table = ctx["post_header_lengths"]
-    if table is not None:
-        remap = ctx["type_remap"]
-        if remap:
-            code = next((k for k, v in remap.items() if v == code), code)
-        if 0 < code <= len(table):
-            return table[code - 1]
-    version = ctx["binlog_version"]
-    if version >= 4:
-        return v4
-    return old if version > 1 or v1 is None else v1
-
-
 def _per_context(fn):
     """``fn(this, *args)`` depends on the context object and the arguments only: its result
     is kept in the context's cache (dropped by ``Context.replace``), one lookup per call."""
@@ -145,6 +114,31 @@ def _per_context(fn):
             value = memo[key] = fn(this, *args)
         return value
     return cached
+
+
+@_per_context
+def post_header_length(this, code: int, v4: int, old: int, v1: int | None = None) -> int:
+    """The post-header length of event type ``code`` (standard numbering): the FDE's entry for
+    the code the file stores, else ``v4`` (binlog v4 without a table), ``old`` (v2/v3) or
+    ``v1``."""
+    ctx = this["_params"].get("ctx")
+    if ctx is None:
+        return v4
+    return _post_header_length(ctx, code, v4, old, v1)
+
+
+def _post_header_length(ctx, code, v4, old, v1):
+    table = ctx["post_header_lengths"]
+    if table is not None:
+        remap = ctx["type_remap"]
+        if remap:
+            code = next((k for k, v in remap.items() if v == code), code)
+        if 0 < code <= len(table):
+            return table[code - 1]
+    version = ctx["binlog_version"]
+    if version >= 4:
+        return v4
+    return old if version > 1 or v1 is None else v1
 
 
 @_per_context

@@ -520,12 +520,6 @@ def have_pyarrow() -> bool:
     return True
 
 
-def python_form(row, struct):
-    """A tuple in Spark's internal form (timestamps as microseconds) as Python objects, for
-    ``createDataFrame`` on the driver (small data only)."""
-    return struct.fromInternal(row)
-
-
 def _frame(spark, rdd, struct):
     """A DataFrame from an RDD of tuples already in Spark's internal form (the tasks produce
     dates as days and timestamps as microseconds): no per-row conversion in Python."""
