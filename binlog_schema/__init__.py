@@ -6,25 +6,37 @@ One declaration parses and builds every byte::
 
     for rec in BinlogReader("binlog.000001"):
         print(rec.offset, rec.type_name, rec.value["body"])
-"""
 
-from .context import Context
-from .envelope import Event, build_event, parse_event
-from .errors import (BinlogError, BuildError, ChecksumError, FormatError, LimitError,
-                     TruncatedError)
-from .stream import BinlogReader, BinlogWriter, EventRecord, read_events
+The names below are imported on first use (``import binlog_schema`` itself is cheap: a
+command over many small files pays no import it does not need).
+"""
 
 __version__ = "0.1.0"
 
+_WHERE = {
+    "Context": "context", "parse_event": "envelope", "build_event": "envelope",
+    "Event": "events.envelope",
+    "BinlogError": "errors", "BuildError": "errors", "ChecksumError": "errors",
+    "FormatError": "errors", "LimitError": "errors", "TruncatedError": "errors",
+    "BinlogReader": "stream", "BinlogWriter": "stream", "EventRecord": "stream",
+    "read_events": "stream",
+    "TableMap": "model.table_map", "Column": "model.table_map",
+    "table_map_from_event": "model.table_map",
+}
 
-def __getattr__(name):  # the model imports the envelope; keep the top import light
-    if name in ("TableMap", "Column", "table_map_from_event"):
-        from .model import table_map
-        return getattr(table_map, name)
-    raise AttributeError(name)
+
+def __getattr__(name):
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module 'binlog_schema' has no attribute {name!r}")
+    import importlib
+    value = getattr(importlib.import_module(f"{__name__}.{where}"), name)
+    globals()[name] = value
+    return value
 
 
-__all__ = ["Context", "Event", "parse_event", "build_event", "BinlogError", "BuildError",
-           "ChecksumError", "FormatError", "LimitError", "TruncatedError", "BinlogReader",
-           "BinlogWriter", "EventRecord", "read_events", "TableMap", "Column",
-           "table_map_from_event"]
+def __dir__():
+    return sorted(list(globals()) + list(_WHERE))
+
+
+__all__ = list(_WHERE)

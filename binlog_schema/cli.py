@@ -119,7 +119,7 @@ def _summary(rec) -> str:
     if kind == 160:
         q = body["query"]
         return "Annotate_rows:\n#Q> " + (q if isinstance(q, str) else _name(q))
-    from .events.rows import DELETE_KINDS, ROWS_KINDS, UPDATE_KINDS
+    from .mysql.codes import DELETE_KINDS, ROWS_KINDS, UPDATE_KINDS
     if kind in ROWS_KINDS:
         op = "DELETE" if kind in DELETE_KINDS else "PARTIAL" if kind == 39 else \
             "UPDATE" if kind in UPDATE_KINDS else "WRITE"
@@ -155,7 +155,7 @@ def _with_rows(d, r, rows, binary):
 
 
 def cmd_decode(args) -> int:
-    from .events.rows import ROWS_KINDS
+    from .mysql.codes import ROWS_KINDS
     from .model.row_change import RowDecoder
     status = 0
     for path in args.files:
@@ -222,7 +222,7 @@ def roundtrip_file(path, rows: bool = True) -> dict:
     """Parse every event of a file and rebuild it; count identical events, report the first
     differences and failures. With ``rows``, every row image is also decoded through its table
     map and built back from the typed values."""
-    from .events.rows import ROWS_KINDS
+    from .mysql.codes import ROWS_KINDS
     from .model.row_change import RowDecoder
     res = {"file": path, "events": 0, "identical": 0, "differ": [], "failed": [], "tail": None,
            "rows": 0, "rows_identical": 0, "rows_failed": []}

@@ -7,24 +7,37 @@ file (for log positions and error reports).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
+_FIELDS = {  # name: default (extra: a fresh dict per context)
+    "checksum": True,              # events end in a CRC32 (FDE checksum alg 1)
+    "verify_checksum": True,       # a CRC mismatch raises ChecksumError
+    "table_id_size": 6,            # 4 when the FDE's TABLE_MAP post-header length is 6
+    "post_header_lengths": None,
+    "server_version": None,
+    "flavor": None,                # "mysql" or "mariadb"
+    "binlog_version": 4,
+    "type_remap": None,            # file type code -> standard code (pre-GA numberings)
+    "encrypted": False,            # after MariaDB's START_ENCRYPTION: events are ciphertext
+    "offset": 0,                   # file offset of the event being parsed or built
+    "max_columns": 4096,           # column counts above this are refused (MySQL's max)
+    "max_uncompressed": 1 << 30,   # decompressed payload / compressed event size limit
+    "extra": None,
+}
+_NOT_IN_DICT = ("extra", "offset", "verify_checksum", "max_columns", "max_uncompressed")
 
 
-@dataclass
 class Context:
-    checksum: bool = True              # events end in a CRC32 (FDE checksum alg 1)
-    verify_checksum: bool = True       # a CRC mismatch raises ChecksumError
-    table_id_size: int = 6             # 4 when the FDE's TABLE_MAP post-header length is 6
-    post_header_lengths: list | None = None
-    server_version: str | None = None
-    flavor: str | None = None          # "mysql" or "mariadb"
-    binlog_version: int = 4
-    type_remap: dict | None = None     # file type code -> standard code (pre-GA numberings)
-    encrypted: bool = False            # after MariaDB's START_ENCRYPTION: events are ciphertext
-    offset: int = 0                    # file offset of the event being parsed or built
-    max_columns: int = 4096            # column counts above this are refused (MySQL's max)
-    max_uncompressed: int = 1 << 30    # decompressed payload / compressed event size limit
-    extra: dict = field(default_factory=dict)
+    """The context of the events of one file (see the module docstring). Keyword arguments
+    as the fields above; ``extra`` holds caches (keys starting with ``_``) and user data."""
+
+    __slots__ = tuple(_FIELDS)
+
+    def __init__(self, **fields):
+        for name, default in _FIELDS.items():
+            setattr(self, name, fields.pop(name, default))
+        if fields:
+            raise TypeError(f"unknown context fields: {sorted(fields)}")
+        if self.extra is None:
+            self.extra = {}
 
     def __getitem__(self, key):
         return getattr(self, key)
@@ -40,9 +53,28 @@ class Context:
         # "_" keys of extra are caches derived from the other fields: never shared
         changes.setdefault("extra", {k: v for k, v in self.extra.items()
                                      if not k.startswith("_")})
-        return replace(self, **changes)
+        fields = {name: getattr(self, name) for name in _FIELDS}
+        fields.update(changes)
+        return Context(**fields)
 
     def to_dict(self) -> dict:
-        return {f.name: getattr(self, f.name) for f in fields(self)
-                if f.name not in ("extra", "offset", "verify_checksum", "max_columns",
-                                  "max_uncompressed")}
+        return {name: getattr(self, name) for name in _FIELDS if name not in _NOT_IN_DICT}
+
+    def __eq__(self, other):
+        if not isinstance(other, Context):
+            return NotImplemented
+        return all(getattr(self, n) == getattr(other, n) for n in _FIELDS)
+
+    __hash__ = None
+
+    def __repr__(self):
+        return "Context(" + ", ".join(f"{n}={getattr(self, n)!r}" for n in _FIELDS) + ")"
+
+    def __getstate__(self):
+        return {n: getattr(self, n) for n in _FIELDS}
+
+    def __setstate__(self, state):
+        for n in _FIELDS:
+            setattr(self, n, state.get(n, _FIELDS[n]))
+        if self.extra is None:
+            self.extra = {}

@@ -5,22 +5,20 @@ from __future__ import annotations
 
 import io as _io
 import os
-from dataclasses import dataclass
 
 from .context import Context
-from .envelope import HEADER_SIZE, build_event, parse_event, type_name
+from .envelope import build_event, parse_event
 from .errors import BinlogError, FormatError, LimitError, TruncatedError
-from .events.format_description import context_from_fde, context_from_start_v3
-from .events.transaction_payload import payload_events_bytes
+from .mysql.codes import (EVENT_TYPES, FORMAT_DESCRIPTION_EVENT, START_ENCRYPTION_EVENT,
+                          START_EVENT_V3, TABLE_MAP_EVENT, TRANSACTION_PAYLOAD_EVENT, code_of,
+                          type_name)
+from .mysql.compression import payload_events_bytes
+from .mysql.flavor import context_from_fde, context_from_start_v3
+from .mysql.framing import HEADER_SIZE, crc_ok
 
 MAGIC = b"\xfebin"
 MAX_EVENT_SIZE = 1 << 30  # 1 GiB: max_allowed_packet's ceiling; larger sizes are refused
 
-FORMAT_DESCRIPTION_EVENT = 15
-START_EVENT_V3 = 1
-TABLE_MAP_EVENT = 19
-TRANSACTION_PAYLOAD_EVENT = 40
-START_ENCRYPTION_EVENT = 164
 _SPECIAL = frozenset({FORMAT_DESCRIPTION_EVENT, START_EVENT_V3, START_ENCRYPTION_EVENT,
                       TRANSACTION_PAYLOAD_EVENT})
 
@@ -101,14 +99,20 @@ class EventRecord:
         return len(self.raw)
 
 
-@dataclass
 class Tail:
     """A truncated last event: where it starts, how many bytes are there and how many the
     header (when complete) says are needed."""
 
-    offset: int
-    have: int
-    need: int | None
+    __slots__ = ("offset", "have", "need")
+
+    def __init__(self, offset: int, have: int, need: int | None):
+        self.offset, self.have, self.need = offset, have, need
+
+    def __eq__(self, other):
+        return isinstance(other, Tail) and self.to_dict() == other.to_dict()
+
+    def __repr__(self):
+        return f"Tail(offset={self.offset}, have={self.have}, need={self.need})"
 
     def to_dict(self) -> dict:
         return {"offset": self.offset, "have": self.have, "need": self.need,
@@ -256,18 +260,11 @@ class BinlogReader:
     # ------------------------------------------------------------------ recovery
 
     def _crc_ok(self, raw) -> bool:
-        from .envelope import _crc
-        from .events import checksum_length
-        kind = self.ctx.kind(raw[4])
-        n = checksum_length(kind, raw[HEADER_SIZE:], self.ctx)
-        if not n or len(raw) < HEADER_SIZE + 4:
-            return True
-        return _crc(raw[:HEADER_SIZE], raw[HEADER_SIZE:-4]) == int.from_bytes(raw[-4:], "little")
+        return crc_ok(raw, self.ctx.kind(raw[4]), self.ctx)
 
     def _plausible(self, f, q, head, strict_pos: bool) -> bool:
         """An event could start at ``q``: a sane size, a known type, and a valid CRC32 (files
         with checksums) or a log position that matches (files without)."""
-        from .events import EVENT_TYPES
         size = int.from_bytes(head[9:13], "little")
         if not HEADER_SIZE <= size <= self.max_event_size:
             return False
@@ -421,13 +418,10 @@ class BinlogReader:
 
 
 def _code_of(name: str) -> int:
-    from .events import EVENT_CODES
-    key = name.upper()
-    if key in EVENT_CODES:
-        return EVENT_CODES[key]
-    if key + "_EVENT" in EVENT_CODES:
-        return EVENT_CODES[key + "_EVENT"]
-    raise ValueError(f"unknown event type {name!r}")
+    try:
+        return code_of(name)
+    except KeyError:
+        raise ValueError(f"unknown event type {name!r}") from None
 
 
 def read_events(source, **options):

@@ -15,8 +15,10 @@ import struct
 
 import construct as c
 
+from binlog_schema.construct_ext.errors import LayoutError
+
 from binlog_schema.errors import BinlogError, BuildError
-from binlog_schema.flavor import flavor_for
+from binlog_schema.mysql.flavor import flavor_for
 from binlog_schema.model.table_map import Column, TableMap, table_map_from_event
 from binlog_schema.envelope import build_event, parse_event
 
@@ -341,13 +343,13 @@ def make_value(fdp, col, flavor):
         return [_float32(fdp) if fdp.ConsumeIntInRange(0, 31) else 1e39
                 for _ in range(fdp.ConsumeIntInRange(0, 6))]
     if ty in ("BLOB_COMPRESSED", "VARCHAR_COMPRESSED"):
-        from binlog_schema.compression import mariadb_compress
+        from binlog_schema.mysql.compression import mariadb_compress
         from binlog_schema.values.codecs import text_codec
         dec, enc = text_codec(col.collation_id)
         data = _charset_text(fdp, col, 40)
         try:
             raw = enc(data)
-        except c.ConstructError:
+        except (c.ConstructError, LayoutError):
             return Compressed(b"\0", dec(b""))
         stored = mariadb_compress(raw) if fdp.ConsumeBool() else b"\0" + raw
         return Compressed(stored, dec(raw))
@@ -390,11 +392,11 @@ def rows_roundtrip(fdp):
             "extra_data": [], "column_count": n, "columns_present": [True] * n}
     try:
         codec = RowsCodec(tm)
-    except c.ConstructError:
+    except (c.ConstructError, LayoutError):
         return  # a column the codecs refuse (fsp 125): documented construct error
     try:
         raw = codec.encode(rows, body, 30)
-    except c.ConstructError:
+    except (c.ConstructError, LayoutError):
         return  # a value out of its column's range: refused (documented)
     except Exception as e:  # noqa: BLE001
         raise untyped(f"RowsCodec.encode of {_describe(tm, rows)}", e) from None

@@ -27,10 +27,10 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from make_vectors import CORPUS, ctx_dict, negative, positive, with_crc, write  # noqa: E402
 
-from binlog_schema.compression import mariadb_compress  # noqa: E402
+from binlog_schema.mysql.compression import mariadb_compress  # noqa: E402
 from binlog_schema.context import Context  # noqa: E402
 from binlog_schema.envelope import build_event  # noqa: E402
-from binlog_schema.events import EVENT_TYPES  # noqa: E402
+from binlog_schema.mysql.codes import EVENT_TYPES  # noqa: E402
 from binlog_schema.events.query import BODIES  # noqa: E402
 from binlog_schema.stream import BinlogReader  # noqa: E402
 from binlog_schema.vectors import check_vector  # noqa: E402

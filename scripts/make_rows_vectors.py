@@ -28,7 +28,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from binlog_schema.events.rows import ROWS_KINDS  # noqa: E402
+from binlog_schema.mysql.codes import ROWS_KINDS  # noqa: E402
 from binlog_schema.model.row_change import jsonable  # noqa: E402
 from binlog_schema.model.table_map import table_map_from_event  # noqa: E402
 from binlog_schema.stream import BinlogReader  # noqa: E402

@@ -8,6 +8,7 @@ import pytest
 from binlog_schema.context import Context
 from binlog_schema.envelope import build_event, parse_event
 from binlog_schema.errors import BinlogError, BuildError, FormatError, TruncatedError
+from binlog_schema.construct_ext import serialization as ser
 from binlog_schema.events import gtid as g
 from binlog_schema.plain import to_plain
 from binlog_schema.stream import BinlogReader
@@ -178,9 +179,9 @@ def test_tagged_message_size_follows_mysql_rule_at_the_varlen_boundary():
         for gno in (1, 1 << 40):
             body = dict(TAGGED, tag="t" * n, gno=gno, commit_group_ticket=(1 << 62))
             b = both_ways(42, body)
-            size = g.var_read(__import__("io").BytesIO(b[1:]))
-            payload = len(b) - 1 - g.var_size(size) - 1
-            assert size == 1 + g.var_size(payload) + 1 + payload
+            size = ser.var_read(__import__("io").BytesIO(b[1:]))
+            payload = len(b) - 1 - ser.var_size(size) - 1
+            assert size == 1 + ser.var_size(payload) + 1 + payload
 
 
 def test_tagged_gtid_tag_longer_than_32_bytes_refused():
@@ -380,7 +381,7 @@ def test_compiled_path_never_falls_back_for_this_family():
     """parse_event/build_event re-run the interpreter when compiled code raises: that must
     not happen for valid events (it would hide, e.g., a string constant emitted unquoted)."""
     import io
-    from binlog_schema.envelope import compiled
+    from binlog_schema.compiled import unit
     cases = [(33, GTID80, MYSQL), (33, GTID56, MYSQL), (42, TAGGED, MYSQL),
              (35, {"format": "TAGGED", "n_sids": 1, "sids": [
                  {"sid": UUID, "tag": "a", "n_intervals": 1,
@@ -396,19 +397,19 @@ def test_compiled_path_never_falls_back_for_this_family():
         root = {"ctx": ctx}
         root["_params"] = root
         out = io.BytesIO()
-        compiled().buildfunc(event(type_code, body), out, root)
-        value = compiled().parsefunc(io.BytesIO(out.getvalue()), root)
+        unit("event")["build"](event(type_code, body), out, root)
+        value = unit("event")["parse"](io.BytesIO(out.getvalue()), root)
         assert to_plain(value["body"]) == to_plain(body), type_code
 
 
 def test_compiled_flag_conditions_with_int_flags():
     import io
-    from binlog_schema.envelope import compiled
+    from binlog_schema.compiled import unit
     root = {"ctx": MARIA}
     root["_params"] = root
     out = io.BytesIO()
     body = dict(MGTID, flags2=0x06, commit_id=9, flags_extra=0x10, thread_id=4)
-    compiled().buildfunc(event(162, body), out, root)
+    unit("event")["build"](event(162, body), out, root)
     named = dict(MGTID, flags2=["GROUP_COMMIT_ID", "TRANSACTIONAL"], commit_id=9,
                  flags_extra=["THREAD_ID"], thread_id=4)
     assert out.getvalue() == build_event(event(162, named), MARIA)

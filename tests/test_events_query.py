@@ -10,9 +10,10 @@ import sys
 import construct as c
 import pytest
 
-from binlog_schema.compression import mariadb_compress
+from binlog_schema.mysql.compression import mariadb_compress
 from binlog_schema.context import Context
-from binlog_schema.envelope import Event, build_event, parse_event
+from binlog_schema.envelope import build_event, parse_event
+from binlog_schema.events.envelope import Event
 from binlog_schema.errors import BinlogError, BuildError, FormatError, TruncatedError
 from binlog_schema.events.query import BODIES, StatusVars
 from binlog_schema.plain import to_plain
@@ -311,13 +312,17 @@ def test_build_errors_are_typed():
 
 
 def test_generated_code_imports_each_name_from_one_module():
-    """The compiled Event imports parse/build functions and name tables by bare name into one
-    namespace: two modules' functions of the same name would silently swap (wrong bytes)."""
+    """The compiled Event imports parse/build functions and name tables into one namespace,
+    each under an alias: two modules' objects of the same name must never share one (the
+    later import would silently replace the earlier: wrong bytes)."""
     import re
     from collections import defaultdict
+    from binlog_schema.construct_ext.codegen import module_source
     origins = defaultdict(set)
-    for module, name in re.findall(r"^from (\S+) import (\w+)$", Event.compile().source, re.M):
-        origins[name].add(module)
+    imports = re.findall(r"^from (\S+) import (\w+)(?: as (\w+))?$", module_source(Event), re.M)
+    assert len(imports) > 50
+    for module, name, alias in imports:
+        origins[alias or name].add((module, name))
     assert {k: v for k, v in origins.items() if len(v) > 1} == {}
 
 

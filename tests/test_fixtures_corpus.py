@@ -12,7 +12,7 @@ from binlog_schema.cli import roundtrip_file
 from binlog_schema.fixtures import SERVERS, generate, load_spec
 from binlog_schema.fixtures.generate import Generator
 from binlog_schema.fixtures.reverse import table_spec
-from binlog_schema.flavor import version_tuple
+from binlog_schema.mysql.flavor import version_tuple
 from binlog_schema.model.table_map import table_map_from_event
 from binlog_schema.stream import BinlogReader
 

@@ -24,7 +24,7 @@ import warnings
 import pytest
 import yaml
 
-from binlog_schema.events.rows import ROWS_KINDS
+from binlog_schema.mysql.codes import ROWS_KINDS
 from binlog_schema.fixtures import SERVERS, generate, load_spec, random_spec
 from binlog_schema.fixtures import sql as fsql
 from binlog_schema.stream import BinlogReader

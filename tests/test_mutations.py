@@ -22,13 +22,13 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from binlog_schema import BinlogWriter, Context, build_event, parse_event
-from binlog_schema.envelope import _crc
+from binlog_schema.mysql.framing import event_crc as _crc
 from binlog_schema.errors import BinlogError
-from binlog_schema.events import checksum_length
+from binlog_schema.mysql.flavor import checksum_length
 from binlog_schema.model.row_change import RowDecoder
 from binlog_schema.model.table_map import Column, TableMap
 from binlog_schema.plain import from_plain
-from binlog_schema.primitives import packed_build, packed_parse
+from binlog_schema.construct_ext.ints import packed_build, packed_parse
 from binlog_schema.stream import EventRecord
 from binlog_schema.values import temporal
 from binlog_schema.values.rows import RowsCodec

@@ -28,7 +28,7 @@ import pytest
 from binlog_schema.charsets import encode_text
 from binlog_schema.cli import roundtrip_file
 from binlog_schema.envelope import parse_event
-from binlog_schema.events.rows import ROWS_KINDS
+from binlog_schema.mysql.codes import ROWS_KINDS
 from binlog_schema.model.row_change import RowDecoder
 from binlog_schema.stream import BinlogReader
 from binlog_schema.values import temporal

@@ -238,9 +238,9 @@ def test_limits_give_typed_errors_quickly():
 
 def test_decompression_bombs_are_refused():
     import zstandard
-    from binlog_schema.compression import mariadb_compress, mariadb_uncompress
-    from binlog_schema.events.transaction_payload import payload_body, payload_events_bytes
-    from binlog_schema.primitives import LimitExceeded
+    from binlog_schema.mysql.compression import mariadb_compress, mariadb_uncompress
+    from binlog_schema.mysql.compression import payload_body, payload_events_bytes
+    from binlog_schema.construct_ext.errors import LimitExceeded
     bomb = bytes(64 << 20)  # 64 MiB of zeros compress to a few KiB
     body = payload_body(bomb)
     assert len(body["payload"]) < 100_000

@@ -5,7 +5,7 @@ import pytest
 
 from binlog_schema.context import Context
 from binlog_schema.envelope import parse_event
-from binlog_schema.flavor import flavor_for
+from binlog_schema.mysql.flavor import flavor_for
 from binlog_schema.model.table_map import Column, TableMap, _charset_tlv, table_map_from_event
 
 

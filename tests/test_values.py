@@ -4,7 +4,7 @@
 import os
 from decimal import Decimal
 
-import construct as c
+from binlog_schema.construct_ext import errors
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -48,7 +48,7 @@ def test_decimal_matches_mysql_documentation():
     assert out.hex() == "7ef204c72dfb2d"
     assert decimal_parse(bytes.fromhex("7ef204c72dfb2d"), 0, 14, 4)[0] == \
         Decimal("-1234567890.1234")
-    with pytest.raises(c.IntegerError):
+    with pytest.raises(errors.IntegerError):
         decimal_build(Decimal("123456"), bytearray(), 5, 2)
 
 
@@ -152,6 +152,6 @@ def test_pre_ga_images_have_a_leading_bit():
 
 def test_truncated_values_are_stream_errors():
     codec = RowsCodec(_tm([dict(type="LONGLONG", unsigned=False)]))
-    with pytest.raises(c.StreamError):
+    with pytest.raises(errors.StreamError):
         codec.decode({"column_count": 1, "columns_present": [True], "rows": b"\x00\x01\x02"},
                      30)

@@ -12,8 +12,9 @@ Layout::
     columns_present     (column_count + 7) / 8 bytes, LSB first (the before image's columns;
                         servers fill the spare bits with ones)
     columns_after       update kinds since GA (v1/v2/partial): the after image's columns
-    rows                the row images, raw here (decoded through the table map elsewhere);
-                        MariaDB's compressed kinds keep the compressed bytes and give the data
+    rows                the row images, raw here (decoded through the table map elsewhere:
+                        binlog_schema.values.rows); MariaDB's compressed kinds keep the
+                        compressed bytes and give the data
 """
 
 from __future__ import annotations
@@ -21,39 +22,26 @@ from __future__ import annotations
 import construct as c
 from construct import this
 
-from ..compression import MariaCompressed
-from ..primitives import (Bitmap, Bounded, ByteString, CtxKey, FlagList, GreedyList, NameTable,
-                          LimitedCount, PackedInt,
-                          Raw, Struct, UIntLE, read_exact)
-
-ROWS_FLAGS = NameTable(__name__, "ROWS_FLAGS", {
-    0x1: "STMT_END", 0x2: "NO_FOREIGN_KEY_CHECKS", 0x4: "RELAXED_UNIQUE_CHECKS",
-    0x8: "COMPLETE_ROWS"})
-EXTRA_ROW_INFO = NameTable(__name__, "EXTRA_ROW_INFO", {0: "NDB", 1: "PART"})
+from ..construct_ext.ints import len16_self_build, len16_self_parse
+from ..construct_ext.primitives import (Bitmap, Bounded, ByteString, Code, CtxKey, FlagList,
+                                        GreedyList, Leaf, LimitedCount, Raw, Struct, UIntLE)
+from ..mysql.compression import compressed_build, compressed_parse
+from ..mysql.names import EXTRA_ROW_INFO, ROWS_FLAGS
 
 
-def extra_len_parse(io):
-    """v2's extra-data length counts its own two bytes."""
-    n = int.from_bytes(read_exact(io, 2), "little")
-    if n < 2:
-        raise c.ValidationError(f"extra-data length {n} is below its own 2 bytes")
-    return n - 2
-
-
-def extra_len_build(n, io):
-    if n + 2 > 0xFFFF:
-        raise c.IntegerError(f"extra data of {n} bytes does not fit")
-    io.write((n + 2).to_bytes(2, "little"))
-    return n
+def MariaCompressed(limit):
+    """The rest of the (bounded) stream as a MariaDB compressed block, parsed to
+    ``{"compressed": bytes, "data": bytes}``; built from the stored bytes when they still
+    match. ``limit`` (a value or context expression) bounds the decompressed size."""
+    return Leaf(compressed_parse, compressed_build, limit)
 
 
 def _extra_item(update: bool):
-    from ..primitives import Code
     part = (Struct("partition_id" / c.Int16ul, "source_partition_id" / c.Int16ul) if update
             else Struct("partition_id" / c.Int16ul))
     ndb = Struct(
-        "length" / c.Rebuild(c.Int8ul, c.len_(this.data) + 2),
-        "format" / c.Int8ul,
+        "length" / c.Rebuild(c.Int8ul, c.len_(this.data) + 2),   # 1  counts itself and format
+        "format" / c.Int8ul,                                      # 1
         "data" / ByteString(this.length - 2),
     )
     return Struct(
@@ -69,7 +57,7 @@ def rows_body(*, v2: bool, after_image: bool, compressed: bool = False):
     ]
     if v2:
         fields.append("extra_data" / Bounded(GreedyList(_extra_item(after_image)),
-                                             length=(extra_len_parse, extra_len_build)))
+                                             length=(len16_self_parse, len16_self_build)))
     fields += [
         "column_count" / LimitedCount(CtxKey("max_columns", 4096)),
         "columns_present" / Bitmap(this.column_count, pad=True),
@@ -98,8 +86,3 @@ BODIES = {
     166: MARIA_V1, 167: MARIA_V1_UPDATE, 168: MARIA_V1,
     169: MARIA_V2, 170: MARIA_V2_UPDATE, 171: MARIA_V2,
 }
-
-WRITE_KINDS = frozenset({20, 23, 30, 166, 169})
-UPDATE_KINDS = frozenset({21, 24, 31, 39, 167, 170})
-DELETE_KINDS = frozenset({22, 25, 32, 168, 171})
-ROWS_KINDS = WRITE_KINDS | UPDATE_KINDS | DELETE_KINDS

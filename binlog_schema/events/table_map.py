@@ -1,4 +1,5 @@
-"""TABLE_MAP_EVENT (type 19): post-header, body and the optional-metadata TLVs.
+"""TABLE_MAP_EVENT (type 19): post-header, body, per-column metadata and the
+optional-metadata TLVs.
 
 Layout (MySQL ``Table_map_event``, MariaDB ``Table_map_log_event``)::
 
@@ -18,42 +19,110 @@ from __future__ import annotations
 import construct as c
 from construct import this
 
-from ..coltypes import TYPES, ColumnMetadata
-from ..primitives import (Bitmap, Bounded, CodeList, Counted, CtxKey, FlagList, GreedyList,
-                          IfMore, LimitedCount, NameTable, PackedNumber, Raw, Struct, TaggedList,
-                          Text, UIntLE, packed_build, packed_parse)
+from ..construct_ext.codegen import emit_value, ref
+from ..construct_ext.primitives import (Bitmap, Bounded, Code, CodeList, Counted, CtxKey,
+                                        FlagList, GreedyList, IfMore, Leaf, LimitedCount,
+                                        PackedNumber, Raw, Struct, TaggedList, Text, UIntLE,
+                                        Wrapper, Apply)
+from ..construct_ext.ints import packed_build, packed_parse
+from ..mysql import column_metadata as cm
+from ..mysql.coltypes import TYPES, numeric_count
+from ..mysql.names import OPTIONAL_METADATA, TABLE_MAP_FLAGS
 
-TABLE_MAP_FLAGS = NameTable(__name__, "TABLE_MAP_FLAGS", {
-    0x1: "BIT_LEN_EXACT", 0x2: "REFERRED_FK_DB", 0x4: "GENERATED_INVISIBLE_PK",
-    0x4000: "HAS_TRIGGERS"})  # 0x4000: MariaDB's TM_BIT_HAS_TRIGGERS_F
-
-OPTIONAL_METADATA_CODES = {
-    1: "SIGNEDNESS", 2: "DEFAULT_CHARSET", 3: "COLUMN_CHARSET", 4: "COLUMN_NAME",
-    5: "SET_STR_VALUE", 6: "ENUM_STR_VALUE", 7: "GEOMETRY_TYPE", 8: "SIMPLE_PRIMARY_KEY",
-    9: "PRIMARY_KEY_WITH_PREFIX", 10: "ENUM_AND_SET_DEFAULT_CHARSET",
-    11: "ENUM_AND_SET_COLUMN_CHARSET", 12: "COLUMN_VISIBILITY", 13: "VECTOR_DIMENSIONALITY",
-}
-OPTIONAL_METADATA = NameTable(__name__, "OPTIONAL_METADATA", OPTIONAL_METADATA_CODES)
-
-# Columns that carry a SIGNEDNESS bit (YEAR and the old DECIMAL included; see PEERS pitfall 1).
-NUMERIC_TYPES = frozenset({"TINY", "SHORT", "INT24", "LONG", "LONGLONG", "FLOAT", "DOUBLE",
-                           "DECIMAL", "NEWDECIMAL", "YEAR"})
+# ---------------------------------------------------------------------------- column metadata
 
 
-def numeric_count(types) -> int:
-    return sum(map(NUMERIC_TYPES.__contains__, types))
+def MetaField(name, width):
+    """``{name: n}``: one little-endian unsigned field of ``width`` bytes."""
+    return Leaf(cm.field_parse, cm.field_build, name, width, size=width)
 
 
-class _NumericCount:
-    """Expression: the number of numeric columns of the enclosing TABLE_MAP."""
+StringMeta = Leaf(cm.string_meta_parse, cm.string_meta_build, size=2)
+BitMeta = Leaf(cm.bit_meta_parse, cm.bit_meta_build, size=2)
+"""BIT(n): byte 0 = n % 8, byte 1 = n // 8."""
+Unknown = Leaf(cm.unknown_parse, cm.unknown_build)
+NoMeta = c.Pass  # types whose metadata is zero bytes parse to None
 
-    def __call__(self, context):
-        return numeric_count(context._.column_types)
 
-    def emit(self, code):
-        code.append("from binlog_schema.events.table_map import numeric_count")
-        return "numeric_count(this['_']['column_types'])"
+def _cases(varchar_width: int) -> dict:
+    one = {t: MetaField("pack_length", 1) for t in
+           ("FLOAT", "DOUBLE", "TINY_BLOB", "MEDIUM_BLOB", "LONG_BLOB", "BLOB", "JSON",
+            "GEOMETRY", "VECTOR", "BLOB_COMPRESSED")}
+    none = {t: NoMeta for t in
+            ("DECIMAL", "TINY", "SHORT", "LONG", "LONGLONG", "INT24", "NULL", "TIMESTAMP",
+             "DATE", "TIME", "DATETIME", "YEAR", "NEWDATE")}
+    fsp = {t: MetaField("fsp", 1) for t in ("TIMESTAMP2", "DATETIME2", "TIME2")}
+    strings = {t: StringMeta for t in ("STRING", "VAR_STRING", "ENUM", "SET")}
+    return {**one, **none, **fsp, **strings,
+            "VARCHAR": MetaField("max_length", varchar_width),
+            "VARCHAR_COMPRESSED": MetaField("max_length", 2),
+            "BIT": BitMeta,
+            "NEWDECIMAL": Struct("precision" / c.Int8ub, "scale" / c.Int8ub)}
 
+
+# TYPED_ARRAY (multi-valued index columns): the element type, then the element's metadata,
+# where VARCHAR takes 3 bytes.
+ElementMeta = c.Switch(this.element_type, _cases(3), default=Unknown)
+TypedArrayMeta = Struct("element_type" / Code(TYPES), "element" / ElementMeta)
+
+COLUMN_META_CASES = {**_cases(2), "TYPED_ARRAY": TypedArrayMeta}
+ColumnMeta = c.Switch(this._column_type, COLUMN_META_CASES, default=Unknown)
+
+
+class _ColumnMetadata(Wrapper):
+    """The walk over the columns; compiled, a dict of per-type parsers (a one-field entry is
+    read in the loop itself)."""
+
+    def _emitbuild(self, code):
+        name = f"colmeta_bcases_{code.allocateId()}"
+        code.append(f"{name} = {{}}")
+        for key, sc in self.subcon.cases.items():
+            if sc is NoMeta:
+                code.append(f"{name}[{key!r}] = None")
+            else:
+                code.append(f"{name}[{key!r}] = lambda obj, io, this: "
+                            f"{sc._compilebuild(code)}")
+        return (f"{ref(cm.colmeta_fast_build, code)}(obj, io, this, {name}, "
+                f"{emit_value(code, self._args[0])})")
+
+    def _emitparse(self, code):
+        name = f"colmeta_cases_{code.allocateId()}"
+        code.append(f"{name} = {{}}")
+        for key, sc in self.subcon.cases.items():
+            if sc is NoMeta:
+                code.append(f"{name}[{key!r}] = None")
+            elif getattr(sc, "_pf", None) is cm.field_parse:  # {name: n}: read in the loop
+                code.append(f"{name}[{key!r}] = {tuple(sc._args)!r}")
+            else:
+                code.append(f"{name}[{key!r}] = lambda io, this: {sc._compileparse(code)}")
+        return (f"{ref(cm.colmeta_fast_parse, code)}(io, this, {name}, "
+                f"{emit_value(code, self._args[0])})")
+
+
+def ColumnMetadata(types):
+    """The TABLE_MAP's per-column metadata: one entry per column type in ``types``."""
+    return _ColumnMetadata(cm.colmeta_parse, cm.colmeta_build, ColumnMeta, types,
+                           buildnone=False)
+
+
+def metadata_keys(type_name) -> tuple | None:
+    """The keys of a type's metadata entry, read off its declaration (None: no metadata;
+    a type without a declared layout raises KeyError)."""
+    case = COLUMN_META_CASES[type_name]
+    if case is NoMeta:
+        return None
+    if case is StringMeta:
+        return ("real_type", "max_length", "pack_length")
+    if case is BitMeta:
+        return ("bits",)
+    if case is TypedArrayMeta:
+        return ("element_type", "element")
+    if isinstance(case, c.Struct):
+        return tuple(sc.name for sc in case.subcons)
+    return (case._args[0],)
+
+
+# ---------------------------------------------------------------------------- optional metadata
 
 # numbers in TLVs are never NULL: PackedNumber refuses the 0xfb prefix
 Collations = GreedyList(PackedNumber)
@@ -64,7 +133,7 @@ DefaultCharset = Struct(
 Strings = GreedyList(Bounded(Text))
 
 OPTIONAL_CASES = {
-    "SIGNEDNESS": Bitmap(_NumericCount(), msb=True, greedy=True),
+    "SIGNEDNESS": Bitmap(Apply(numeric_count, "_", "column_types"), msb=True, greedy=True),
     "DEFAULT_CHARSET": DefaultCharset,
     "COLUMN_CHARSET": Collations,
     "COLUMN_NAME": Strings,
@@ -88,14 +157,14 @@ OptionalMetadata = TaggedList(OPTIONAL_METADATA, OPTIONAL_CASES, Raw, key="type"
                               length=(packed_parse, packed_build), numbers_raw=True)
 
 TableMapBody = Struct(
-    "table_id" / UIntLE(CtxKey("table_id_size", 6)),
-    "flags" / FlagList(2, TABLE_MAP_FLAGS),
-    "database" / Bounded(Text), c.Const(b"\x00"),
-    "table" / Bounded(Text), c.Const(b"\x00"),
+    "table_id" / UIntLE(CtxKey("table_id_size", 6)),          # 6 (4 in old files)
+    "flags" / FlagList(2, TABLE_MAP_FLAGS),                    # 2
+    "database" / Bounded(Text), c.Const(b"\x00"),              # packed length, name, NUL
+    "table" / Bounded(Text), c.Const(b"\x00"),                 # packed length, name, NUL
     "column_count" / c.Rebuild(LimitedCount(CtxKey("max_columns", 4096)),
-                               c.len_(this.column_types)),
-    "column_types" / CodeList(this.column_count, TYPES),
+                               c.len_(this.column_types)),     # packed
+    "column_types" / CodeList(this.column_count, TYPES),       # one byte per column
     "column_metadata" / IfMore(Bounded(ColumnMetadata(this.column_types))),
-    "null_bitmap" / IfMore(Bitmap(this.column_count)),
-    "optional_metadata" / OptionalMetadata,
+    "null_bitmap" / IfMore(Bitmap(this.column_count)),         # LSB first
+    "optional_metadata" / OptionalMetadata,                    # TLVs to the end
 )

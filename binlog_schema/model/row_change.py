@@ -16,18 +16,15 @@ import math
 import struct
 from dataclasses import dataclass, field
 
-import construct as c
-
+from ..construct_ext.errors import LayoutError
 from ..envelope import convert_error
 from ..errors import BinlogError, FormatError
-from ..events.rows import ROWS_KINDS
+from ..mysql.codes import GTID_KINDS, ROWS_KINDS, TABLE_MAP_EVENT
 from ..values.codecs import Compressed, EnumValue, Geometry, SetValue
 from ..values.rows import JsonDiff, RowsCodec, operation_of
 from ..values import temporal
 from .table_map import table_map_from_event
 
-TABLE_MAP_EVENT = 19
-GTID_KINDS = frozenset({33, 34, 42, 162})
 
 
 @dataclass
@@ -120,7 +117,7 @@ class RowDecoder:
                 self._seen[key] = (tm, codec)
         try:
             return codec.decode(body, rec.kind), tm
-        except c.ConstructError as e:
+        except LayoutError as e:
             err = convert_error(e, rec.offset)
             err.path = "body.rows" + (f" ({err.path})" if err.path else "")
             raise err from None

@@ -12,12 +12,12 @@ from collections import Counter
 from dataclasses import dataclass, field, fields
 
 from ..charsets import decode_text, encode_text
-from ..coltypes import TYPES, metadata_keys
 from ..context import Context
 from ..envelope import build_event
-from ..events.table_map import OPTIONAL_METADATA_CODES
 from ..errors import BuildError
-from ..flavor import Flavor, flavor_for, flavor_name_of
+from ..mysql.coltypes import TYPES
+from ..mysql.flavor import Flavor, flavor_for, flavor_name_of
+from ..mysql.names import OPTIONAL_METADATA_CODES
 
 
 @dataclass
@@ -261,6 +261,7 @@ class TableMap:
                 entries.append({"raw": bytes.fromhex(col.metadata_hex)})
                 break
             try:
+                from ..events.table_map import metadata_keys
                 keys = metadata_keys(col.type)
             except KeyError:
                 raise BuildError(f"column {col.index}: type {col.type!r} has no known metadata "

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 
 from ..envelope import HEADER_SIZE, parse_event
 from ..errors import BinlogError
-from ..events.format_description import context_from_fde, context_from_start_v3
-from ..events.rows import ROWS_KINDS
+from ..mysql.flavor import context_from_fde, context_from_start_v3
+from ..mysql.codes import ROWS_KINDS
 from ..context import Context
 from ..model.row_change import RowDecoder, column_names, gtid_of, jsonable
 from ..stream import MAGIC, BinlogReader, EventRecord

@@ -17,7 +17,7 @@ import codecs
 import struct
 from dataclasses import dataclass
 
-import construct as c
+from ..construct_ext.errors import IntegerError, StreamError, StringError, ValidationError
 
 from ..charsets import codec_for as charset_codec
 from . import temporal as t
@@ -63,7 +63,7 @@ class Codec:
 
 def _need(data, pos, n):
     if pos + n > len(data):
-        raise c.StreamError(f"value needs {n} bytes, {len(data) - pos} left")
+        raise StreamError(f"value needs {n} bytes, {len(data) - pos} left")
 
 
 # ----------------------------------------------------------------------------- numbers
@@ -75,14 +75,14 @@ def _fixed(fmt: str, name: str) -> Codec:
 
     def parse(data, pos):
         if pos + size > len(data):
-            raise c.StreamError(f"{name} needs {size} bytes, {len(data) - pos} left")
+            raise StreamError(f"{name} needs {size} bytes, {len(data) - pos} left")
         return unpack_from(data, pos)[0], pos + size
 
     def build(value, out):
         try:
             out += pack(value)
         except struct.error as e:
-            raise c.IntegerError(f"{name} {value!r}: {e}") from None
+            raise IntegerError(f"{name} {value!r}: {e}") from None
     return Codec(parse, build, name)
 
 
@@ -133,7 +133,7 @@ def _int24(unsigned: bool) -> Codec:
         try:
             out += int(value).to_bytes(3, "little", signed=not unsigned)
         except OverflowError:
-            raise c.IntegerError(f"INT24 {value!r} out of range") from None
+            raise IntegerError(f"INT24 {value!r} out of range") from None
     return Codec(parse, build, "INT24")
 
 
@@ -145,7 +145,7 @@ def _year() -> Codec:
 
     def build(value, out):
         if value != 0 and not 1901 <= value <= 2155:
-            raise c.IntegerError(f"YEAR {value!r} out of range")
+            raise IntegerError(f"YEAR {value!r} out of range")
         out.append(value - 1900 if value else 0)
     return Codec(parse, build, "YEAR")
 
@@ -159,7 +159,7 @@ def _bit(bits: int) -> Codec:
 
     def build(value, out):
         if not 0 <= value < 1 << (8 * n):
-            raise c.IntegerError(f"BIT({bits}) value {value!r} out of range")
+            raise IntegerError(f"BIT({bits}) value {value!r} out of range")
         out += value.to_bytes(n, "big")
     return Codec(parse, build, "BIT")
 
@@ -177,12 +177,12 @@ def _length_prefixed(width: int):
         n = int.from_bytes(data[pos:pos + width], "little")
         pos += width
         if pos + n > len(data):
-            raise c.StreamError(f"value of {n} bytes, {len(data) - pos} left")
+            raise StreamError(f"value of {n} bytes, {len(data) - pos} left")
         return data[pos:pos + n], pos + n
 
     def write(raw: bytes, out):
         if len(raw) >= 1 << (8 * width):
-            raise c.IntegerError(f"{len(raw)} bytes do not fit a {width}-byte length")
+            raise IntegerError(f"{len(raw)} bytes do not fit a {width}-byte length")
         out += len(raw).to_bytes(width, "little")
         out += raw
     return read, write
@@ -256,7 +256,7 @@ def text_codec(collation_id):
             try:
                 return to_bytes(value)
             except UnicodeError as e:
-                raise c.StringError(f"{value!r:.40} is not {codec}: {e}") from None
+                raise StringError(f"{value!r:.40} is not {codec}: {e}") from None
         return bytes(value)
     return dec, enc
 
@@ -290,7 +290,7 @@ def _enum(pack_length, names) -> Codec:
         try:
             out += i.to_bytes(pack_length, "little")
         except OverflowError:
-            raise c.IntegerError(f"ENUM index {i} does not fit {pack_length} bytes") from None
+            raise IntegerError(f"ENUM index {i} does not fit {pack_length} bytes") from None
     return Codec(parse, build, "ENUM")
 
 
@@ -306,7 +306,7 @@ def _set(pack_length, names) -> Codec:
         try:
             out += bits.to_bytes(pack_length, "little")
         except OverflowError:
-            raise c.IntegerError(f"SET bits {bits} do not fit {pack_length} bytes") from None
+            raise IntegerError(f"SET bits {bits} do not fit {pack_length} bytes") from None
     return Codec(parse, build, "SET")
 
 
@@ -334,14 +334,14 @@ def _geometry(pack_length) -> Codec:
     def parse(data, pos):
         raw, pos = read(data, pos)
         if len(raw) < 4:
-            raise c.ValidationError(f"GEOMETRY of {len(raw)} bytes has no SRID")
+            raise ValidationError(f"GEOMETRY of {len(raw)} bytes has no SRID")
         return Geometry(int.from_bytes(raw[:4], "little"), bytes(raw[4:])), pos
 
     def build(value, out):
         try:
             write(value.srid.to_bytes(4, "little") + value.wkb, out)
         except (OverflowError, AttributeError, TypeError) as e:
-            raise c.IntegerError(f"GEOMETRY {value!r:.60}: {e}") from None
+            raise IntegerError(f"GEOMETRY {value!r:.60}: {e}") from None
     return Codec(parse, build, "GEOMETRY")
 
 
@@ -351,7 +351,7 @@ def _vector(pack_length) -> Codec:
     def parse(data, pos):
         raw, pos = read(data, pos)
         if len(raw) % 4:
-            raise c.ValidationError(f"VECTOR of {len(raw)} bytes is not float32s")
+            raise ValidationError(f"VECTOR of {len(raw)} bytes is not float32s")
         values = list(struct.unpack(f"<{len(raw) // 4}f", raw))
         for i, v in enumerate(values):
             if v != v:  # a NaN keeps its stored bits (a signalling NaN would be quieted)
@@ -369,14 +369,14 @@ def _vector(pack_length) -> Codec:
                 packed = bytes(b)
             write(packed, out)
         except (struct.error, OverflowError, TypeError) as e:
-            raise c.IntegerError(f"VECTOR {value!r:.60}: {e}") from None
+            raise IntegerError(f"VECTOR {value!r:.60}: {e}") from None
     return Codec(parse, build, "VECTOR")
 
 
 def _compressed(width, collation_id, name) -> Codec:
     """MariaDB column compression: a header byte (0: stored as is; else 0x80 | n with the
     uncompressed length in n bytes, zlib data after), kept raw so it rebuilds exactly."""
-    from ..compression import mariadb_uncompress
+    from ..mysql.compression import mariadb_uncompress
     read, write = _length_prefixed(width)
     dec, _ = _text(collation_id)
 
@@ -465,19 +465,19 @@ def codec_for(col, flavor: str = "mysql") -> Codec:
 
 
 def _guarded(build, name):
-    """A temporal builder whose out-of-range fields give construct's typed error."""
+    """A temporal builder whose out-of-range fields give a typed error."""
     def guarded(value, out):
         try:
             build(value, out)
         except (OverflowError, AttributeError, TypeError) as e:
-            raise c.IntegerError(f"{name} {value!r:.60} cannot be stored: {e}") from None
+            raise IntegerError(f"{name} {value!r:.60} cannot be stored: {e}") from None
     return guarded
 
 
 def _unknown(ty) -> Codec:
     def parse(data, pos):
-        raise c.ValidationError(f"no row-value layout for column type {ty!r}")
+        raise ValidationError(f"no row-value layout for column type {ty!r}")
 
     def build(value, out):
-        raise c.ValidationError(f"no row-value layout for column type {ty!r}")
+        raise ValidationError(f"no row-value layout for column type {ty!r}")
     return Codec(parse, build, str(ty))

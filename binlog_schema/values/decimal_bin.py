@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-import construct as c
+from ..construct_ext.errors import IntegerError, StreamError, ValidationError
 
 DIG2BYTES = (0, 1, 1, 2, 2, 3, 3, 4, 4, 4)
 
@@ -42,7 +42,7 @@ def _plan(precision, scale):
     plan = _PLANS.get(key)
     if plan is None:
         if not (0 < precision <= 65 and 0 <= scale <= 30 and scale <= precision):
-            raise c.ValidationError(f"DECIMAL({precision},{scale}) is not a valid "
+            raise ValidationError(f"DECIMAL({precision},{scale}) is not a valid "
                                     "precision/scale")
         ints, fracs = _groups(precision, scale)
         size = decimal_size(precision, scale)
@@ -61,7 +61,7 @@ def _plan(precision, scale):
 def decimal_parse(data, pos, precision, scale):
     size, ints, fracs, top, allbits = _plan(precision, scale)
     if pos + size > len(data):
-        raise c.StreamError(f"DECIMAL needs {size} bytes, {len(data) - pos} left")
+        raise StreamError(f"DECIMAL needs {size} bytes, {len(data) - pos} left")
     v = int.from_bytes(data[pos:pos + size], "big")
     negative = not v & top
     v ^= top
@@ -71,13 +71,13 @@ def decimal_parse(data, pos, precision, scale):
     for shift, mask, ndig in ints:
         g = (v >> shift) & mask
         if g >= _POW10[ndig]:
-            raise c.ValidationError(f"DECIMAL group {g} has more than {ndig} digits")
+            raise ValidationError(f"DECIMAL group {g} has more than {ndig} digits")
         ipart = ipart * _POW10[ndig] + g
     fpart = 0
     for shift, mask, ndig in fracs:
         g = (v >> shift) & mask
         if g >= _POW10[ndig]:
-            raise c.ValidationError(f"DECIMAL group {g} has more than {ndig} digits")
+            raise ValidationError(f"DECIMAL group {g} has more than {ndig} digits")
         fpart = fpart * _POW10[ndig] + g
     sign = "-" if negative else ""
     text = f"{sign}{ipart}.{fpart:0{scale}d}" if scale else f"{sign}{ipart}"
@@ -92,9 +92,9 @@ def decimal_build(value, out: bytearray, precision, scale):
     try:
         value = Decimal(value)
     except (ArithmeticError, TypeError, ValueError):
-        raise c.IntegerError(f"{value!r:.40} is not a decimal number") from None
+        raise IntegerError(f"{value!r:.40} is not a decimal number") from None
     if not value.is_finite():
-        raise c.IntegerError(f"{value} does not fit DECIMAL({precision},{scale})")
+        raise IntegerError(f"{value} does not fit DECIMAL({precision},{scale})")
     sign, _, _ = value.as_tuple()
     mag = value.copy_abs()  # abs() would round to the context precision
     text = f"{mag:.{scale}f}" if scale else f"{mag:.0f}"
@@ -102,7 +102,7 @@ def decimal_build(value, out: bytearray, precision, scale):
     intg = precision - scale
     if len(int_text.lstrip("0")) > intg or Decimal(text) != mag:
         # too many integer digits, or fraction digits the scale would round away
-        raise c.IntegerError(f"{value} does not fit DECIMAL({precision},{scale})")
+        raise IntegerError(f"{value} does not fit DECIMAL({precision},{scale})")
     int_text = int_text.zfill(intg)[-intg:] if intg else ""
     ints, fracs = _groups(precision, scale)
     raw = bytearray()

@@ -50,8 +50,9 @@ small fits, unsorted keys, wide integers, gaps left by in-place updates, trailin
 empty value MySQL reads as null) it returns ``JsonDocument(value, raw)``, whose ``encode`` is
 ``raw``. The same holds for :func:`decode_diff` / :func:`encode_diff`.
 
-Errors: malformed input raises ``construct.StreamError`` (runs past the data) or
-``construct.ValidationError`` (anything else); so does a value :func:`encode` cannot write.
+Errors: malformed input raises ``StreamError`` (runs past the data) or ``ValidationError``
+(anything else), from :mod:`binlog_schema.construct_ext.errors`; so does a value
+:func:`encode` cannot write.
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ import math
 import struct
 from dataclasses import dataclass
 
-import construct as c
+from ..construct_ext.errors import LayoutError, StreamError, ValidationError
 
 from .decimal_bin import decimal_build, decimal_parse, decimal_size
 
@@ -198,7 +199,7 @@ class JsonDiffOp:
 
 def _need(have: int, n: int, what: str):
     if n > have:
-        raise c.StreamError(f"JSON {what} needs {n} bytes, {max(have, 0)} left")
+        raise StreamError(f"JSON {what} needs {n} bytes, {max(have, 0)} left")
 
 
 def _varlen_read(data: bytes, pos: int, end: int, what: str):
@@ -206,19 +207,19 @@ def _varlen_read(data: bytes, pos: int, end: int, what: str):
     value = 0
     for i in range(5):
         if pos + i >= end:
-            raise c.StreamError(f"JSON {what} length runs past the data")
+            raise StreamError(f"JSON {what} length runs past the data")
         b = data[pos + i]
         value |= (b & 0x7F) << (7 * i)
         if not b & 0x80:
             if value > 0xFFFFFFFF:
-                raise c.ValidationError(f"JSON {what} length {value} exceeds 32 bits")
+                raise ValidationError(f"JSON {what} length {value} exceeds 32 bits")
             return value, pos + i + 1
-    raise c.ValidationError(f"JSON {what} length has more than 5 bytes")
+    raise ValidationError(f"JSON {what} length has more than 5 bytes")
 
 
 def _varlen_bytes(n: int) -> bytes:
     if n > 0xFFFFFFFF:
-        raise c.ValidationError(f"JSON value of {n} bytes exceeds 4 GiB")
+        raise ValidationError(f"JSON value of {n} bytes exceeds 4 GiB")
     out = bytearray()
     while True:
         b = n & 0x7F
@@ -238,7 +239,7 @@ def _net_read(data: bytes, pos: int, what: str):
         return b, pos + 1
     width = {252: 2, 253: 3, 254: 8}.get(b)
     if width is None:
-        raise c.ValidationError(f"JSON diff {what}: 0x{b:02x} is not a length prefix")
+        raise ValidationError(f"JSON diff {what}: 0x{b:02x} is not a length prefix")
     _need(len(data) - pos - 1, width, what)
     return int.from_bytes(data[pos + 1:pos + 1 + width], "little"), pos + 1 + width
 
@@ -261,7 +262,7 @@ def _utf8(s: str, what: str) -> bytes:
     try:
         return s.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError as e:
-        raise c.ValidationError(f"JSON {what} {s!r} cannot be encoded as UTF-8: {e}") from None
+        raise ValidationError(f"JSON {what} {s!r} cannot be encoded as UTF-8: {e}") from None
 
 
 # ------------------------------------------------------------------------------ opaque codecs
@@ -272,19 +273,19 @@ def _utf8(s: str, what: str) -> bytes:
 def _decimal_to(v) -> bytes:
     sign, digits, exp = v.as_tuple()
     if not isinstance(exp, int):
-        raise c.ValidationError(f"JSON DECIMAL {v} is not finite")
+        raise ValidationError(f"JSON DECIMAL {v} is not finite")
     scale = max(0, -exp)
     precision = getattr(v, "precision", None)
     if precision is None:
         precision = len(str(int(v.copy_abs()))) + scale
     if not (0 < precision <= 65 and 0 <= scale <= 30 and scale <= precision):
-        raise c.ValidationError(f"JSON DECIMAL {v}: precision {precision}, scale {scale} "
+        raise ValidationError(f"JSON DECIMAL {v}: precision {precision}, scale {scale} "
                                 "are not a valid DECIMAL(65,30) shape")
     out = bytearray((precision, scale))
     try:
         decimal_build(v, out, precision, scale)
-    except c.ConstructError as e:
-        raise c.ValidationError(f"JSON DECIMAL {v} does not fit precision {precision}: {e}") \
+    except LayoutError as e:
+        raise ValidationError(f"JSON DECIMAL {v} does not fit precision {precision}: {e}") \
             from None
     return bytes(out)
 
@@ -299,7 +300,7 @@ def _decimal_from(b: bytes):
         return None
     try:
         value, _ = decimal_parse(b, 2, precision, scale)
-    except c.ConstructError:
+    except LayoutError:
         return None
     return JsonDecimal(value, precision)
 
@@ -324,7 +325,7 @@ def _unpack_datetime(b: bytes):
 
 def _naive(v):
     if v.tzinfo is not None:
-        raise c.ValidationError(f"JSON DATETIME/TIMESTAMP {v} has a time zone; MySQL's has not")
+        raise ValidationError(f"JSON DATETIME/TIMESTAMP {v} has a time zone; MySQL's has not")
     return v
 
 
@@ -363,7 +364,7 @@ def _time_to(v: _dt.timedelta) -> bytes:
     secs, us = divmod((a.days * 86400 + a.seconds) * 1_000_000 + a.microseconds, 1_000_000)
     h, rest = divmod(secs, 3600)
     if h >= 1 << 10:
-        raise c.ValidationError(f"JSON TIME {v}: {h} hours do not fit the packed format")
+        raise ValidationError(f"JSON TIME {v}: {h} hours do not fit the packed format")
     packed = ((((h << 12) | ((rest // 60) << 6) | rest % 60)) << 24) + us
     return (-packed if negative else packed).to_bytes(8, "little", signed=True)
 
@@ -398,7 +399,7 @@ def _opaque_value(field_type: int, data: bytes):
             try:
                 if to(value) == data:
                     return value
-            except c.ConstructError:
+            except LayoutError:
                 pass
     return JsonOpaque(field_type, data)
 
@@ -407,7 +408,7 @@ def _opaque_of(v):
     """(field type, bytes) of an opaque value, or None if ``v`` is no opaque value."""
     if isinstance(v, JsonOpaque):
         if not (isinstance(v.field_type, int) and 0 <= v.field_type <= 255):
-            raise c.ValidationError(f"JSON opaque field type {v.field_type!r} is not a byte")
+            raise ValidationError(f"JSON opaque field type {v.field_type!r} is not a byte")
         return v.field_type, bytes(v.data)
     for ft, cls, to, _ in _OPAQUE_TYPED:
         if isinstance(v, cls):
@@ -431,7 +432,7 @@ class _Reader:
     def _charge(self, n: int):
         self.budget -= n
         if self.budget < 0:
-            raise c.ValidationError("JSON document visits more bytes than it holds "
+            raise ValidationError("JSON document visits more bytes than it holds "
                                     "(values share their bytes)")
 
     def value(self, code: int, start: int, end: int, depth: int):
@@ -469,12 +470,12 @@ class _Reader:
             _need(end - pos, n, "opaque value")
             self._charge(pos - start + n)
             return _opaque_value(data[start], data[pos:pos + n])
-        raise c.ValidationError(f"unknown JSON value type 0x{code:02x}")
+        raise ValidationError(f"unknown JSON value type 0x{code:02x}")
 
     @staticmethod
     def _literal(b: int):
         if b not in _LITERALS:
-            raise c.ValidationError(f"unknown JSON literal 0x{b:02x}")
+            raise ValidationError(f"unknown JSON literal 0x{b:02x}")
         return _LITERALS[b]
 
     def _inlined(self, code: int, pos: int):
@@ -487,7 +488,7 @@ class _Reader:
 
     def container(self, is_object: bool, large: bool, start: int, end: int, depth: int):
         if depth > MAX_DEPTH:
-            raise c.ValidationError(f"JSON document nests deeper than {MAX_DEPTH}")
+            raise ValidationError(f"JSON document nests deeper than {MAX_DEPTH}")
         data = self.data
         what = "object" if is_object else "array"
         osz = 4 if large else 2
@@ -499,7 +500,7 @@ class _Reader:
         vsz = 1 + osz
         header = 2 * osz + count * (ksz + vsz)
         if header > size:
-            raise c.ValidationError(f"JSON {what} of {count} members does not fit its "
+            raise ValidationError(f"JSON {what} of {count} members does not fit its "
                                     f"{size} bytes")
         self._charge(header)
         inlined = _INLINED_ALWAYS | _INLINED_LARGE if large else _INLINED_ALWAYS
@@ -509,7 +510,7 @@ class _Reader:
             koff = int.from_bytes(data[pos:pos + osz], "little")
             klen = int.from_bytes(data[pos + osz:pos + osz + 2], "little")
             if koff < header or koff + klen > size:
-                raise c.ValidationError(f"JSON object key at {koff} (+{klen}) lies outside "
+                raise ValidationError(f"JSON object key at {koff} (+{klen}) lies outside "
                                         f"{header}..{size}")
             self._charge(klen)
             keys.append(_text(data[start + koff:start + koff + klen]))
@@ -523,7 +524,7 @@ class _Reader:
             else:
                 off = int.from_bytes(data[pos + 1:pos + 1 + osz], "little")
                 if off < header or off >= size:
-                    raise c.ValidationError(f"JSON {what} value at {off} lies outside "
+                    raise ValidationError(f"JSON {what} value at {off} lies outside "
                                             f"{header}..{size}")
                 values.append(self.value(code, start + off, cend, depth))
             pos += vsz
@@ -541,7 +542,7 @@ def decode(data) -> object:
     value = _Reader(data).value(data[0], 1, len(data), 0)
     try:
         canonical = encode(value)
-    except c.ConstructError:
+    except LayoutError:
         canonical = None
     return value if canonical == data else JsonDocument(value, data)
 
@@ -558,7 +559,7 @@ def _int_spec(v: int):
     if signed and not -(1 << 63) <= v < 1 << 63:
         signed = False      # beyond int64: uint64, as MySQL's JSON parser makes it
     if not signed and not 0 <= v < 1 << 64:
-        raise c.ValidationError(f"JSON integer {v} fits neither int64 nor uint64")
+        raise ValidationError(f"JSON integer {v} fits neither int64 nor uint64")
     for code, (width, s) in _INTS.items():
         if s == signed:
             bits = 8 * width
@@ -600,22 +601,22 @@ def _scalar(v):
     if opaque is not None:
         ft, b = opaque
         return OPAQUE, bytes((ft,)) + _varlen_bytes(len(b)) + b
-    raise c.ValidationError(f"cannot encode a {type(v).__name__} as binary JSON")
+    raise ValidationError(f"cannot encode a {type(v).__name__} as binary JSON")
 
 
 def _object_items(d: dict):
     items = []
     for k, v in d.items():
         if not isinstance(k, str):
-            raise c.ValidationError(f"JSON object key {k!r} is not a str")
+            raise ValidationError(f"JSON object key {k!r} is not a str")
         kb = _utf8(k, "key")
         if len(kb) > MAX_KEY_LENGTH:
-            raise c.ValidationError(f"JSON object key of {len(kb)} bytes exceeds 65535")
+            raise ValidationError(f"JSON object key of {len(kb)} bytes exceeds 65535")
         items.append((kb, v))
     items.sort(key=lambda kv: (len(kv[0]), kv[0]))
     for a, b in zip(items, items[1:]):
         if a[0] == b[0]:
-            raise c.ValidationError(f"JSON object has the key {a[0]!r} twice")
+            raise ValidationError(f"JSON object has the key {a[0]!r} twice")
     return items
 
 
@@ -627,7 +628,7 @@ def _container(items, is_object: bool, large: bool, depth: int) -> bytes:
         if n > limit:
             if not large:
                 raise _TooBig
-            raise c.ValidationError(f"JSON value of {n} bytes exceeds 4 GiB")
+            raise ValidationError(f"JSON value of {n} bytes exceeds 4 GiB")
 
     n = len(items)
     check(n)
@@ -677,7 +678,7 @@ def _value(v, depth: int, small_parent: bool):
     if isinstance(v, (dict, list, tuple)):
         is_object = isinstance(v, dict)
         if depth + 1 > MAX_DEPTH:
-            raise c.ValidationError(f"JSON value nests deeper than {MAX_DEPTH}")
+            raise ValidationError(f"JSON value nests deeper than {MAX_DEPTH}")
         items = _object_items(v) if is_object else list(v)
         try:
             return (_CONTAINER_CODES[is_object, False],
@@ -713,7 +714,7 @@ def decode_diff(data):
     while pos < len(data):
         op = DIFF_OPERATIONS.get(data[pos])
         if op is None:
-            raise c.ValidationError(f"unknown JSON diff operation {data[pos]}")
+            raise ValidationError(f"unknown JSON diff operation {data[pos]}")
         n, pos = _net_read(data, pos + 1, "path length")
         _need(len(data) - pos, n, "diff path")
         path = _text(data[pos:pos + n])
@@ -727,7 +728,7 @@ def decode_diff(data):
         pos += n
     try:
         canonical = encode_diff(ops)
-    except c.ConstructError:
+    except LayoutError:
         canonical = None
     return ops if canonical == data else JsonDocument(ops, data)
 
@@ -743,14 +744,14 @@ def encode_diff(ops) -> bytes:
             d = JsonDiffOp(*d)
         code = _DIFF_CODES.get(d.op)
         if code is None:
-            raise c.ValidationError(f"unknown JSON diff operation {d.op!r}")
+            raise ValidationError(f"unknown JSON diff operation {d.op!r}")
         path = _utf8(d.path, "path")
         out.append(code)
         out += _net_bytes(len(path))
         out += path
         if d.op == "REMOVE":
             if d.value is not None:
-                raise c.ValidationError("a REMOVE JSON diff has no value")
+                raise ValidationError("a REMOVE JSON diff has no value")
             continue
         b = encode(d.value)
         out += _net_bytes(len(b))

@@ -15,15 +15,14 @@ write the null bitmap's spare bits as ones; an image whose spare bits differ kee
 
 from __future__ import annotations
 
-import construct as c
+from ..construct_ext.errors import IntegerError, StreamError, ValidationError
 
-from ..events.rows import DELETE_KINDS, UPDATE_KINDS, WRITE_KINDS
-from ..primitives import number_build, number_parse
+from ..construct_ext.ints import number_build, number_parse
+from ..mysql.codes import (DELETE_KINDS, PARTIAL_UPDATE_ROWS_EVENT, PRE_GA_ROWS_KINDS,
+                           PRE_GA_UPDATE_ROWS_EVENT, UPDATE_KINDS, WRITE_KINDS)
 from .codecs import codec_for
 
-PARTIAL_UPDATE_ROWS = 39
 PARTIAL_JSON = 1
-PRE_GA_KINDS = frozenset({20, 21, 22})
 
 
 def _default_extra(n, shift, nb):
@@ -77,7 +76,7 @@ class RowsCodec:
                 jcols = [i for i, is_json in enumerate(self.json) if is_json]
                 jb = (len(jcols) + 7) >> 3
                 if pos + jb > len(data):
-                    raise c.StreamError("partial-JSON bitmap runs past the rows")
+                    raise StreamError("partial-JSON bitmap runs past the rows")
                 json_bits = int.from_bytes(data[pos:pos + jb], "little")
                 pos += jb
                 partial_bits = {col for k, col in enumerate(jcols) if json_bits >> k & 1}
@@ -85,7 +84,7 @@ class RowsCodec:
                 partial_bits = set()
             options_value = options
         if pos + nb > len(data):
-            raise c.StreamError(f"null bitmap of {nb} bytes, {len(data) - pos} left")
+            raise StreamError(f"null bitmap of {nb} bytes, {len(data) - pos} left")
         bitmap = int.from_bytes(data[pos:pos + nb], "little")
         pos += nb
         nulls = bitmap >> shift
@@ -120,11 +119,11 @@ class RowsCodec:
                 from .json_binary import decode_diff
                 width = self.table_map.columns[i].pack_length or 4
                 if pos + width > len(data):
-                    raise c.StreamError("JSON diff length runs past the rows")
+                    raise StreamError("JSON diff length runs past the rows")
                 size = int.from_bytes(data[pos:pos + width], "little")
                 pos += width
                 if pos + size > len(data):
-                    raise c.StreamError("JSON diff runs past the rows")
+                    raise StreamError("JSON diff runs past the rows")
                 row[keys[i]] = JsonDiff(decode_diff(bytes(data[pos:pos + size])))
                 pos += size
             else:
@@ -161,7 +160,7 @@ class RowsCodec:
                 try:
                     out += bits.to_bytes((njson + 7) >> 3, "little")
                 except (OverflowError, AttributeError):
-                    raise c.IntegerError(f"partial-JSON bits {bits!r} do not fit {njson} "
+                    raise IntegerError(f"partial-JSON bits {bits!r} do not fit {njson} "
                                          "JSON columns") from None
         keys = self.keys
         n = len(present)
@@ -200,20 +199,20 @@ class RowsCodec:
         after = self._present(body["columns_after"][:body["column_count"]]) \
             if body.get("columns_after") is not None else before
         if max(before + after, default=-1) >= len(self.codecs):
-            raise c.ValidationError(f"rows event has {body['column_count']} columns, the table "
+            raise ValidationError(f"rows event has {body['column_count']} columns, the table "
                                     f"map {len(self.codecs)}")
         out = []
         pos, end = 0, len(data)
-        update = kind in UPDATE_KINDS and kind not in PRE_GA_KINDS
-        partial = kind == PARTIAL_UPDATE_ROWS
-        shift = 1 if kind in PRE_GA_KINDS else 0
+        update = kind in UPDATE_KINDS and kind not in PRE_GA_ROWS_KINDS
+        partial = kind == PARTIAL_UPDATE_ROWS_EVENT
+        shift = 1 if kind in PRE_GA_ROWS_KINDS else 0
         while pos < end:
             start = pos
             first, pos = self._image_parse(data, pos, before, shift=shift)
             if pos == start:  # an image of no columns takes no bytes: it would never end
-                raise c.ValidationError(f"{end - pos} bytes of rows data for images of no "
+                raise ValidationError(f"{end - pos} bytes of rows data for images of no "
                                         "columns")
-            if update or kind == 21:
+            if update or kind == PRE_GA_UPDATE_ROWS_EVENT:
                 second, pos = self._image_parse(data, pos, after, partial, shift=shift)
                 out.append((first, second))
             else:
@@ -226,8 +225,8 @@ class RowsCodec:
             if body.get("columns_after") is not None else before
         out = bytearray()
         update = kind in UPDATE_KINDS
-        partial = kind == PARTIAL_UPDATE_ROWS
-        shift = 1 if kind in PRE_GA_KINDS else 0
+        partial = kind == PARTIAL_UPDATE_ROWS_EVENT
+        shift = 1 if kind in PRE_GA_ROWS_KINDS else 0
         for row in rows:
             if update:
                 self._image_build(row[0], before, out, shift=shift)

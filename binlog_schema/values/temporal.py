@@ -21,7 +21,7 @@ from __future__ import annotations
 import datetime as _dt
 from dataclasses import dataclass
 
-import construct as c
+from ..construct_ext.errors import IntegerError, StreamError, ValidationError
 
 FRAC_BYTES = (0, 1, 1, 2, 2, 3, 3)
 FRAC_SCALE = {1: 10000, 2: 100, 3: 1}  # stored unit per byte count, in microseconds
@@ -107,7 +107,7 @@ class Timestamp:
 
 def _need(data, pos, n):
     if pos + n > len(data):
-        raise c.StreamError(f"value needs {n} bytes, {len(data) - pos} left")
+        raise StreamError(f"value needs {n} bytes, {len(data) - pos} left")
 
 
 def _frac_read(data, pos, fsp):
@@ -124,10 +124,10 @@ def _frac_bytes(frac_units: int, fsp: int) -> bytes:
 
 
 def _check(ok: bool, what, v):
-    """Builders refuse (construct's IntegerError) a value the format cannot hold or would
+    """Builders refuse (IntegerError) a value the format cannot hold or would
     read back as another value, instead of wrapping it or failing untyped."""
     if not ok:
-        raise c.IntegerError(f"{what} {v!r} cannot be stored")
+        raise IntegerError(f"{what} {v!r} cannot be stored")
 
 
 def _ints(v, *names) -> bool:
@@ -148,7 +148,7 @@ def _frac_units(v, fsp) -> int:
 
 def _check_fsp(fsp):
     if not isinstance(fsp, int) or not 0 <= fsp <= 6:
-        raise c.ValidationError(f"fractional-seconds precision {fsp!r} is not 0-6")
+        raise ValidationError(f"fractional-seconds precision {fsp!r} is not 0-6")
 
 
 # --------------------------------------------------------------------------- DATE / old types
@@ -163,7 +163,7 @@ def date_parse(data, pos):
 def date_build(v: Date, out: bytearray):
     _check(_ints(v, "year", "month", "day"), "DATE", v)
     if not (0 <= v.day < 32 and 0 <= v.month < 16 and 0 <= v.year < 1 << 15):
-        raise c.IntegerError(f"DATE {v} cannot be stored")
+        raise IntegerError(f"DATE {v} cannot be stored")
     out += (v.day | v.month << 5 | v.year << 9).to_bytes(3, "little")
 
 

@@ -1,0 +1,129 @@
+"""Compiled declarations cached on disk, loaded without construct.
+
+A *unit* is a declaration (or a dict of them) named by ``"module:attribute"``. The first
+process that needs it imports the declaration, compiles it to module source
+(:func:`.codegen.module_source`) and stores the source and its bytecode in the cache folder;
+every later process loads the bytecode (a millisecond, and no construct import). The file
+names carry a key of the package's sources (each file's path, size and modification time),
+construct's, and the Python version: any change compiles anew.
+
+The folder is ``$BINLOG_SCHEMA_CACHE``, else ``$XDG_CACHE_HOME/binlog-schema``, else
+``~/.cache/binlog-schema``; ``BINLOG_SCHEMA_CACHE=off`` (or a folder that cannot be written)
+compiles in memory in every process instead.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import sys
+import zlib
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_KEY: list = []
+_LOADED: dict = {}
+# how each unit was had in this process: "disk", "compiled" (and stored), "memory"
+ORIGIN: dict = {}
+
+
+def cache_dir() -> str | None:
+    env = os.environ.get("BINLOG_SCHEMA_CACHE")
+    if env is not None:
+        return None if env.lower() in ("", "off", "0", "no") else env
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "binlog-schema")
+
+
+def _stamps(root: str, out: list) -> None:
+    with os.scandir(root) as it:
+        for entry in it:
+            name = entry.name
+            if entry.is_dir(follow_symlinks=False):
+                if name != "__pycache__" and not name.startswith("."):
+                    _stamps(entry.path, out)
+            elif name.endswith(".py"):
+                st = entry.stat()
+                out.append(f"{entry.path[len(_PACKAGE):]}:{st.st_size}:{st.st_mtime_ns}")
+
+
+def key() -> str:
+    """The key of the sources compiled code depends on (this package's, construct's) and of
+    the bytecode format."""
+    if not _KEY:
+        stamps: list = []
+        _stamps(_PACKAGE, stamps)
+        from importlib.machinery import PathFinder
+        spec = PathFinder.find_spec("construct")
+        if spec is not None and spec.origin:
+            st = os.stat(spec.origin)
+            stamps.append(f"construct:{spec.origin}:{st.st_size}:{st.st_mtime_ns}")
+        stamps.sort()
+        stamps.append(sys.implementation.cache_tag or "")
+        stamps.append(sys.version)
+        text = "\n".join(stamps).encode()
+        _KEY.append(f"{zlib.crc32(text):08x}{zlib.adler32(text):08x}")
+    return _KEY[0]
+
+
+def load(name: str, spec: str) -> dict:
+    """The namespace of unit ``name`` (declared at ``spec``, ``"module:attribute"``)."""
+    ns = _LOADED.get(name)
+    if ns is not None:
+        return ns
+    folder = cache_dir()
+    path = None if folder is None else os.path.join(folder, f"{name}-{key()}")
+    code = None
+    if path is not None:
+        try:
+            with open(path + ".bin", "rb") as f:
+                code = marshal.loads(f.read())
+            ORIGIN[name] = "disk"
+        except (OSError, ValueError, EOFError, TypeError):
+            code = None
+    if code is None:
+        source = generate(spec)
+        code = compile(source, f"<binlog_schema compiled {name}>", "exec")
+        ORIGIN[name] = "memory"
+        if path is not None and _store(folder, path, source, code, name):
+            ORIGIN[name] = "compiled"
+    ns = {"__name__": f"binlog_schema.compiled.{name}"}
+    exec(code, ns)
+    _LOADED[name] = ns
+    return ns
+
+
+def generate(spec: str) -> str:
+    """Compile the declaration at ``spec`` to module source (imports construct)."""
+    import importlib
+    from .codegen import module_source
+    module, attr = spec.split(":")
+    return module_source(getattr(importlib.import_module(module), attr))
+
+
+def _store(folder, path, source, code, name) -> bool:
+    """Write the source (for reading) and the bytecode, each atomically; drop the unit's files
+    of other keys. False when the folder cannot be written."""
+    try:
+        os.makedirs(folder, exist_ok=True)
+        for suffix, data in ((".py", source.encode()), (".bin", marshal.dumps(code))):
+            tmp = f"{path}{suffix}.{os.getpid()}.tmp"
+            with open(tmp, "wb") as f:
+                f.write(data)
+            os.replace(tmp, path + suffix)
+        mine = os.path.basename(path)
+        for other in os.listdir(folder):  # unit names have no "-": name-KEY.py, name-KEY.bin
+            if other.split("-", 1)[0] == name and not other.startswith(mine):
+                try:
+                    os.remove(os.path.join(folder, other))
+                except OSError:
+                    pass
+        return True
+    except OSError:
+        return False
+
+
+def clear() -> None:
+    """Forget the units loaded in this process (the next use loads or compiles anew)."""
+    _LOADED.clear()
+    _KEY.clear()
+    ORIGIN.clear()

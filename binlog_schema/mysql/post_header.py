@@ -1,0 +1,117 @@
+"""Post-header lengths: from the FORMAT_DESCRIPTION in the context (``post_header_lengths``,
+indexed by the code the file stores), or, in files without one (START_EVENT_V3: binlog v1 and
+v3), from the binlog version; and the QUERY-family rules that follow from them. Every function
+takes the construct context ``this`` (the explicit context object is ``this._params.ctx``)
+and is kept per context object (its result depends on nothing else)."""
+
+from __future__ import annotations
+
+from ..construct_ext.exprs import field, int_field, items
+from .names import GTID_FLAGS3_WITH_SEQ_NO, OVER_MAX_DBS
+
+
+def _per_context(fn):
+    """``fn(this, *args)`` depends on the context object and the arguments only: its result
+    is kept in the context's cache (dropped by ``Context.replace``), one lookup per call."""
+    name = fn.__name__
+
+    def cached(this, *args):
+        ctx = this["_params"].get("ctx")
+        if ctx is None:
+            return fn(this, *args)
+        memo = ctx.extra.get("_per_ctx")
+        if memo is None:
+            memo = ctx.extra["_per_ctx"] = {}
+        key = (name, *args)
+        value = memo.get(key, memo)
+        if value is memo:
+            value = memo[key] = fn(this, *args)
+        return value
+    cached.__name__ = cached.__qualname__ = name
+    cached.__module__ = fn.__module__
+    cached.__doc__ = fn.__doc__
+    return cached
+
+
+def _length(ctx, code, v4, old, v1):
+    table = ctx["post_header_lengths"]
+    if table is not None:
+        remap = ctx["type_remap"]
+        if remap:
+            code = next((k for k, v in remap.items() if v == code), code)
+        if 0 < code <= len(table):
+            return table[code - 1]
+    version = ctx["binlog_version"]
+    if version >= 4:
+        return v4
+    return old if version > 1 or v1 is None else v1
+
+
+@_per_context
+def post_header_length(this, code: int, v4: int, old: int, v1: int | None = None) -> int:
+    """The post-header length of event type ``code`` (standard numbering): the FDE's entry for
+    the code the file stores, else ``v4`` (binlog v4 without a table), ``old`` (v2/v3) or
+    ``v1``."""
+    ctx = this["_params"].get("ctx")
+    if ctx is None:
+        return v4
+    return _length(ctx, code, v4, old, v1)
+
+
+@_per_context
+def post_header_at_least(this, code, v4, old, n, v1=None) -> bool:
+    return post_header_length(this, code, v4, old, v1) >= n
+
+
+@_per_context
+def post_header_extra(this, code, v4, old, base, v1=None) -> int:
+    """How many post-header bytes follow the ``base`` bytes the declaration knows (0
+    normally)."""
+    return max(post_header_length(this, code, v4, old, v1) - base, 0)
+
+
+@_per_context
+def has_post_header_extra(this, code, v4, old, base, v1=None) -> bool:
+    return post_header_extra(this, code, v4, old, base, v1) > 0
+
+
+@_per_context
+def query_extra(this, code, known) -> int:
+    """QUERY-family post-header bytes beyond ``known`` (+2 for status_vars_len in v4)."""
+    phl = post_header_length(this, code, 13 + known, 11 + known)
+    return max(phl - (known + (13 if phl >= 13 + known else 11)), 0)
+
+
+@_per_context
+def has_query_extra(this, code, known) -> bool:
+    return query_extra(this, code, known) > 0
+
+
+@_per_context
+def has_status_vars(this, code, known) -> bool:
+    return post_header_length(this, code, 13 + known, 11 + known) >= 13 + known
+
+
+def query_status_overrun(head: bytes, size: int, this, code: int, known: int) -> bool:
+    """The servers' "Invalid status vars length": status_vars_len runs past the body."""
+    if not has_status_vars(this, code, known) or len(head) < 13:
+        return False
+    phl = post_header_length(this, code, 13 + known, 11 + known)
+    return int.from_bytes(head[11:13], "little") > size - phl
+
+
+# ---------------------------------------------------------------------------- QUERY status vars
+
+
+def db_names_count(this) -> int:
+    """UPDATED_DB_NAMES' count: OVER_MAX_DBS when the names are None (too many)."""
+    names = field(this, "names")
+    return OVER_MAX_DBS if names is None else len(items(this, "names"))
+
+
+def gtid_flags3_has_seq_no(this) -> bool:
+    return bool(int_field(this, "flags") & GTID_FLAGS3_WITH_SEQ_NO)
+
+
+def user_var_not_null(this) -> bool:
+    return field(this, "is_null") == 0
