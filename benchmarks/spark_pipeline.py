@@ -1,10 +1,26 @@
 #!/usr/bin/env python3
-"""The Spark pipeline's throughput: events/s and rows/s of ``binlog-schema spark decode``
-(default engine: tasks write Parquet) on local[1] and local[2], on one large binlog and on
-many small ones, against the single-process decode (RowDecoder over
-``BinlogReader(decode="lazy")``) of the same files.
+"""The Spark pipeline, measured two ways.
 
-    .venv/bin/python benchmarks/spark_pipeline.py [LARGE_BINLOG]
+Whole command (the default): the wall time of ``binlog-schema spark decode FILE --out DIR
+--overwrite --master local[2]`` as a user runs it (a subprocess: interpreter and Spark start-up
+included, JAVA_HOME from the repository's .venv/java-home), beside ``mariadb-binlog --verbose
+--base64-output=decode-rows FILE > /dev/null``, the two taking turns in the same run; medians
+with the min-max spread, and the ratio mariadb-binlog/spark (the median of the per-turn
+ratios; below 1: the Spark command is slower).
+
+    .venv/bin/python benchmarks/spark_pipeline.py [FILE] [--python PY] [--ours-cwd DIR]
+        [--repeats N] [--master local[2]] [--json OUT]
+
+FILE defaults to the large MariaDB binlog .work/large/mariadb-large.* (scripts/
+make_large_binlog.sh). ``--python`` (default: this repository's .venv) and ``--ours-cwd``
+(default: the source tree of that venv) let another worktree's code be measured.
+
+Throughput (``--throughput``): events/s and rows/s of the pipeline (default engine: tasks
+write Parquet) on local[1] and local[2], on one large binlog and on many small ones, against
+the single-process decode (RowDecoder over ``BinlogReader(decode="lazy")``) of the same files,
+in this process with this repository's code.
+
+    .venv/bin/python benchmarks/spark_pipeline.py --throughput [LARGE_BINLOG]
 
 Reports, as medians of BENCH_REPEATS runs (default 3; session start-up excluded):
   * events/s and rows/s for local[1] and local[2], large file and small files;
@@ -22,6 +38,8 @@ The machine is shared: before the figures it prints how two CPU-bound processes 
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
 import pathlib
 import shutil
@@ -35,13 +53,20 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from binlog_schema.model.row_change import RowDecoder  # noqa: E402
-from binlog_schema.stream import BinlogReader  # noqa: E402
+from command_runs import (  # noqa: E402
+    MIB,
+    Spread,
+    describe_ours,
+    java_home,
+    load_line,
+    ours_cwd_for,
+    ratios,
+    run_command,
+)
 
 REPEATS = int(os.environ.get("BENCH_REPEATS", "3"))
 SMALL_FILES = int(os.environ.get("BENCH_SMALL_FILES", "48"))
 SMALL_TXNS = int(os.environ.get("BENCH_SMALL_TXNS", "400"))
-MIB = 1 << 20
 
 
 def _burn(n):
@@ -69,6 +94,8 @@ def cpu_scaling() -> float:
 def single_process(paths):
     """Events and rows of the files decoded in this process, the seconds and CPU seconds it
     took."""
+    from binlog_schema.model.row_change import RowDecoder
+    from binlog_schema.stream import BinlogReader
     t, c = time.perf_counter(), time.process_time()
     events = rows = 0
     for path in paths:
@@ -98,9 +125,8 @@ def fmt(r):
             f"({r['wall']:.1f}s, {r['splits']} splits, task RSS <= {r['rss_mib']:.0f} MiB)")
 
 
-def main(argv):
+def throughput(large):
     from binlog_schema.pipeline import job, tools
-    large = pathlib.Path(argv[0]) if argv else None
     if large is None:
         found = sorted((ROOT / ".work" / "large").glob("mariadb-large.*"))
         if not found:
@@ -186,5 +212,114 @@ def main(argv):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def whole_command(args):
+    """The Spark command and mariadb-binlog, taking turns; wall seconds and their ratio."""
+    path = args.file
+    if path is None:
+        found = sorted((ROOT / ".work" / "large").glob("mariadb-large.*"))
+        if not found:
+            print("no large MariaDB binlog in .work/large/: run scripts/make_large_binlog.sh "
+                  "or give a FILE")
+            return 1
+        path = found[0]
+    path = os.path.abspath(path)
+    python = os.path.abspath(args.python)
+    cwd = os.path.abspath(args.ours_cwd or ours_cwd_for(python, str(ROOT)))
+    env = dict(os.environ)
+    jh = args.java_home or java_home(str(ROOT))
+    if jh:
+        env["JAVA_HOME"] = jh
+    where, commit = describe_ours(python, cwd)
+    print(f"ours: {python} -m binlog_schema spark decode, cwd {cwd}\n"
+          f"      imports {where} (commit {commit}); JAVA_HOME={jh}")
+    print(f"file: {path} ({os.path.getsize(path) / MIB:.1f} MiB)")
+    print(f"{args.repeats} turns; {os.cpu_count()} CPUs; {load_line()}")
+    tmp = tempfile.mkdtemp(prefix="bench-spark-cmd-")
+    mb = args.mariadb_binlog
+    commands = {
+        "spark": ("binlog-schema spark decode FILE --out DIR --overwrite --master "
+                  f"{args.master}",
+                  lambda out: [python, "-m", "binlog_schema", "spark", "decode", path,
+                               "--out", out, "--overwrite", "--master", args.master], cwd),
+    }
+    if mb:
+        commands["mariadb-binlog"] = (
+            "mariadb-binlog --verbose --base64-output=decode-rows FILE > /dev/null",
+            lambda out: [mb, "--verbose", "--base64-output=decode-rows", path], None)
+    else:
+        print("(mariadb-binlog not found: the Spark command alone)")
+    runs = {k: [] for k in commands}
+    try:
+        with open(path, "rb") as fh:  # into the page cache
+            while fh.read(1 << 24):
+                pass
+        turns = ([None] if args.warm_up else []) + list(range(args.repeats))
+        for turn in turns:
+            t = time.perf_counter()
+            for key, (_label, argv, kcwd) in commands.items():
+                out = os.path.join(tmp, f"out-{key}")
+                r = run_command(argv(out), cwd=kcwd, env=env)
+                shutil.rmtree(out, ignore_errors=True)
+                if r.rc != 0:
+                    print(f"  ! {key} exited {r.rc}: {r.stderr_tail[-600:]}", file=sys.stderr)
+                if turn is not None:
+                    runs[key].append(r)
+            print(f"  {'warm-up' if turn is None else f'turn {turn + 1}/{args.repeats}'}: "
+                  f"{time.perf_counter() - t:.0f}s; {load_line()}", file=sys.stderr, flush=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"\nwall seconds, median of {args.repeats} turns [min-max]:")
+    result = {"file": path, "python": python, "ours_cwd": cwd, "ours_package": where,
+              "ours_commit": commit, "master": args.master, "repeats": args.repeats,
+              "commands": {}}
+    for key, (label, _argv, _cwd) in commands.items():
+        rs = runs[key]
+        bad = sorted({r.rc for r in rs} - {0})
+        w = Spread.of(r.wall for r in rs)
+        print(f"  {label:72} {w.fmt()}" + (f"  (exit {bad})" if bad else ""))
+        result["commands"][key] = {"label": label, "wall": w.__dict__,
+                                   "runs": [r.as_dict() for r in rs]}
+    if "mariadb-binlog" in runs:
+        q = Spread.of(ratios(runs["mariadb-binlog"], runs["spark"]))
+        print(f"  ratio mariadb-binlog/spark (per turn, median [min-max]): {q.fmt()}; "
+              f"the Spark command takes {1 / q.median:.1f}x mariadb-binlog's time")
+        result["ratio_peer_over_ours"] = q.__dict__
+    tail = runs["spark"][0].stderr_tail.strip().splitlines() if runs["spark"] else []
+    if tail:
+        print(f"  spark decode said (last line, first turn): {tail[-1][:200]}")
+    print(load_line())
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(result, fh, indent=1)
+        print(f"figures saved to {args.json}")
+    return 0
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog=__doc__.split("\n\n", 1)[1])
+    ap.add_argument("file", nargs="?", help="binlog file (default: the large MariaDB binlog)")
+    ap.add_argument("--throughput", action="store_true",
+                    help="in-process pipeline throughput (events/s, rows/s, speedups)")
+    ap.add_argument("--python", default=str(ROOT / ".venv" / "bin" / "python"),
+                    help="interpreter for the Spark command (default: this repository's .venv)")
+    ap.add_argument("--ours-cwd", help="directory the Spark command runs in (default: the "
+                    "source tree of --python's venv, else this repository)")
+    ap.add_argument("--repeats", type=int, default=3, help="timed turns (default 3)")
+    ap.add_argument("--master", default="local[2]")
+    ap.add_argument("--java-home", help="default: .venv/java-home of this repository, else "
+                    "$JAVA_HOME")
+    ap.add_argument("--mariadb-binlog", default=shutil.which("mariadb-binlog")
+                    or shutil.which("mysqlbinlog"))
+    ap.add_argument("--no-warm-up", dest="warm_up", action="store_false",
+                    help="skip the untimed first turn")
+    ap.add_argument("--json", metavar="OUT", help="save the figures as JSON")
+    args = ap.parse_args(argv)
+    if args.throughput:
+        return throughput(pathlib.Path(args.file) if args.file else None)
+    return whole_command(args)
+
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())
