@@ -19,3 +19,9 @@ UNITS = {
 
 def unit(name: str) -> dict:
     return cache.load(name, UNITS[name])
+
+
+def warm() -> None:
+    """Compile (or load) every unit now, so that the first command does not pay it."""
+    for name in UNITS:
+        unit(name)

@@ -41,7 +41,7 @@ from binlog_schema.events.envelope import Event
 from binlog_schema.mysql.framing import event_crc as _crc
 from binlog_schema.errors import BinlogError, BuildError
 from binlog_schema.mysql.flavor import checksum_length
-from binlog_schema.plain import first_difference, to_plain
+from binlog_schema.serial.event_forms import first_difference, to_plain
 from binlog_schema.construct_ext.streams import TrackingIO
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -437,7 +437,7 @@ def rows(data: bytes):
     same bytes, and so must their JSON-safe forms (``jsonable`` then ``from_jsonable``, the
     path of the rows vectors). Errors: BinlogError, or construct's StreamError/
     ValidationError from the codecs (their documented errors)."""
-    from binlog_schema.model.row_change import from_jsonable, jsonable
+    from binlog_schema.serial.value_forms import from_jsonable, jsonable
     from binlog_schema.model.table_map import table_map_from_event
     from binlog_schema.values.rows import RowsCodec
     maps = table_maps()

@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from binlog_schema.mysql.codes import ROWS_KINDS  # noqa: E402
-from binlog_schema.model.row_change import jsonable  # noqa: E402
+from binlog_schema.serial.value_forms import jsonable  # noqa: E402
 from binlog_schema.model.table_map import table_map_from_event  # noqa: E402
 from binlog_schema.stream import BinlogReader  # noqa: E402
 from binlog_schema.values.rows import RowsCodec, operation_of  # noqa: E402
@@ -252,14 +252,14 @@ def _settings(tm_rec, rec) -> dict:
 
 
 def _json_rows_supported() -> bool:
-    """MySQL binary JSON values in JSON-safe rows need json_binary's lossless to_typed_json and
-    its inverse from_typed_json (used by the vector checker through model.row_change)."""
+    """MySQL binary JSON values in JSON-safe rows need the lossless typed JSON form and its
+    inverse (binlog_schema.serial.value_forms, used by the vector checker)."""
     try:
-        from binlog_schema.values import json_binary
+        from binlog_schema.serial import value_forms
     except ImportError:
         return False
-    return callable(getattr(json_binary, "to_typed_json", None)) and \
-        callable(getattr(json_binary, "from_typed_json", None))
+    return callable(getattr(value_forms, "to_typed_json", None)) and \
+        callable(getattr(value_forms, "from_typed_json", None))
 
 
 def corpus() -> dict:

@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 from binlog_schema.context import Context  # noqa: E402
 from binlog_schema.envelope import build_event, parse_event  # noqa: E402
 from binlog_schema.model.table_map import Column, TableMap, table_map_from_event  # noqa: E402
-from binlog_schema.plain import to_plain  # noqa: E402
+from binlog_schema.serial.event_forms import to_plain  # noqa: E402
 from binlog_schema.stream import BinlogReader  # noqa: E402
 from binlog_schema.vectors import dump_vector  # noqa: E402
 

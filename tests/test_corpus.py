@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from binlog_schema.cli import roundtrip_file
+from binlog_schema.roundtrip import roundtrip_file
 from binlog_schema.model.table_map import TableMap, table_map_from_event
 from binlog_schema.stream import BinlogReader
 

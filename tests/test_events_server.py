@@ -11,7 +11,7 @@ import warnings
 
 import pytest
 
-from binlog_schema.cli import roundtrip_file
+from binlog_schema.roundtrip import roundtrip_file
 from binlog_schema.stream import BinlogReader
 
 from .conftest import IN_CI, ROOT

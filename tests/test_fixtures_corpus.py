@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from binlog_schema.cli import roundtrip_file
+from binlog_schema.roundtrip import roundtrip_file
 from binlog_schema.fixtures import SERVERS, generate, load_spec
 from binlog_schema.fixtures.generate import Generator
 from binlog_schema.fixtures.reverse import table_spec

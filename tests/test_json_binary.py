@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 
 from binlog_schema.values.json_binary import (
     MAX_DEPTH, JsonDecimal, JsonDiffOp, JsonDocument, JsonOpaque, JsonTimestamp, JsonUInt,
-    decode, decode_diff, encode, encode_diff, to_jsonable,
+    decode, decode_diff, encode, encode_diff,
 )
+from binlog_schema.serial.value_forms import to_jsonable
 
 ERRORS = (errors.ValidationError, errors.StreamError)
 H = bytes.fromhex

@@ -11,7 +11,7 @@ import warnings
 
 import pytest
 
-from binlog_schema.cli import roundtrip_file
+from binlog_schema.roundtrip import roundtrip_file
 from binlog_schema.model.table_map import TableMap, table_map_from_event
 from binlog_schema.stream import BinlogReader
 from binlog_schema.vectors import iter_vectors

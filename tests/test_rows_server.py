@@ -26,7 +26,7 @@ import warnings
 import pytest
 
 from binlog_schema.charsets import encode_text
-from binlog_schema.cli import roundtrip_file
+from binlog_schema.roundtrip import roundtrip_file
 from binlog_schema.envelope import parse_event
 from binlog_schema.mysql.codes import ROWS_KINDS
 from binlog_schema.model.row_change import RowDecoder

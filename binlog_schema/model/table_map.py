@@ -9,7 +9,7 @@ order, DEFAULT_ vs COLUMN_CHARSET) so that a typed table map rebuilds the server
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field, fields
+from ..records import factory, fields, record
 
 from ..charsets import decode_text, encode_text
 from ..context import Context
@@ -18,9 +18,10 @@ from ..errors import BuildError
 from ..mysql.coltypes import TYPES
 from ..mysql.flavor import Flavor, flavor_for, flavor_name_of
 from ..mysql.names import OPTIONAL_METADATA_CODES
+from ..serial.event_forms import from_plain, to_plain
 
 
-@dataclass
+@record
 class Column:
     index: int
     type: str | int
@@ -49,26 +50,29 @@ class Column:
         return self.real_type if self.real_type in ("ENUM", "SET") else self.type
 
 
-@dataclass
+@record
 class TableMap:
     table_id: int
     database: str | bytes
     table: str | bytes
-    columns: list = field(default_factory=list)
-    flags: list = field(default_factory=lambda: ["BIT_LEN_EXACT"])
+    columns: list = factory(list)
+    flags: list = factory(lambda: ["BIT_LEN_EXACT"])
     row_metadata: str = "none"              # none | minimal | full (inferred when parsed)
     primary_key: list | None = None         # [{"column": i, "prefix": n}], 0 = whole column
     flavor: str | None = None
     server_version: str | None = None
-    header: dict = field(default_factory=dict)
+    header: dict = factory(dict)
     checksum: bool = True
     table_id_size: int = 6
     layout: str = "standard"                # standard | pre_ga (no metadata, no null bits)
     #                                         | no_null_bitmap (metadata, then the end)
-    extra_optional_metadata: list = field(default_factory=list)  # [{position, type, hex}]
+    extra_optional_metadata: list = factory(list)  # [{position, type, hex}]
     trailing_metadata_hex: str | None = None  # bytes after the last column's metadata
     tlv_types: list | None = None  # set only when the TLVs differ from the flavor's rules
     null_spare_bits: list | None = None  # the null bitmap's bits past the columns, when set
+
+    # caches: the TLVs as read (until finish()); the Spark tasks' JSON columns of the table
+    __extra_slots__ = ("_observed", "_pipeline_json")
 
     # -------------------------------------------------------------------------- reading
 
@@ -316,9 +320,9 @@ class TableMap:
         d = {
             "server_version": self.server_version, "flavor": self.flavor,
             "checksum": self.checksum, "table_id_size": self.table_id_size,
-            "header": _jsonable(self.header), "table_id": self.table_id,
-            "flags": list(self.flags), "database": _jsonable(self.database),
-            "table": _jsonable(self.table), "row_metadata": self.row_metadata,
+            "header": to_plain(self.header), "table_id": self.table_id,
+            "flags": list(self.flags), "database": to_plain(self.database),
+            "table": to_plain(self.table), "row_metadata": self.row_metadata,
             "layout": self.layout, "primary_key": self.primary_key,
             "columns": [_column_dict(c) for c in self.columns],
         }
@@ -334,12 +338,12 @@ class TableMap:
 
     @classmethod
     def from_dict(cls, d: dict) -> "TableMap":
-        names = {f.name for f in fields(Column)}
-        cols = [Column(**{k: _unjson(v) if k in ("name",) else v
+        names = set(fields(Column))
+        cols = [Column(**{k: from_plain(v) if k in ("name",) else v
                           for k, v in c.items() if k in names}) for c in d["columns"]]
         header = dict(d.get("header") or {})
         return cls(
-            table_id=d["table_id"], database=_unjson(d["database"]), table=_unjson(d["table"]),
+            table_id=d["table_id"], database=from_plain(d["database"]), table=from_plain(d["table"]),
             columns=cols, flags=list(d.get("flags", [])),
             row_metadata=d.get("row_metadata") or "none", primary_key=d.get("primary_key"),
             flavor=d.get("flavor") or flavor_name_of(d.get("server_version")),
@@ -431,23 +435,7 @@ def _member_bytes(member, col) -> bytes:
                          path=f"columns[{col.index}]") from None
 
 
-def _jsonable(value):
-    if isinstance(value, (bytes, bytearray)):
-        return {"hex": bytes(value).hex()}
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items() if not str(k).startswith("_")}
-    if isinstance(value, list):
-        return [_jsonable(v) for v in value]
-    return value
-
-
-def _unjson(value):
-    if isinstance(value, dict) and set(value) == {"hex"}:
-        return bytes.fromhex(value["hex"])
-    return value
-
-
-_COLUMN_FIELDS = tuple(f.name for f in fields(Column))
+_COLUMN_FIELDS = fields(Column)
 
 
 def _column_dict(col: Column) -> dict:
@@ -455,7 +443,7 @@ def _column_dict(col: Column) -> dict:
     for k in ("enum_values", "set_values"):
         if d[k] is not None:
             d[k] = list(d[k])
-    d["name"] = _jsonable(col.name)
+    d["name"] = to_plain(col.name)
     d["type"] = col.type
     if d.get("metadata_hex") is None:
         d.pop("metadata_hex")

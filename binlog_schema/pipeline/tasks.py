@@ -32,7 +32,8 @@ from ..errors import BinlogError
 from ..mysql.flavor import context_from_fde, context_from_start_v3
 from ..mysql.codes import ROWS_KINDS
 from ..context import Context
-from ..model.row_change import RowDecoder, column_names, gtid_of, jsonable
+from ..model.row_change import RowDecoder, column_names, gtid_of
+from ..serial.value_forms import jsonable
 from ..stream import MAGIC, BinlogReader, EventRecord
 from ..values import temporal
 from ..values.codecs import Compressed, EnumValue, Geometry, SetValue

@@ -138,7 +138,7 @@ def _check_specs(path: str, text: str):
 
 
 def _roundtrip(uri: str):
-    from binlog_schema.cli import roundtrip_file
+    from binlog_schema.roundtrip import roundtrip_file
     name = display_name(uri)
     t0 = time.perf_counter()
     try:

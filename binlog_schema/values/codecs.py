@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import codecs
 import struct
-from dataclasses import dataclass
+from ..records import record
 
 from ..construct_ext.errors import IntegerError, StreamError, StringError, ValidationError
 
@@ -26,7 +26,7 @@ from .decimal_bin import decimal_build, decimal_parse
 BINARY = 63
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class EnumValue:
     index: int                 # 1-based; 0 is the error value ''
     name: str | None = None    # from ENUM_STR_VALUE when it was logged
@@ -35,26 +35,26 @@ class EnumValue:
         return self.name if self.name is not None else str(self.index)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SetValue:
     bits: int
     names: tuple | None = None  # the members whose bits are set (SET_STR_VALUE logged)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Geometry:
     srid: int
     wkb: bytes
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Compressed:
     """A MariaDB compressed column value: the stored bytes and what they decompress to."""
     stored: bytes
     data: bytes | str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Codec:
     parse: object
     build: object

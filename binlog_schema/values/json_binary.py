@@ -59,9 +59,8 @@ from __future__ import annotations
 
 import datetime as _dt
 import decimal as _decimal
-import math
 import struct
-from dataclasses import dataclass
+from ..records import record
 
 from ..construct_ext.errors import LayoutError, StreamError, ValidationError
 
@@ -167,7 +166,7 @@ class JsonTimestamp(_dt.datetime):
     __slots__ = ()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class JsonOpaque:
     """An opaque value: a MySQL field type and its bytes, as stored."""
 
@@ -175,7 +174,7 @@ class JsonOpaque:
     data: bytes
 
 
-@dataclass
+@record
 class JsonDocument:
     """A document (or diff list) not written the way MySQL's serializer writes it: ``value``
     is what it holds, ``raw`` the bytes, which :func:`encode` returns unchanged."""
@@ -184,7 +183,7 @@ class JsonDocument:
     raw: bytes
 
 
-@dataclass
+@record
 class JsonDiffOp:
     """One entry of a PARTIAL_UPDATE_ROWS JSON diff list: ``op`` REPLACE, INSERT or REMOVE,
     the JSON path as MySQL printed it, and the value (None, and not stored, for REMOVE)."""
@@ -759,147 +758,8 @@ def encode_diff(ops) -> bytes:
     return bytes(out)
 
 
-# ------------------------------------------------------------------------------ rendering
-
-
-def _time_text(v: _dt.timedelta) -> str:
-    negative = v < _dt.timedelta(0)
-    a = -v if negative else v
-    secs, us = divmod((a.days * 86400 + a.seconds) * 1_000_000 + a.microseconds, 1_000_000)
-    h, rest = divmod(secs, 3600)
-    text = f"{'-' if negative else ''}{h:02d}:{rest // 60:02d}:{rest % 60:02d}"
-    return text + (f".{us:06d}" if us else "")
-
-
-def to_jsonable(value):
-    """Plain JSON data for a decoded value: decimals as strings, dates and datetimes in ISO
-    8601, TIME as ``[-]HH:MM:SS[.ffffff]``, opaque values as ``{"opaque_type", "hex"}``,
-    non-finite doubles as strings; diff lists as ``{"op", "path"[, "value"]}``."""
-    v = value
-    if isinstance(v, JsonDocument):
-        return to_jsonable(v.value)
-    if isinstance(v, JsonDiffOp):
-        out = {"op": v.op, "path": v.path}
-        if v.op != "REMOVE":
-            out["value"] = to_jsonable(v.value)
-        return out
-    if isinstance(v, dict):
-        return {k: to_jsonable(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [to_jsonable(x) for x in v]
-    if v is None or isinstance(v, (bool, str)):
-        return v
-    if isinstance(v, int):
-        return int(v)
-    if isinstance(v, float):
-        if math.isfinite(v):
-            return v
-        return "NaN" if math.isnan(v) else ("Infinity" if v > 0 else "-Infinity")
-    if isinstance(v, _decimal.Decimal):
-        return format(v, "f")
-    if isinstance(v, (_dt.date, _dt.datetime)):
-        return v.isoformat()
-    if isinstance(v, _dt.timedelta):
-        return _time_text(v)
-    if isinstance(v, JsonOpaque):
-        return {"opaque_type": v.field_type, "hex": bytes(v.data).hex()}
-    raise TypeError(f"not a decoded JSON value: {type(v).__name__}")
-
-
-_TAGS = ("$uint", "$decimal", "$timestamp", "$datetime", "$date", "$time", "$opaque",
-         "$double", "$document", "$object")
-
-
-def to_typed_json(value):
-    """Lossless JSON data for a decoded value: plain JSON where that is exact, and a one-key
-    tagged object where a type would be lost (``{"$uint": n}``, ``{"$decimal": text,
-    "precision": p}``, ``{"$date"|"$datetime"|"$timestamp"|"$time": text}``, ``{"$opaque":
-    type, "hex": ...}``, ``{"$double": "NaN"}``, ``{"$document": ..., "hex": raw}``; an object
-    with a key starting with "$" is wrapped as ``{"$object": {...}}``).
-    :func:`from_typed_json` is its inverse."""
-    v = value
-    if isinstance(v, JsonDocument):
-        return {"$document": to_typed_json(v.value), "hex": bytes(v.raw).hex()}
-    if isinstance(v, JsonDiffOp):
-        out = {"op": v.op, "path": v.path}
-        if v.op != "REMOVE":
-            out["value"] = to_typed_json(v.value)
-        return out
-    if isinstance(v, dict):
-        items = {k: to_typed_json(x) for k, x in v.items()}
-        return {"$object": items} if any(k.startswith("$") for k in v) else items
-    if isinstance(v, (list, tuple)):
-        return [to_typed_json(x) for x in v]
-    if v is None or isinstance(v, (bool, str)):
-        return v
-    if isinstance(v, JsonUInt):
-        return {"$uint": int(v)}
-    if isinstance(v, int):
-        return int(v)
-    if isinstance(v, float):
-        return v if math.isfinite(v) else {"$double": to_jsonable(v)}
-    if isinstance(v, JsonDecimal):
-        return {"$decimal": format(v, "f"), "precision": v.precision}
-    if isinstance(v, JsonTimestamp):
-        return {"$timestamp": v.isoformat()}
-    if isinstance(v, _dt.datetime):
-        return {"$datetime": v.isoformat()}
-    if isinstance(v, _dt.date):
-        return {"$date": v.isoformat()}
-    if isinstance(v, _dt.timedelta):
-        return {"$time": _time_text(v)}
-    if isinstance(v, JsonOpaque):
-        return {"$opaque": v.field_type, "hex": bytes(v.data).hex()}
-    if isinstance(v, _decimal.Decimal):
-        return {"$decimal": format(v, "f"), "precision": None}
-    raise TypeError(f"not a decoded JSON value: {type(v).__name__}")
-
-
-def _time_parse(text: str) -> _dt.timedelta:
-    neg = text.startswith("-")
-    h, m, rest = text.lstrip("-").split(":")
-    sec, _, us = rest.partition(".")
-    d = _dt.timedelta(hours=int(h), minutes=int(m), seconds=int(sec),
-                      microseconds=int(us.ljust(6, "0")) if us else 0)
-    return -d if neg else d
-
-
-def from_typed_json(data):
-    """The decoded value for :func:`to_typed_json`'s output."""
-    if isinstance(data, list):
-        return [from_typed_json(x) for x in data]
-    if not isinstance(data, dict):
-        return data
-    tag = next((k for k in data if k in _TAGS), None)
-    if tag is None:
-        if set(data) >= {"op", "path"} and set(data) <= {"op", "path", "value"}:
-            return JsonDiffOp(data["op"], data["path"], from_typed_json(data.get("value")))
-        return {k: from_typed_json(x) for k, x in data.items()}
-    v = data[tag]
-    if tag == "$object":
-        return {k: from_typed_json(x) for k, x in v.items()}
-    if tag == "$uint":
-        return JsonUInt(v)
-    if tag == "$decimal":
-        return JsonDecimal(v, data.get("precision"))
-    if tag == "$timestamp":
-        return JsonTimestamp.fromisoformat(v)
-    if tag == "$datetime":
-        return _dt.datetime.fromisoformat(v)
-    if tag == "$date":
-        return _dt.date.fromisoformat(v)
-    if tag == "$time":
-        return _time_parse(v)
-    if tag == "$opaque":
-        return JsonOpaque(v, bytes.fromhex(data["hex"]))
-    if tag == "$double":
-        return float({"NaN": "nan", "Infinity": "inf", "-Infinity": "-inf"}[v])
-    return JsonDocument(from_typed_json(v), bytes.fromhex(data["hex"]))  # $document
-
-
 __all__ = [
-    "decode", "encode", "decode_diff", "encode_diff", "to_jsonable", "to_typed_json",
-    "from_typed_json",
+    "decode", "encode", "decode_diff", "encode_diff",
     "JsonUInt", "JsonDecimal", "JsonTimestamp", "JsonOpaque", "JsonDocument", "JsonDiffOp",
     "TYPE_NAMES", "DIFF_OPERATIONS", "MAX_DEPTH",
 ]

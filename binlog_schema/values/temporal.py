@@ -19,7 +19,7 @@ Formats (MySQL ``my_time.cc``; MariaDB writes the same for the "2" types):
 from __future__ import annotations
 
 import datetime as _dt
-from dataclasses import dataclass
+from ..records import record
 
 from ..construct_ext.errors import IntegerError, StreamError, ValidationError
 
@@ -27,7 +27,7 @@ FRAC_BYTES = (0, 1, 1, 2, 2, 3, 3)
 FRAC_SCALE = {1: 10000, 2: 100, 3: 1}  # stored unit per byte count, in microseconds
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Date:
     year: int
     month: int
@@ -43,7 +43,7 @@ class Date:
             return None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class DateTime:
     year: int
     month: int
@@ -66,7 +66,7 @@ class DateTime:
             return None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Time:
     negative: bool
     hour: int
@@ -85,7 +85,7 @@ class Time:
         return -delta if self.negative else delta
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Timestamp:
     seconds: int
     microsecond: int = 0

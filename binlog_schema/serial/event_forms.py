@@ -1,5 +1,7 @@
-"""Plain values for YAML and JSON: construct containers to dicts and lists, bytes to
-``{"hex": ...}`` (and back), so vectors and CLI output stay readable and rebuildable."""
+"""JSON-safe forms of parsed events, both ways: containers to dicts and lists, bytes to
+``{"hex": ...}``, keys starting with ``_`` dropped (:func:`to_plain`), and back
+(:func:`from_plain`); :func:`first_difference` names where two such values differ. Golden
+vectors, the table-map model's JSON and the event writers use these forms."""
 
 from __future__ import annotations
 

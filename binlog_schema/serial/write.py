@@ -1,0 +1,106 @@
+"""Whole files written as JSON Lines or text: the loops behind ``binlog-schema decode`` and
+``binlog-schema table-maps`` (reader, row decoder, writer), as library functions."""
+
+from __future__ import annotations
+
+import sys
+
+from ..errors import BinlogError
+from ..mysql.codes import GTID_LOG_EVENT, GTID_TAGGED_LOG_EVENT, MARIA_GTID_EVENT, ROWS_KINDS
+from ..mysql.codes import TABLE_MAP_EVENT, TRANSACTION_PAYLOAD_EVENT
+from ..stream import BinlogReader
+from . import jsonl
+
+# the events the row decoder follows besides rows events: table maps and the GTIDs that name
+# a transaction
+_ROWS_STATE_KINDS = frozenset({TABLE_MAP_EVENT, GTID_LOG_EVENT, GTID_TAGGED_LOG_EVENT,
+                               MARIA_GTID_EVENT})
+
+
+class Output:
+    """Lines gathered and written in blocks (one write per block, not per line); ``flush``
+    before anything else is written to another stream, so the order stays right."""
+
+    def __init__(self, stream=None, block: int = 512):
+        self.stream = stream if stream is not None else sys.stdout
+        self.lines: list = []
+        self.block = block
+
+    def add(self, line: str) -> None:
+        self.lines.append(line)
+        if len(self.lines) >= self.block:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.lines:
+            self.lines.append("")
+            self.stream.write("\n".join(self.lines))
+            self.lines = []
+
+
+def _records(rec):
+    yield rec
+    for inner in rec.inner or ():
+        yield inner
+
+
+def _problem(out: Output, text: str, err=None) -> None:
+    out.flush()
+    (err or sys.stderr).write(text + "\n")
+
+
+def write_events(path, out: Output, *, fmt: str = "jsonl", rows: bool = False,
+                 binary: str = "hex", start=None, stop=None, types=None,
+                 skip_errors: bool = False, err=None) -> int:
+    """Decode one file to ``out``; 1 when reading stopped at an error, else 0."""
+    from ..model.row_change import RowDecoder
+    status = 0
+    reader = BinlogReader(path, start=start, stop=stop, types=types, skip_errors=skip_errors)
+    decoder = RowDecoder(path) if rows else None
+    text = None
+    if fmt != "jsonl":
+        from . import text
+    try:
+        for rec in reader:
+            for r in _records(rec):
+                kind = r.kind
+                if decoder is not None and kind in _ROWS_STATE_KINDS and r.value is not None:
+                    decoder._one(r)
+                if text is None:
+                    d = jsonl.event_dict(path, r)
+                    if decoder is not None and kind in ROWS_KINDS:
+                        d = jsonl.with_rows(d, r, decoder, binary)
+                    out.add(jsonl.dumps(d))
+                else:
+                    out.add(text.event_lines(r))
+                    if decoder is not None and kind in ROWS_KINDS:
+                        for line in text.rows_lines(jsonl.with_rows({}, r, decoder, binary)):
+                            out.add(line)
+    except BinlogError as e:
+        _problem(out, f"{path}: {e}", err)
+        status = 1
+    if reader.tail is not None:
+        import json
+        _problem(out, f"{path}: truncated last event: {json.dumps(reader.tail.to_dict())}", err)
+    return status
+
+
+def write_table_maps(path, out: Output, err=None) -> int:
+    """One JSON object per TABLE_MAP of one file; 1 when one could not be read, else 0."""
+    status = 0
+    reader = BinlogReader(path, types=[TABLE_MAP_EVENT, TRANSACTION_PAYLOAD_EVENT],
+                          skip_errors=True)
+    try:
+        for rec in reader:
+            for r in _records(rec):
+                if r.kind != TABLE_MAP_EVENT:
+                    continue
+                if r.error is not None:
+                    _problem(out, f"{path}@{r.offset}: {r.error}", err)
+                    status = 1
+                    continue
+                out.add(jsonl.dumps(jsonl.table_map_dict(path, r)))
+    except BinlogError as e:
+        _problem(out, f"{path}: {e}", err)
+        status = 1
+    return status
