@@ -18,7 +18,7 @@ from .context import Context
 from .errors import (BinlogError, BuildError, ChecksumError, FormatError, LimitError,
                      TruncatedError)
 from .mysql.codes import type_name  # noqa: F401 - re-exported: the name of a type code
-from .mysql.framing import HEADER_SIZE, envelope_build, envelope_parse  # noqa: F401
+from .mysql.framing import HEADER_SIZE, envelope_build, event_parse  # noqa: F401
 
 # How often the compiled code failed and the interpreted declaration ran instead: on valid
 # input this must stay 0 (a test checks it over the corpus), or something does not compile.
@@ -36,10 +36,11 @@ def _raw_build(obj, io, this):
 
 
 def fast():
-    """The compiled header and bodies: ``(parse_header, parsers, build_header, builders)``."""
+    """The compiled header and bodies: ``(parse_header, parsers, build_header, builders)``
+    (a family's bodies are loaded when one of its events is first met)."""
     if not _FAST:
-        header, bodies = compiled.unit("header"), compiled.unit("bodies")
-        _FAST.append((header["parse"], bodies["PARSERS"], header["build"], bodies["BUILDERS"]))
+        header, bodies = compiled.unit("header"), compiled.Bodies()
+        _FAST.append((header["parse"], bodies.parsers, header["build"], bodies.builders))
     return _FAST[0]
 
 
@@ -116,7 +117,7 @@ def parse_event(data: bytes, ctx: Context | None = None, offset: int | None = No
         parse_header, parsers, _, _ = _FAST[0] if _FAST else fast()
         root = {"ctx": ctx}
         root["_params"] = root
-        return envelope_parse(_BytesIO(data), root, parse_header, parsers, _raw_parse)
+        return event_parse(data, root, parse_header, parsers, _raw_parse)
     except Exception:  # noqa: BLE001 - re-run interpreted for a precise, typed error
         FALLBACKS["parse"] += 1
     from .events.envelope import Event

@@ -18,6 +18,7 @@ from .mysql.framing import HEADER_SIZE, crc_ok
 
 MAGIC = b"\xfebin"
 MAX_EVENT_SIZE = 1 << 30  # 1 GiB: max_allowed_packet's ceiling; larger sizes are refused
+_BLOCK = 1 << 20  # the reader's block size (an event larger than a block is read whole)
 
 _SPECIAL = frozenset({FORMAT_DESCRIPTION_EVENT, START_EVENT_V3, START_ENCRYPTION_EVENT,
                       TRANSACTION_PAYLOAD_EVENT})
@@ -123,7 +124,7 @@ def _open(source):
     if isinstance(source, (bytes, bytearray, memoryview)):
         return _io.BytesIO(bytes(source)), True
     if isinstance(source, (str, os.PathLike)):
-        return open(source, "rb", buffering=1 << 16), True
+        return open(source, "rb", buffering=0), True  # (the reader reads in large blocks)
     return source, False
 
 
@@ -181,19 +182,30 @@ class BinlogReader:
                 raise FormatError(f"not a binlog file: magic {magic.hex()!r}", offset=0,
                                   path="magic", expected="fe62696e")
             pos = 4
+            # the file is read in blocks; an event is one slice of the block (``at``: where
+            # ``pos`` is in ``buf``); recovery reads the file itself and the block starts anew
             read = f.read
+            buf, at = b"", 0
             # every event decoded and delivered: only the context events and payloads take the
             # general path
             plain = (self.decode is True and self.start is None and self.types is None
                      and self.stop is None)
+            lazy = (self.decode == "lazy" and self.start is None and self.types is None
+                    and self.stop is None)
+            # events that need no record: not of a wanted type, and neither context, payload
+            # nor (when decoding) TABLE_MAP events
+            skipped = None if self.types is None else (
+                lambda code, keep=self.types | _SPECIAL | (
+                    {TABLE_MAP_EVENT} if self.decode else set()): code not in keep)
             max_size, recover, table_maps = self.max_event_size, self.recover, self.table_maps
             while True:
-                head = read(HEADER_SIZE)
-                if len(head) < HEADER_SIZE:
-                    if head:
-                        self.tail = Tail(pos, len(head), None)
-                    return
-                size = int.from_bytes(head[9:13], "little")
+                if len(buf) - at < HEADER_SIZE:
+                    buf, at = buf[at:] + read(_BLOCK), 0
+                    if len(buf) < HEADER_SIZE:
+                        if buf:
+                            self.tail = Tail(pos, len(buf), None)
+                        return
+                size = int.from_bytes(buf[at + 9:at + 13], "little")
                 if not HEADER_SIZE <= size <= max_size:  # the framing is lost: nothing after
                     # this can be trusted
                     if size < HEADER_SIZE:
@@ -208,32 +220,46 @@ class BinlogReader:
                         pos = yield from self._gap(f, pos, err)
                         if pos is None:
                             return
+                        buf, at = b"", 0
                         continue
                     self.events_read += 1
-                    yield EventRecord(pos, head, self.ctx, error=err)
+                    yield EventRecord(pos, buf[at:at + HEADER_SIZE], self.ctx, error=err)
                     return
-                rest = read(size - HEADER_SIZE)
-                if len(rest) < size - HEADER_SIZE:
-                    if self.recover and self._find(f, pos + 1) is not None:
-                        f.seek(pos)
-                        pos = yield from self._gap(f, pos, TruncatedError(
-                            f"event of {size} bytes runs past the end", offset=pos + 9,
-                            path="header.event_size"))
-                        if pos is None:
-                            return
-                        continue
-                    self.tail = Tail(pos, HEADER_SIZE + len(rest), size)
-                    return
-                raw = head + rest
+                end = at + size
+                if end > len(buf):
+                    buf, at = buf[at:] + read(max(_BLOCK, end - len(buf))), 0
+                    end = size
+                    if end > len(buf):
+                        if self.recover and self._find(f, pos + 1) is not None:
+                            f.seek(pos)
+                            pos = yield from self._gap(f, pos, TruncatedError(
+                                f"event of {size} bytes runs past the end", offset=pos + 9,
+                                path="header.event_size"))
+                            if pos is None:
+                                return
+                            buf, at = b"", 0
+                            continue
+                        self.tail = Tail(pos, len(buf), size)
+                        return
+                raw = buf[at:end]
+                at = end
                 self.events_read += 1
                 if recover and not self.ctx.encrypted and not self._crc_ok(raw):
                     f.seek(pos)
                     pos = yield from self._gap(f, pos, None)
                     if pos is None:
                         return
+                    buf, at = b"", 0
                     continue
                 ctx = self.ctx
                 code = ctx.type_remap.get(raw[4], raw[4]) if ctx.type_remap else raw[4]
+                if skipped is not None and skipped(code):
+                    pos += size
+                    continue
+                if lazy and code not in _SPECIAL and not ctx.encrypted:
+                    yield EventRecord(pos, raw, ctx, lazy=True)
+                    pos += size
+                    continue
                 if plain and code not in _SPECIAL and not ctx.encrypted:  # the common case
                     try:
                         value = parse_event(raw, ctx, pos)

@@ -4,7 +4,9 @@ A *unit* is a declaration (or a dict of them) named by ``"module:attribute"``. T
 process that needs it imports the declaration, compiles it to module source
 (:func:`.codegen.module_source`) and stores the source and its bytecode in the cache folder;
 every later process loads the bytecode (a millisecond, and no construct import). The file
-names carry a key of the package's sources (each file's path, size and modification time),
+names carry a key of the sources generated code depends on (each file's path, size and
+modification time under ``construct_ext/``, ``events/`` and ``mysql/``: the declarations, the
+primitives, the format's facts; generated code imports nothing else of the package),
 construct's, and the Python version: any change compiles anew.
 
 The folder is ``$BINLOG_SCHEMA_CACHE``, else ``$XDG_CACHE_HOME/binlog-schema``, else
@@ -34,6 +36,10 @@ def cache_dir() -> str | None:
     return os.path.join(base, "binlog-schema")
 
 
+# what generated code depends on: the declarations, the primitives and the format's facts
+_SOURCES = ("construct_ext", "events", "mysql")
+
+
 def _stamps(root: str, out: list) -> None:
     with os.scandir(root) as it:
         for entry in it:
@@ -51,7 +57,8 @@ def key() -> str:
     the bytecode format."""
     if not _KEY:
         stamps: list = []
-        _stamps(_PACKAGE, stamps)
+        for sub in _SOURCES:
+            _stamps(os.path.join(_PACKAGE, sub), stamps)
         from importlib.machinery import PathFinder
         spec = PathFinder.find_spec("construct")
         if spec is not None and spec.origin:
@@ -93,16 +100,21 @@ def load(name: str, spec: str) -> dict:
 
 
 def generate(spec: str) -> str:
-    """Compile the declaration at ``spec`` to module source (imports construct)."""
+    """Compile the declaration at ``spec`` to module source (imports construct); plain data
+    (a dict of numbers and strings, e.g. an index of declarations) becomes ``DATA``."""
     import importlib
     from .codegen import module_source
     module, attr = spec.split(":")
-    return module_source(getattr(importlib.import_module(module), attr))
+    value = getattr(importlib.import_module(module), attr)
+    if isinstance(value, dict) and all(isinstance(v, (str, int)) for v in value.values()):
+        return f"DATA = {value!r}\n"
+    return module_source(value)
 
 
 def _store(folder, path, source, code, name) -> bool:
-    """Write the source (for reading) and the bytecode, each atomically; drop the unit's files
-    of other keys. False when the folder cannot be written."""
+    """Write the source (for reading) and the bytecode, each atomically; keep the folder to
+    the newest files (other checkouts or versions may share it). False when the folder
+    cannot be written."""
     try:
         os.makedirs(folder, exist_ok=True)
         for suffix, data in ((".py", source.encode()), (".bin", marshal.dumps(code))):
@@ -110,16 +122,25 @@ def _store(folder, path, source, code, name) -> bool:
             with open(tmp, "wb") as f:
                 f.write(data)
             os.replace(tmp, path + suffix)
-        mine = os.path.basename(path)
-        for other in os.listdir(folder):  # unit names have no "-": name-KEY.py, name-KEY.bin
-            if other.split("-", 1)[0] == name and not other.startswith(mine):
-                try:
-                    os.remove(os.path.join(folder, other))
-                except OSError:
-                    pass
+        _prune(folder)
         return True
     except OSError:
         return False
+
+
+KEEP = 200  # files kept in the cache folder (the newest)
+
+
+def _prune(folder) -> None:
+    try:
+        entries = [e for e in os.scandir(folder) if e.name.endswith((".py", ".bin"))]
+        if len(entries) <= KEEP:
+            return
+        entries.sort(key=lambda e: e.stat().st_mtime_ns)
+        for e in entries[:len(entries) - KEEP]:
+            os.remove(e.path)
+    except OSError:
+        pass
 
 
 def clear() -> None:

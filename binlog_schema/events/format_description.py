@@ -29,3 +29,5 @@ StartEventV3Body = Struct(
     "server_version" / FixedText(50),                     # 50 NUL padded
     "create_timestamp" / c.Int32ul,                       # 4
 )
+
+BODIES = {1: StartEventV3Body, 15: FormatDescriptionBody}

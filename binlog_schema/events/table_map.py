@@ -168,3 +168,5 @@ TableMapBody = Struct(
     "null_bitmap" / IfMore(Bitmap(this.column_count)),         # LSB first
     "optional_metadata" / OptionalMetadata,                    # TLVs to the end
 )
+
+BODIES = {19: TableMapBody}

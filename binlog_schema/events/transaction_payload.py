@@ -26,3 +26,5 @@ TransactionPayloadBody = Struct(
     "fields" / RepeatUntilValue(PayloadField, "type", "END"),
     "payload" / Raw,                                             # compressed inner events
 )
+
+BODIES = {40: TransactionPayloadBody}

@@ -8,7 +8,6 @@ order, DEFAULT_ vs COLUMN_CHARSET) so that a typed table map rebuilds the server
 
 from __future__ import annotations
 
-from collections import Counter
 from ..records import factory, fields, record
 
 from ..charsets import decode_text, encode_text
@@ -415,7 +414,9 @@ def _charset_tlv(collations, prefix, force=None):
     collation (lowest id on a tie) is the default; DEFAULT_CHARSET lists the others as
     (index, collation) pairs; COLUMN_CHARSET lists every column's. COLUMN_CHARSET is written
     when it has fewer items: n < 1 + 2 * (n - most_used)."""
-    counts = Counter(collations) or Counter([0])
+    counts: dict = {}
+    for c in collations or [0]:
+        counts[c] = counts.get(c, 0) + 1
     default, most = min(counts.items(), key=lambda kv: (-kv[1], kv[0] if kv[0] is not None
                                                          else -1))
     n = len(collations)

@@ -14,7 +14,7 @@ from io import BytesIO as _BytesIO
 
 from ..construct_ext.containers import Container
 from ..construct_ext.errors import ChecksumMismatch, StreamError, ValidationError
-from ..construct_ext.streams import TrackingIO, substream
+from ..construct_ext.streams import TrackingIO
 from .codes import FORMAT_DESCRIPTION_EVENT
 from .flavor import checksum_length
 
@@ -37,53 +37,71 @@ def crc_ok(raw: bytes, kind: int, ctx) -> bool:
 
 
 def envelope_parse(io, this, parse_header, bodies, default):
-    """One event: ``bodies.get(kind, default)`` parses the body of an event of that (standard)
-    kind."""
+    """One event from a stream: its bytes are read (header, then ``event_size``), and parsed
+    by :func:`event_parse` (offsets in errors are the stream's when it tracks them)."""
+    tracking = type(io) is TrackingIO
+    start = io.tell()
     head = io.read(HEADER_SIZE)
     if len(head) != HEADER_SIZE:
         raise StreamError(f"needs {HEADER_SIZE} bytes, only {len(head)} left")
-    tracking = type(io) is TrackingIO
-    header = parse_header(substream(io, head) if tracking else _BytesIO(head), this)
+    size = int.from_bytes(head[9:13], "little")
+    rest = io.read(max(size - HEADER_SIZE, 0))
+    if len(rest) != max(size - HEADER_SIZE, 0):
+        raise StreamError(f"needs {size - HEADER_SIZE} bytes, only {len(rest)} left")
+    where = (io.base + start, io.recorder) if tracking else None
+    return event_parse(head + rest, this, parse_header, bodies, default, where)
+
+
+def event_parse(raw, this, parse_header, bodies, default, where=None):
+    """One event from its bytes (``raw``: the event, or more; the header's ``event_size``
+    says how much is the event): ``bodies.get(kind, default)`` parses the body of an event of
+    that (standard) kind. ``where``: (file offset of ``raw``, recorder) when errors must name
+    file offsets (the recorder is a :class:`TrackingIO`'s)."""
+    if where is None:
+        header = parse_header(_BytesIO(raw), this)
+    else:
+        base, recorder = where
+        header = parse_header(TrackingIO(raw[:HEADER_SIZE], base, recorder), this)
     size = header["event_size"]
     if size < HEADER_SIZE:
-        if tracking:
-            io.recorder[0] = io.base + io.tell() - HEADER_SIZE + 9
+        if where is not None:
+            recorder[0] = base + 9
         raise ValidationError(f"event_size {size} is smaller than the {HEADER_SIZE}-byte header")
-    rest = io.read(size - HEADER_SIZE)
-    if len(rest) != size - HEADER_SIZE:
-        raise StreamError(f"needs {size - HEADER_SIZE} bytes, only {len(rest)} left")
+    if len(raw) < size:
+        raise StreamError(f"needs {size - HEADER_SIZE} bytes, only {len(raw) - HEADER_SIZE} "
+                          "left")
     ctx = this["_params"].get("ctx")
     kind = header["type_code"]
     if ctx is None:
-        crc_len = checksum_length(kind, rest, None)
+        crc_len = checksum_length(kind, raw[HEADER_SIZE:size], None)
     else:
         if ctx.type_remap:
             kind = ctx.type_remap.get(kind, kind)
-        crc_len = checksum_length(kind, rest, ctx) if kind == FORMAT_DESCRIPTION_EVENT else \
-            (4 if ctx.checksum else 0)
+        crc_len = checksum_length(kind, raw[HEADER_SIZE:size], ctx) \
+            if kind == FORMAT_DESCRIPTION_EVENT else (4 if ctx.checksum else 0)
+    end = size - crc_len
     if crc_len:
-        if len(rest) < crc_len:  # a CRC32 overlapping the header: would rebuild longer
-            if tracking:
-                io.recorder[0] = io.base + io.tell() - size + 9
+        if end < HEADER_SIZE:  # a CRC32 overlapping the header: would rebuild longer
+            if where is not None:
+                recorder[0] = base + 9
             raise ValidationError(f"event_size {size} leaves no room for the {HEADER_SIZE}-"
                                   f"byte header and the {crc_len}-byte CRC32")
-        body = rest[:-4]
-        stored = int.from_bytes(rest[-4:], "little")
+        stored = int.from_bytes(raw[end:size], "little")
         if (ctx is None or ctx.verify_checksum) and (
-                zlib.crc32(body, zlib.crc32(head)) if head[4] != FORMAT_DESCRIPTION_EVENT
-                else event_crc(head, body)) != stored:
-            if tracking:
-                io.recorder[0] = io.base + io.tell() - 4
+                zlib.crc32(memoryview(raw)[:end]) if raw[4] != FORMAT_DESCRIPTION_EVENT
+                else event_crc(raw[:HEADER_SIZE], raw[HEADER_SIZE:end])) != stored:
+            if where is not None:
+                recorder[0] = base + end
             raise ChecksumMismatch(f"stored CRC32 {stored:#010x}, computed "
-                                   f"{event_crc(head, body):#010x}")
-    else:
-        body = rest
+                                   f"{event_crc(raw[:HEADER_SIZE], raw[HEADER_SIZE:end]):#010x}")
+    body = raw[HEADER_SIZE:end]
     this["header"] = header
     this["_kind"] = kind
-    stream = substream(io, body, gap=crc_len) if tracking else _BytesIO(body)
+    stream = _BytesIO(body) if where is None else TrackingIO(body, base + HEADER_SIZE, recorder)
     out = Container(header=header, body=bodies.get(kind, default)(stream, this))
-    if stream.tell() != len(body):
-        out["trailing"] = body[stream.tell():]
+    used = stream.tell()
+    if used != len(body):
+        out["trailing"] = body[used:]
     if crc_len:
         out["checksum"] = stored
     return out

@@ -65,6 +65,161 @@ def event_dict(path, rec) -> dict:
     return d
 
 
+def _hex(b) -> str:
+    return '{"hex":"' + b.hex() + '"}'
+
+
+def object_json(d) -> str:
+    """``dumps(d)`` for a dict, with a bytes value in the last place written directly (a rows
+    event's row data, a raw block: hex needs no escaping, and the encoder would scan it)."""
+    if type(d) is bytes or type(d) is bytearray:
+        return _hex(d)
+    if not isinstance(d, dict) or not d:
+        return dumps(d)
+    last = next(reversed(d))
+    value = d[last]
+    if (type(value) is not bytes and type(value) is not bytearray) or len(value) < 64:
+        return dumps(d)
+    if len(d) == 1:
+        return "{" + quote(last) + ":" + _hex(value) + "}"
+    head = dumps({k: v for k, v in d.items() if k is not last})
+    return head[:-1] + "," + quote(last) + ":" + _hex(value) + "}"
+
+
+class HeaderJson:
+    """The JSON of event headers: a template made from the first header's fields, in their
+    order (ints, and the flags list, whose JSON is kept per distinct list); any header that
+    does not fit it is encoded whole."""
+
+    def __init__(self):
+        self.getter = self.template = self.size = self.lists = None
+        self.flags: dict = {}
+
+    def __call__(self, h) -> str:
+        getter = self.getter
+        if getter is None:
+            from operator import itemgetter
+            keys = tuple(h)
+            self.getter = getter = itemgetter(*keys)
+            self.size = len(keys)
+            self.template = "{" + ",".join(
+                f"{quote(k)}:%{'d' if type(v) is int else 's'}" for k, v in h.items()) + "}"
+            self.lists = [i for i, v in enumerate(h.values()) if type(v) is list]
+        if len(h) != self.size:
+            return dumps(h)
+        try:
+            values = getter(h)
+        except KeyError:
+            return dumps(h)
+        if self.lists:
+            values = list(values)
+            for i in self.lists:
+                v = values[i]
+                if type(v) is not list:
+                    return dumps(h)
+                key = tuple(v)
+                j = self.flags.get(key)
+                if j is None:
+                    j = self.flags[key] = dumps(v)
+                values[i] = j
+            values = tuple(values)
+        try:
+            return self.template % values
+        except TypeError:  # a value of another type than the first header's
+            return dumps(h)
+
+
+class EventLines:
+    """The JSON line of each event record of one file: what :func:`event_dict` gives, written
+    by parts (the parts that repeat, such as type names and flag lists, once; the body of an
+    event whose bytes were seen before, from that first time)."""
+
+    # kinds whose bodies repeat byte for byte (a table's TABLE_MAP, BEGIN...): their JSON is
+    # kept by body bytes, per context, and such an event is not parsed again (its CRC32 is)
+    REPEATING = frozenset({19, 2, 4, 160, 165, 29})
+
+    def __init__(self, path):
+        self.path = path
+        self.head = '{"file":' + quote(path) + ',"offset":'
+        self.kinds: dict = {}
+        self.header = HeaderJson()
+
+    def parts(self, rec):
+        """(kind, header, body JSON, checksum) of a decoded event record; None for a record
+        that is not one (an error, ciphertext, a gap, an event inside a payload): its line is
+        the generic one."""
+        if rec.gap is not None or rec.parent_offset is not None:
+            return None
+        ctx = rec.ctx
+        raw = rec.raw
+        kind = ctx.kind(raw[4]) if ctx.type_remap else raw[4]
+        if kind in self.REPEATING and rec._lazy and not ctx.encrypted:
+            cached = self._cached_body(rec, ctx, raw, kind)
+            if cached is not None:
+                return kind, _header_of(raw, ctx), cached[0], cached[1]
+        if rec.error is not None or rec.value is None:
+            return None
+        value = rec.value
+        body = object_json(value["body"])
+        if "trailing" in value:
+            body += ',"trailing":' + object_json(value["trailing"])
+        return kind, value["header"], body, value.get("checksum")
+
+    def line(self, rec, parts=False, extra: str = "") -> str:
+        """The record's JSON object (with ``extra``, ``',"key":value...'``, before its end);
+        ``parts`` as :meth:`parts` gave them (computed when not given)."""
+        if parts is False:
+            parts = self.parts(rec)
+        if parts is None:
+            text = dumps(event_dict(self.path, rec))
+            return text[:-1] + extra + "}" if extra else text
+        kind, h, body, checksum = parts
+        kp = self.kinds.get(kind)
+        if kp is None:
+            from ..mysql.codes import type_name
+            kp = self.kinds[kind] = f',"type":"{type_name(kind)}","type_code":'
+        tail = "" if checksum is None else f',"checksum":{checksum}'
+        return (f'{self.head}{rec.offset}{kp}{rec.raw[4]},"header":{self.header(h)},'
+                f'"body":{body}{tail}{extra}}}')
+
+    @staticmethod
+    def _cached_body(rec, ctx, raw, kind):
+        """(body JSON, checksum) of a record whose body bytes were seen in this context; None
+        when they were not (the record is parsed, and its body's JSON kept) or it does not
+        parse."""
+        from ..mysql.framing import HEADER_SIZE, crc_ok
+        crc = 4 if ctx.checksum else 0
+        if len(raw) != int.from_bytes(raw[9:13], "little") or len(raw) < HEADER_SIZE + crc:
+            return None
+        key = raw[HEADER_SIZE:len(raw) - crc]
+        memo = ctx.extra.get("_json_bodies")
+        if memo is None:
+            memo = ctx.extra["_json_bodies"] = {}
+        body = memo.get(key)
+        checksum = int.from_bytes(raw[-4:], "little") if crc else None
+        if body is not None:
+            if not crc or not ctx.verify_checksum or crc_ok(raw, kind, ctx):
+                return body, checksum
+            return None
+        value = rec.value
+        if value is None:
+            return None
+        body = object_json(value["body"])
+        if "trailing" in value:
+            body += ',"trailing":' + object_json(value["trailing"])
+        if len(memo) >= 4096:
+            memo.clear()
+        memo[key] = body
+        return body, value.get("checksum")
+
+
+def _header_of(raw, ctx) -> dict:
+    """The header of an event, by the compiled declaration."""
+    from io import BytesIO
+    from ..envelope import fast
+    return fast()[0](BytesIO(raw), {"_params": {"ctx": ctx}})
+
+
 def rows_of(rec, rows, binary: str):
     """The decoded rows of a rows event record as JSON-safe dicts (``{"before", "after"}`` for
     updates), or ``(None, error)`` when they cannot be decoded."""
@@ -79,6 +234,16 @@ def rows_of(rec, rows, binary: str):
         return {k: jsonable(v, binary) for k, v in img.items() if not k.startswith("_")}
     return [{"before": image(x[0]), "after": image(x[1])} if isinstance(x, tuple)
             else image(x) for x in decoded], None
+
+
+def rows_json(rec, rows, binary: str) -> str:
+    """The ``,"rows":[...]`` (or ``,"rows_error":{...}``) part of a rows event's line."""
+    if rec.error is not None or rec.value is None:
+        return ""
+    decoded, err = rows_of(rec, rows, binary)
+    if err is not None:
+        return ',"rows_error":' + dumps(err.to_dict())
+    return ',"rows":' + dumps(decoded)
 
 
 def with_rows(d: dict, rec, rows, binary: str) -> dict:
@@ -99,9 +264,65 @@ def with_rows(d: dict, rec, rows, binary: str) -> dict:
 
 
 def table_map_dict(path, rec) -> dict:
+    """The JSON object of a TABLE_MAP record: its place and the typed table map."""
     from ..model.table_map import table_map_from_event
     d = {"file": path, "offset": rec.offset}
     if rec.parent_offset is not None:
         d["in_payload_at"] = rec.parent_offset
     d.update(table_map_from_event(rec.value, rec.ctx).to_dict())
     return d
+
+
+class TableMapLines:
+    """The JSON line of each TABLE_MAP record of one file: what :func:`table_map_dict` gives,
+    with the typed model made once per table shape. A server writes the same TABLE_MAP before
+    every transaction on a table: the bytes after the table id are the shape, and the JSON
+    of everything they (and the context) determine is kept by them; an event of a known shape
+    is not parsed again (its CRC32 is checked, its header and table id read by the
+    declaration's own compiled parsers)."""
+
+    def __init__(self, path):
+        self.path = path
+        self.head = '{"file":' + quote(path) + ',"offset":'
+        self.header = HeaderJson()
+
+    def line(self, rec) -> str | None:
+        """The record's line; None when the record does not decode (``rec.error`` says why)."""
+        ctx = rec.ctx
+        raw = rec.raw
+        crc = 4 if ctx.checksum else 0
+        end = len(raw) - crc
+        size = ctx.table_id_size
+        place = self.head + str(rec.offset) + (
+            "" if rec.parent_offset is None else f',"in_payload_at":{rec.parent_offset}')
+        memo = ctx.extra.get("_table_map_json")
+        if memo is None:
+            memo = ctx.extra["_table_map_json"] = {}
+        shape = raw[19 + size:end] if rec._lazy and end > 19 + size and len(raw) == \
+            int.from_bytes(raw[9:13], "little") else None
+        hit = memo.get(shape) if shape is not None else None
+        if hit is not None and (not crc or not ctx.verify_checksum or _crc_ok(raw, ctx)):
+            from io import BytesIO
+            from ..construct_ext.ints import uint_parse
+            table_id = uint_parse(BytesIO(raw[19:19 + size]), size)
+            return (f'{place},{hit[0]},"header":{self.header(_header_of(raw, ctx))},'
+                    f'"table_id":{table_id},{hit[1]}}}')
+        if rec.error is not None or rec.value is None:
+            return None
+        from ..model.table_map import table_map_from_event
+        d = table_map_from_event(rec.value, rec.ctx).to_dict()
+        keys = list(d)
+        at = keys.index("header")
+        before = dumps({k: d[k] for k in keys[:at]})[1:-1]
+        after = dumps({k: d[k] for k in keys[at + 2:]})[1:-1]
+        if shape is not None and keys[at + 1] == "table_id" and before and after:
+            if len(memo) >= 4096:
+                memo.clear()
+            memo[shape] = (before, after)
+        return place + "," + dumps(d)[1:]
+
+
+def _crc_ok(raw, ctx) -> bool:
+    from ..mysql.framing import crc_ok
+    from ..mysql.codes import TABLE_MAP_EVENT
+    return crc_ok(raw, TABLE_MAP_EVENT, ctx)

@@ -53,29 +53,39 @@ def write_events(path, out: Output, *, fmt: str = "jsonl", rows: bool = False,
                  binary: str = "hex", start=None, stop=None, types=None,
                  skip_errors: bool = False, err=None) -> int:
     """Decode one file to ``out``; 1 when reading stopped at an error, else 0."""
-    from ..model.row_change import RowDecoder
     status = 0
-    reader = BinlogReader(path, start=start, stop=stop, types=types, skip_errors=skip_errors)
-    decoder = RowDecoder(path) if rows else None
-    text = None
-    if fmt != "jsonl":
+    jsonl_format = fmt == "jsonl"
+    # JSON Lines: events are parsed when their line needs it (a body seen before is not)
+    reader = BinlogReader(path, start=start, stop=stop, types=types, skip_errors=skip_errors,
+                          decode="lazy" if jsonl_format else True)
+    decoder = None
+    if rows:
+        from ..model.row_change import RowDecoder
+        decoder = RowDecoder(path)
+    if jsonl_format:
+        lines = jsonl.EventLines(path)
+    else:
         from . import text
     try:
         for rec in reader:
-            for r in _records(rec):
+            for r in (rec,) if rec.inner is None else _records(rec):
                 kind = r.kind
+                if jsonl_format:
+                    parts = lines.parts(r)
+                    if decoder is not None and kind in _ROWS_STATE_KINDS and (
+                            parts is not None or (r.error is None and r.value is not None)):
+                        decoder._one(r)
+                    extra = ""
+                    if decoder is not None and kind in ROWS_KINDS:
+                        extra = jsonl.rows_json(r, decoder, binary)
+                    out.add(lines.line(r, parts, extra))
+                    continue
                 if decoder is not None and kind in _ROWS_STATE_KINDS and r.value is not None:
                     decoder._one(r)
-                if text is None:
-                    d = jsonl.event_dict(path, r)
-                    if decoder is not None and kind in ROWS_KINDS:
-                        d = jsonl.with_rows(d, r, decoder, binary)
-                    out.add(jsonl.dumps(d))
-                else:
-                    out.add(text.event_lines(r))
-                    if decoder is not None and kind in ROWS_KINDS:
-                        for line in text.rows_lines(jsonl.with_rows({}, r, decoder, binary)):
-                            out.add(line)
+                out.add(text.event_lines(r))
+                if decoder is not None and kind in ROWS_KINDS:
+                    for line in text.rows_lines(jsonl.with_rows({}, r, decoder, binary)):
+                        out.add(line)
     except BinlogError as e:
         _problem(out, f"{path}: {e}", err)
         status = 1
@@ -89,17 +99,19 @@ def write_table_maps(path, out: Output, err=None) -> int:
     """One JSON object per TABLE_MAP of one file; 1 when one could not be read, else 0."""
     status = 0
     reader = BinlogReader(path, types=[TABLE_MAP_EVENT, TRANSACTION_PAYLOAD_EVENT],
-                          skip_errors=True)
+                          skip_errors=True, decode="lazy")
+    lines = jsonl.TableMapLines(path)
     try:
         for rec in reader:
             for r in _records(rec):
                 if r.kind != TABLE_MAP_EVENT:
                     continue
-                if r.error is not None:
+                line = lines.line(r)
+                if line is None:
                     _problem(out, f"{path}@{r.offset}: {r.error}", err)
                     status = 1
                     continue
-                out.add(jsonl.dumps(jsonl.table_map_dict(path, r)))
+                out.add(line)
     except BinlogError as e:
         _problem(out, f"{path}: {e}", err)
         status = 1
