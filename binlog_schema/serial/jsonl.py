@@ -220,43 +220,19 @@ def _header_of(raw, ctx) -> dict:
     return fast()[0](BytesIO(raw), {"_params": {"ctx": ctx}})
 
 
-def rows_of(rec, rows, binary: str):
-    """The decoded rows of a rows event record as JSON-safe dicts (``{"before", "after"}`` for
-    updates), or ``(None, error)`` when they cannot be decoded."""
+def rows_json(rec, rows, binary: str) -> str:
+    """The ``,"rows":[...]`` (or ``,"rows_error":{...}``) part of a rows event's line: the
+    images written by code compiled per table shape (:mod:`.row_images`)."""
     from ..errors import BinlogError
-    from .value_forms import jsonable
+    from .row_images import images_json, rows_text
+    if rec.error is not None or rec.value is None:
+        return ""
     try:
         decoded, _ = rows.rows_of(rec)
     except BinlogError as e:
-        return None, e
-
-    def image(img):
-        return {k: jsonable(v, binary) for k, v in img.items() if not k.startswith("_")}
-    return [{"before": image(x[0]), "after": image(x[1])} if isinstance(x, tuple)
-            else image(x) for x in decoded], None
-
-
-def rows_json(rec, rows, binary: str) -> str:
-    """The ``,"rows":[...]`` (or ``,"rows_error":{...}``) part of a rows event's line."""
-    if rec.error is not None or rec.value is None:
-        return ""
-    decoded, err = rows_of(rec, rows, binary)
-    if err is not None:
-        return ',"rows_error":' + dumps(err.to_dict())
-    return ',"rows":' + dumps(decoded)
-
-
-def with_rows(d: dict, rec, rows, binary: str) -> dict:
-    """``d`` with the event's decoded rows (``rows``) or why they are not there
-    (``rows_error``)."""
-    if rec.error is not None or rec.value is None:
-        return d
-    decoded, err = rows_of(rec, rows, binary)
-    if err is not None:
-        d["rows_error"] = err.to_dict()
-    else:
-        d["rows"] = decoded
-    return d
+        return ',"rows_error":' + dumps(e.to_dict())
+    images = images_json(rows.codecs[rec.value["body"]["table_id"]], binary)
+    return ',"rows":' + rows_text(decoded, images)
 
 
 # ---------------------------------------------------------------------------------------

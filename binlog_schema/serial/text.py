@@ -12,11 +12,6 @@ from ..mysql.codes import (ANNOTATE_ROWS_EVENT, ANONYMOUS_GTID_LOG_EVENT, DELETE
                            XID_EVENT)
 
 
-def _json(v) -> str:
-    import json
-    return json.dumps(v, ensure_ascii=False)
-
-
 def event_lines(rec) -> str:
     """The comment (and statement) lines of one event."""
     v = rec.value
@@ -33,18 +28,26 @@ def event_lines(rec) -> str:
     return "\n".join(lines)
 
 
-def rows_lines(d):
-    """The lines of a rows event's decoded rows (``d`` as :func:`.jsonl.with_rows` fills it)."""
-    if "rows_error" in d:
-        yield f"### rows not decoded: {d['rows_error']['message']}"
+def rows_lines(rec, rows, binary: str):
+    """The lines of a rows event's decoded rows (``rows``: the file's RowDecoder), each image
+    as JSON (the JSON-safe values, spaced)."""
+    from ..errors import BinlogError
+    from .row_images import images_json
+    if rec.error is not None or rec.value is None:
         return
-    for row in d.get("rows", []):
-        if "after" in row and "before" in row:
+    try:
+        decoded, _ = rows.rows_of(rec)
+    except BinlogError as e:
+        yield f"### rows not decoded: {e.message}"
+        return
+    images = images_json(rows.codecs[rec.value["body"]["table_id"]], binary, ", ", ": ")
+    for row in decoded:
+        if type(row) is tuple:
             yield "### UPDATE"
-            yield "###   WHERE " + _json(row["before"])
-            yield "###   SET   " + _json(row["after"])
+            yield "###   WHERE " + images(row[0])
+            yield "###   SET   " + images(row[1])
         else:
-            yield "###   " + _json(row)
+            yield "###   " + images(row)
 
 
 _ROWS_NAMES = {"WRITE": "Write_rows", "UPDATE": "Update_rows", "DELETE": "Delete_rows",

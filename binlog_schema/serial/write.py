@@ -84,7 +84,7 @@ def write_events(path, out: Output, *, fmt: str = "jsonl", rows: bool = False,
                     decoder._one(r)
                 out.add(text.event_lines(r))
                 if decoder is not None and kind in ROWS_KINDS:
-                    for line in text.rows_lines(jsonl.with_rows({}, r, decoder, binary)):
+                    for line in text.rows_lines(r, decoder, binary):
                         out.add(line)
     except BinlogError as e:
         _problem(out, f"{path}: {e}", err)

@@ -93,16 +93,34 @@ class Timestamp:
     def isoformat(self) -> str:
         if self.seconds == 0 and self.microsecond == 0:
             return "0000-00-00 00:00:00"
-        # the fraction as stored: a 1-byte fraction of 255 hundredths is 2550000 us
-        t = _dt.datetime.fromtimestamp(self.seconds, _dt.timezone.utc)
-        return t.strftime("%Y-%m-%d %H:%M:%S") + (f".{self.microsecond:06d}"
-                                                  if self.microsecond else "") + "Z"
+        # UTC: the day's date (kept per day) and the time of day; the fraction as stored (a
+        # 1-byte fraction of 255 hundredths is 2550000 us)
+        days, rest = divmod(self.seconds, 86400)
+        day = _DAYS.get(days)
+        if day is None:
+            day = _day_text(days)
+        hours, rest = divmod(rest, 3600)
+        return f"{day} {hours:02d}:{rest // 60:02d}:{rest % 60:02d}" + (
+            f".{self.microsecond:06d}" if self.microsecond else "") + "Z"
 
     def to_python(self):
         if self.seconds == 0 and self.microsecond == 0:
             return None
         return _dt.datetime.fromtimestamp(self.seconds, _dt.timezone.utc) + _dt.timedelta(
             microseconds=self.microsecond)
+
+
+_DAYS: dict = {}  # days since 1970-01-01 -> "YYYY-MM-DD"
+_EPOCH = _dt.date(1970, 1, 1)
+
+
+def _day_text(days: int) -> str:
+    d = _EPOCH + _dt.timedelta(days=days)
+    text = f"{d.year:04d}-{d.month:02d}-{d.day:02d}"
+    if len(_DAYS) >= 4096:
+        _DAYS.clear()
+    _DAYS[days] = text
+    return text
 
 
 def _need(data, pos, n):
