@@ -2,9 +2,9 @@
 :mod:`binlog_schema.construct_ext.cache`: compiled once, loaded from disk without construct).
 
 * ``header``: the common header (``parse``/``build``)
-* ``bodies.FAMILY``: the bodies one family module declares (``PARSERS``/``BUILDERS`` by
-  standard type code), loaded when an event of theirs is first met
-* ``body_family``: which family declares each type code (``DATA``)
+* ``body.CODE``: the body of the events of one (standard) type code (``parse``/``build``),
+  loaded when such an event is first met: a file loads the code of the types it holds
+* ``body_family``: the declared type codes, and the family module of each (``DATA``)
 * ``event``: the whole event (``parse``/``build``), for checks against the interpreted one
 """
 
@@ -20,43 +20,38 @@ UNITS = {
 
 
 def unit(name: str) -> dict:
-    if name.startswith("bodies."):
-        return cache.load(name, f"binlog_schema.events.{name[7:]}:BODIES")
+    if name.startswith("body."):
+        return cache.load(name, f"binlog_schema.events:BODIES[{int(name[5:])}]")
     return cache.load(name, UNITS[name])
 
 
-def families() -> set:
-    """The names of the body families (from the compiled index)."""
-    return set(unit("body_family")["DATA"].values())
+def kinds() -> dict:
+    """The declared type codes and the family module of each (from the compiled index)."""
+    return unit("body_family")["DATA"]
 
 
 class Bodies:
     """The compiled body parsers and builders by standard type code, in two dicts whose
-    entries first load their family's unit (then stand for its functions)."""
+    entries first load their code's unit (then stand for its functions)."""
 
     def __init__(self):
-        index = unit("body_family")["DATA"]
         self.parsers: dict = {}
         self.builders: dict = {}
-        for kind, family in index.items():
-            self.parsers[kind] = self._loader(family, kind, build=False)
-            self.builders[kind] = self._loader(family, kind, build=True)
+        for kind in kinds():
+            self.parsers[kind] = self._loader(kind, build=False)
+            self.builders[kind] = self._loader(kind, build=True)
 
-    def _loader(self, family, kind, build):
+    def _loader(self, kind, build):
         def first(*args):
-            self.load(family)
+            ns = unit(f"body.{kind}")
+            self.parsers[kind], self.builders[kind] = ns["parse"], ns["build"]
             return (self.builders if build else self.parsers)[kind](*args)
         return first
-
-    def load(self, family):
-        ns = unit(f"bodies.{family}")
-        self.parsers.update(ns["PARSERS"])
-        self.builders.update(ns["BUILDERS"])
 
 
 def warm() -> None:
     """Compile (or load) every unit now, so that the first command does not pay it."""
     for name in UNITS:
         unit(name)
-    for family in families():
-        unit(f"bodies.{family}")
+    for kind in kinds():
+        unit(f"body.{kind}")

@@ -60,18 +60,24 @@ class Context:
     def to_dict(self) -> dict:
         return {name: getattr(self, name) for name in _FIELDS if name not in _NOT_IN_DICT}
 
+    def _public(self, name):
+        value = getattr(self, name)
+        if name == "extra":  # "_" keys are caches (one refers back to the context)
+            value = {k: v for k, v in value.items() if not k.startswith("_")}
+        return value
+
     def __eq__(self, other):
         if not isinstance(other, Context):
             return NotImplemented
-        return all(getattr(self, n) == getattr(other, n) for n in _FIELDS)
+        return all(self._public(n) == other._public(n) for n in _FIELDS)
 
     __hash__ = None
 
     def __repr__(self):
-        return "Context(" + ", ".join(f"{n}={getattr(self, n)!r}" for n in _FIELDS) + ")"
+        return "Context(" + ", ".join(f"{n}={self._public(n)!r}" for n in _FIELDS) + ")"
 
     def __getstate__(self):
-        return {n: getattr(self, n) for n in _FIELDS}
+        return {n: self._public(n) for n in _FIELDS}
 
     def __setstate__(self, state):
         for n in _FIELDS:

@@ -27,6 +27,15 @@ FALLBACKS = {"parse": 0, "build": 0}
 _FAST: list = []  # (header parse, body parsers, header build, body builders), once loaded
 
 
+def _params(ctx):
+    """The ``_params`` of the compiled code's context for ``ctx`` (one dict per context
+    object, and no reference back to the context dict: no garbage cycle per event)."""
+    params = ctx.extra.get("_params")
+    if params is None:
+        params = ctx.extra["_params"] = {"ctx": ctx}
+    return params
+
+
 def _raw_parse(io, this):
     return greedybytes_parse(io)
 
@@ -115,9 +124,7 @@ def parse_event(data: bytes, ctx: Context | None = None, offset: int | None = No
         ctx = Context()
     try:
         parse_header, parsers, _, _ = _FAST[0] if _FAST else fast()
-        root = {"ctx": ctx}
-        root["_params"] = root
-        return event_parse(data, root, parse_header, parsers, _raw_parse)
+        return event_parse(data, {"_params": _params(ctx)}, parse_header, parsers, _raw_parse)
     except Exception:  # noqa: BLE001 - re-run interpreted for a precise, typed error
         FALLBACKS["parse"] += 1
     from .events.envelope import Event
@@ -138,10 +145,8 @@ def build_event(value, ctx: Context | None = None) -> bytes:
     """Build one whole event; event_size, log_pos (when None) and the CRC32 are computed."""
     ctx = ctx or Context()
     try:
-        root = {"ctx": ctx}
-        root["_params"] = root
         out = _BytesIO()
-        envelope_build(value, out, root, fast()[2], _build_body)
+        envelope_build(value, out, {"_params": _params(ctx)}, fast()[2], _build_body)
         return out.getvalue()
     except Exception:  # noqa: BLE001
         FALLBACKS["build"] += 1

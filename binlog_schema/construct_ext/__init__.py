@@ -4,7 +4,6 @@ support that compiles declarations to Python once and loads them without constru
 Modules without construct (the generated code and the hot path import only these):
 
 * :mod:`.errors` - the layout errors the parse/build functions raise
-* :mod:`.containers` - ``Container`` / ``ListContainer`` (construct's, without construct)
 * :mod:`.streams` - byte streams that remember offsets, bounded reads
 * :mod:`.names` - ``NameTable``: code <-> name tables (flags, type codes)
 * :mod:`.ints`, :mod:`.text`, :mod:`.bits`, :mod:`.blocks`, :mod:`.serialization`,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from itertools import chain as _chain
 
-from .containers import ListContainer
 from .errors import RangeError
 from .streams import read_exact
 
@@ -50,7 +49,7 @@ def bitmap_parse(io, count, msb, greedy, pad=False):
             mask = (0xFF >> used) if msb else (0xFF << used) & 0xFF
             if data[-1] & mask == (mask if pad else 0):
                 del bits[count:]
-    return ListContainer(bits)
+    return list(bits)
 
 
 def bitmap_build(obj, io, count, msb, greedy, pad=False):

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import io as _io
 
-from .containers import Container, ListContainer
 from .errors import (MappingError, RangeError, StreamError, StringError,
                      ValidationError)
-from .ints import packed_parse
+from .exprs import field
+from .ints import packed_build, packed_parse
 from .streams import MAX_READ, TrackingIO, blame, read_exact, remaining, substream
 from .text import text_of
 
@@ -98,7 +98,7 @@ def sized_build(obj, io, this, sub, n):
 
 def greedylist_parse(io, this, sub):
     """Items to the end of the (bounded) stream; a partial last item is an error."""
-    out = ListContainer()
+    out = []
     pos = io.tell()
     end = io.seek(0, 2)
     io.seek(pos)
@@ -119,14 +119,13 @@ def counted_parse(io, this, sub):
     n = packed_parse(io)
     if n is None:
         raise ValidationError("count is NULL (0xfb)")
-    out = ListContainer()
+    out = []
     for _ in range(n):  # no pre-allocation: a lying count fails at the first missing item
         out.append(sub(io, this))
     return out
 
 
 def counted_build(obj, io, this, sub):
-    from .ints import packed_build
     packed_build(len(obj), io)
     for item in obj:
         sub(item, io, this)
@@ -135,7 +134,7 @@ def counted_build(obj, io, this, sub):
 
 def until_parse(io, this, sub, key, value):
     """Items up to and including the first whose ``key`` equals ``value``."""
-    out = ListContainer()
+    out = []
     while True:
         item = sub(io, this)
         out.append(item)
@@ -170,7 +169,7 @@ def ifmore_build(obj, io, this, sub):
 
 
 def tagged_parse(io, this, cases, default, names, known, key, lenparse, lenbuild):
-    out = ListContainer()
+    out = []
     read = io.read
     sub = {"_": this, "_params": this["_params"]}
     while True:
@@ -179,7 +178,7 @@ def tagged_parse(io, this, cases, default, names, known, key, lenparse, lenbuild
             return out
         code = b[0]
         if known is not None and code not in known:
-            out.append(Container(raw=b + read()))
+            out.append(dict(raw=b + read()))
             return out
         name = names.get(code, code)
         sub[key] = name  # (one context for the items: each is parsed before the next)
@@ -190,7 +189,7 @@ def tagged_parse(io, this, cases, default, names, known, key, lenparse, lenbuild
             block = substream(io, data)
             value = cases.get(name, default)(block, sub)
             _whole(block, data, f"{name} block")
-        item = Container()
+        item = {}
         item[key] = name
         item["value"] = value
         out.append(item)
@@ -307,7 +306,6 @@ def buildcheck_build(obj, io, this, check, args):
 
 def built_size(this, key, build) -> int:
     """The byte length of the field ``key`` built with ``build(obj, io, this)``."""
-    from .exprs import field
     buf = _io.BytesIO()
     build(field(this, key), buf, {"_": this, "_params": this["_params"]})
     return len(buf.getvalue())

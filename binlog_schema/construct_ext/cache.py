@@ -1,6 +1,7 @@
 """Compiled declarations cached on disk, loaded without construct.
 
-A *unit* is a declaration (or a dict of them) named by ``"module:attribute"``. The first
+A *unit* is a declaration (or a dict of them) named by ``"module:attribute"`` (or
+``"module:attribute[key]"``, one entry of a dict). The first
 process that needs it imports the declaration, compiles it to module source
 (:func:`.codegen.module_source`) and stores the source and its bytecode in the cache folder;
 every later process loads the bytecode (a millisecond, and no construct import). The file
@@ -105,7 +106,10 @@ def generate(spec: str) -> str:
     import importlib
     from .codegen import module_source
     module, attr = spec.split(":")
+    attr, _, item = attr.partition("[")
     value = getattr(importlib.import_module(module), attr)
+    if item:  # "attribute[key]": one entry of a dict (an int key)
+        value = value[int(item.rstrip("]"))]
     if isinstance(value, dict) and all(isinstance(v, (str, int)) for v in value.values()):
         return f"DATA = {value!r}\n"
     return module_source(value)
@@ -128,7 +132,7 @@ def _store(folder, path, source, code, name) -> bool:
         return False
 
 
-KEEP = 200  # files kept in the cache folder (the newest)
+KEEP = 600  # files kept in the cache folder (the newest)
 
 
 def _prune(folder) -> None:

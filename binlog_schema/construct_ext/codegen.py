@@ -9,8 +9,9 @@ call :func:`ref` from their ``__repr__``: it reaches the compilation under way t
 
 :func:`module_source` turns a declaration (or a dict of them) into the source of a module
 that needs no construct: its preamble gives the few names construct's own generated code uses
-(``Container``, ``ListContainer``, ``ConstError``, ...) from this package's construct-free
-modules, and a check refuses a module that would name anything else.
+(``Container`` and ``ListContainer``, which are plain dicts and lists there, ``ConstError``...)
+from this package's construct-free modules, and a check refuses a module that would name
+anything else.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ PREAMBLE = """\
 # generated from binlog_schema's declarations by binlog_schema.construct_ext.codegen
 from io import BytesIO
 import struct
-from binlog_schema.construct_ext.containers import Container, ListContainer
+Container = dict
+ListContainer = list
 from binlog_schema.construct_ext.errors import ConstError, StopFieldError
 len_ = len
 sum_ = sum
@@ -187,8 +189,7 @@ class Compiled:
 
     @staticmethod
     def _context(contextkw, parsing):
-        from .containers import Container
-        context = Container(**contextkw)
+        context = dict(contextkw)
         context["_parsing"], context["_building"], context["_sizing"] = parsing, not parsing, False
         context["_params"] = context
         return context

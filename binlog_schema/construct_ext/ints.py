@@ -7,8 +7,8 @@ Each primitive is a pair of plain functions, ``x_parse(io, *args)`` and ``x_buil
 
 from __future__ import annotations
 
-from .containers import Container, ListContainer
-from .errors import IntegerError, LimitExceeded, MappingError, StreamError, ValidationError
+from .errors import (IntegerError, LimitExceeded, MappingError, StreamError, StringError,
+                     ValidationError)
 from .names import flag_names, flag_value
 from .streams import blame, read_exact
 
@@ -180,7 +180,7 @@ def codes_parse(io, count, names):
             if len(cache) >= 4096:
                 cache.clear()
             cache[data] = codes
-    return ListContainer(codes)
+    return list(codes)
 
 
 def codes_build(obj, io, count, names):
@@ -228,8 +228,8 @@ def nzflags_parse(io, names):
     b = io.read(1)
     if not b or not b[0]:
         io.seek(pos)
-        return ListContainer()
-    return ListContainer(flag_names(b[0], names))
+        return []
+    return list(flag_names(b[0], names))
 
 
 def nzflags_build(obj, io, names):
@@ -264,7 +264,6 @@ def uuid_of(data: bytes) -> str:
 
 
 def uuid_bytes(obj) -> bytes:
-    from .errors import StringError
     if isinstance(obj, (bytes, bytearray)) and len(obj) == 16:
         return bytes(obj)
     if isinstance(obj, str):
@@ -292,7 +291,7 @@ def pair_parse(io, width, bit):
     if first >> bit & 1:
         first &= ~(1 << bit)
         second = int.from_bytes(read_exact(io, width), "little")
-    return Container(immediate=first, original=second)
+    return dict(immediate=first, original=second)
 
 
 def pair_build(obj, io, width, bit):
@@ -314,7 +313,7 @@ def pair_build(obj, io, width, bit):
 
 def _name_of(value, names, flags):
     if flags:
-        return ListContainer(flag_names(value, names))
+        return list(flag_names(value, names))
     return names.get(value, value)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .errors import MappingError
+
 
 class NameTable(dict):
     """code -> name, and name -> code. ``module`` and ``attr`` say where the table lives, so
@@ -30,7 +32,6 @@ def flag_names(value: int, names) -> list:
 
 def flag_value(obj, names) -> int:
     """A flags value from a list of names and bits (or an int)."""
-    from .errors import MappingError
     if isinstance(obj, int):
         return obj
     if obj is None:

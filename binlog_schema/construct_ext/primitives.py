@@ -14,7 +14,6 @@ name, with the field path; compiled code raises the functions' own errors.
 from __future__ import annotations
 
 import io as _io
-import keyword
 import struct as _struct
 
 import construct as c
@@ -419,7 +418,7 @@ class Struct(_Compiles, c.Struct):
     Interpreted parse/build are construct's own. The compiled code keeps only what the
     declarations use of the nested context (``this._`` and ``this._params`` and the fields
     parsed so far), in a plain dict, instead of a 10-key Container per struct; runs of
-    fixed-size ints are read with one unpack; the result is made in one call.
+    fixed-size ints are read with one unpack; the result is one dict display.
     """
 
     def _emitparse(self, code):
@@ -464,13 +463,7 @@ class Struct(_Compiles, c.Struct):
             fields.append((name, local))
             lines.append(f"    {local} = this[{name!r}] = {expr}" if keep
                          else f"    {local} = {expr}")
-        if all(n.isidentifier() and not keyword.iskeyword(n) for n, _ in fields):
-            lines.append("    return Container(" + ", ".join(f"{n}={v}" for n, v in fields)
-                         + ")")
-        else:
-            lines.append("    result = Container()")
-            lines += [f"    result[{n!r}] = {v}" for n, v in fields]
-            lines.append("    return result")
+        lines.append("    return {" + ", ".join(f"{n!r}: {v}" for n, v in fields) + "}")
         code.append("\n".join(lines))
         return f"{fname}(io, this)"
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io as _io
 
-from .containers import ListContainer
 from .errors import IntegerError, StreamError, StringError, ValidationError
 from .ints import uuid_bytes
 from .names import flag_names, flag_value
@@ -115,7 +114,7 @@ def varuuid_build(obj, io):
 
 
 def varflags_parse(io, names):
-    return ListContainer(flag_names(var_read(io), names))
+    return list(flag_names(var_read(io), names))
 
 
 def varflags_build(obj, io, names):

@@ -3,7 +3,6 @@ valid UTF-8 and ``bytes`` otherwise (lossless), NUL-terminated and NUL-padded te
 
 from __future__ import annotations
 
-from .containers import ListContainer
 from .errors import IntegerError, RangeError, StreamError, StringError, ValidationError
 from .streams import read_exact
 
@@ -58,7 +57,7 @@ def greedybytes_build(obj, io):
 
 def bytelist_parse(io, n):
     """``n`` bytes as a list of ints."""
-    return ListContainer(read_exact(io, n))
+    return list(read_exact(io, n))
 
 
 def bytelist_build(obj, io, n):
@@ -79,7 +78,7 @@ def leaving_parse(io, leave):
     if leave:
         io.seek(-leave, 1)
         data = data[:-leave]
-    return ListContainer(data)
+    return list(data)
 
 
 def leaving_build(obj, io, leave):
@@ -152,7 +151,7 @@ def cstr_build(obj, io):
 
 def lennames_parse(io, lens):
     """Names of the given byte lengths, each followed by NUL."""
-    out = ListContainer()
+    out = []
     for n in lens:
         data = read_exact(io, n)
         if read_exact(io, 1) != b"\0":

@@ -11,7 +11,6 @@ columns after it nor loses a byte.
 
 from __future__ import annotations
 
-from ..construct_ext.containers import Container, ListContainer
 from ..construct_ext.errors import (IntegerError, MappingError, RangeError, StreamError,
                                     ValidationError)
 from ..construct_ext.streams import read_exact, remaining
@@ -23,7 +22,7 @@ def field_parse(io, name, width):
     data = io.read(width)
     if len(data) != width:
         raise StreamError(f"needs {width} bytes, only {len(data)} left")
-    return Container({name: int.from_bytes(data, "little")})
+    return dict({name: int.from_bytes(data, "little")})
 
 
 def field_build(obj, io, name, width):
@@ -48,8 +47,8 @@ def string_meta_parse(io):
         real, length = b0, b1
     real_name = TYPES.get(real, real)
     if real_name in ("ENUM", "SET"):
-        return Container(real_type=real_name, pack_length=length)
-    return Container(real_type=real_name, max_length=length)
+        return dict(real_type=real_name, pack_length=length)
+    return dict(real_type=real_name, max_length=length)
 
 
 def string_meta_build(obj, io):
@@ -70,7 +69,7 @@ def bit_meta_parse(io):
     b0, b1 = read_exact(io, 2)
     if b0 > 7:
         raise ValidationError(f"BIT metadata: {b0} bits in the last byte (0-7 expected)")
-    return Container(bits=b1 * 8 + b0)
+    return dict(bits=b1 * 8 + b0)
 
 
 def bit_meta_build(obj, io):
@@ -98,7 +97,7 @@ def unknown_build(obj, io):
 
 def colmeta_parse(io, this, sub, types):
     """One entry per column type (``sub`` parses one, the type in ``this._column_type``)."""
-    out = ListContainer()
+    out = []
     for t in types:
         this["_column_type"] = t
         start = io.tell()
@@ -106,10 +105,10 @@ def colmeta_parse(io, this, sub, types):
             out.append(sub(io, this))
         except UnknownColumnType:
             io.seek(start)  # an unknown TYPED_ARRAY element type: its type byte was read
-            out.append(Container(raw=io.read()))
+            out.append(dict(raw=io.read()))
             return out
     if remaining(io):
-        out.append(Container(raw=io.read()))
+        out.append(dict(raw=io.read()))
     return out
 
 
@@ -133,7 +132,7 @@ def colmeta_fast_parse(io, this, cases, types):
     """colmeta_parse for generated code: ``cases`` maps a type to its compiled metadata parser
     (None for types without metadata; a (name, width) pair for a one-field entry), so a
     column costs one lookup and at most one call."""
-    out = ListContainer()
+    out = []
     read = io.read
     for t in types:
         f = cases.get(t, _MISSING)
@@ -144,11 +143,11 @@ def colmeta_fast_parse(io, this, cases, types):
             data = read(width)
             if len(data) != width:
                 raise StreamError(f"needs {width} bytes, only {len(data)} left")
-            entry = Container()
+            entry = {}
             entry[name] = int.from_bytes(data, "little")
             out.append(entry)
         elif f is _MISSING:
-            out.append(Container(raw=io.read()))
+            out.append(dict(raw=io.read()))
             return out
         else:
             start = io.tell()
@@ -156,10 +155,10 @@ def colmeta_fast_parse(io, this, cases, types):
                 out.append(f(io, this))
             except UnknownColumnType:
                 io.seek(start)
-                out.append(Container(raw=io.read()))
+                out.append(dict(raw=io.read()))
                 return out
     if remaining(io):
-        out.append(Container(raw=io.read()))
+        out.append(dict(raw=io.read()))
     return out
 
 

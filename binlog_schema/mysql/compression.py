@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import zlib
 
-from ..construct_ext.containers import Container
 from ..construct_ext.errors import (LayoutError, LimitExceeded, StreamError, StringError,
                                     ValidationError)
 from ..construct_ext.ints import packed_build, packed_parse
+from ..construct_ext.text import encoded, text_of
 from .names import PAYLOAD_FIELDS
 
 MAX_UNCOMPRESSED = 1 << 30
@@ -53,7 +53,7 @@ def mariadb_compress(data: bytes, level: int = 6) -> bytes:
 def compressed_parse(io, limit=MAX_UNCOMPRESSED):
     """The rest of the stream as a MariaDB compressed block: ``{compressed, data}``."""
     data = io.read()
-    return Container(compressed=data, data=mariadb_uncompress(data, limit))
+    return dict(compressed=data, data=mariadb_uncompress(data, limit))
 
 
 def compressed_build(obj, io, limit=MAX_UNCOMPRESSED):
@@ -83,7 +83,6 @@ def query_compressed_parse(io, query):
 
 
 def query_compressed_build(obj, io, query):
-    from ..construct_ext.text import encoded
     if obj is None:
         if query is None:
             raise ValidationError("QUERY_COMPRESSED needs compressed or query")
@@ -99,7 +98,6 @@ def query_compressed_build(obj, io, query):
 
 def query_uncompressed_parse(io, compressed):
     """The query text QUERY_COMPRESSED's block holds (no bytes of its own)."""
-    from ..construct_ext.text import text_of
     return text_of(mariadb_uncompress(bytes(compressed)))
 
 

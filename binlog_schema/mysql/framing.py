@@ -12,7 +12,6 @@ import io as _io
 import zlib
 from io import BytesIO as _BytesIO
 
-from ..construct_ext.containers import Container
 from ..construct_ext.errors import ChecksumMismatch, StreamError, ValidationError
 from ..construct_ext.streams import TrackingIO
 from .codes import FORMAT_DESCRIPTION_EVENT
@@ -98,7 +97,7 @@ def event_parse(raw, this, parse_header, bodies, default, where=None):
     this["header"] = header
     this["_kind"] = kind
     stream = _BytesIO(body) if where is None else TrackingIO(body, base + HEADER_SIZE, recorder)
-    out = Container(header=header, body=bodies.get(kind, default)(stream, this))
+    out = dict(header=header, body=bodies.get(kind, default)(stream, this))
     used = stream.tell()
     if used != len(body):
         out["trailing"] = body[used:]
@@ -108,7 +107,7 @@ def event_parse(raw, this, parse_header, bodies, default, where=None):
 
 
 def envelope_build(obj, io, this, build_header, build_body):
-    header = Container(obj["header"])
+    header = dict(obj["header"])
     this["header"] = header
     ctx = this["_params"].get("ctx")
     this["_kind"] = ctx.kind(header["type_code"]) if ctx is not None else header["type_code"]

@@ -10,6 +10,14 @@ start-up, which a command over a small file pays whole).
 
 from __future__ import annotations
 
+from io import BytesIO
+
+from .. import envelope
+from ..construct_ext.ints import uint_parse
+from ..errors import BinlogError
+from ..mysql.codes import TABLE_MAP_EVENT, type_name
+from ..mysql.framing import HEADER_SIZE, crc_ok
+
 try:
     from _json import encode_basestring as quote
     from _json import make_encoder as _make_encoder
@@ -92,7 +100,7 @@ class HeaderJson:
     does not fit it is encoded whole."""
 
     def __init__(self):
-        self.getter = self.template = self.size = self.lists = None
+        self.getter = self.template = self.size = self.lists = self.empty_last = None
         self.flags: dict = {}
 
     def __call__(self, h) -> str:
@@ -105,12 +113,16 @@ class HeaderJson:
             self.template = "{" + ",".join(
                 f"{quote(k)}:%{'d' if type(v) is int else 's'}" for k, v in h.items()) + "}"
             self.lists = [i for i, v in enumerate(h.values()) if type(v) is list]
+            self.empty_last = self.template[:-3] + "[]}" if self.template.endswith("%s}") \
+                else None
         if len(h) != self.size:
             return dumps(h)
         try:
             values = getter(h)
         except KeyError:
             return dumps(h)
+        if self.lists == [self.size - 1] and not values[-1] and type(values[-1]) is list:
+            return self.empty_last % values[:-1]  # (the usual header: no flags set)
         if self.lists:
             values = list(values)
             for i in self.lists:
@@ -176,18 +188,61 @@ class EventLines:
         kind, h, body, checksum = parts
         kp = self.kinds.get(kind)
         if kp is None:
-            from ..mysql.codes import type_name
             kp = self.kinds[kind] = f',"type":"{type_name(kind)}","type_code":'
         tail = "" if checksum is None else f',"checksum":{checksum}'
         return (f'{self.head}{rec.offset}{kp}{rec.raw[4]},"header":{self.header(h)},'
                 f'"body":{body}{tail}{extra}}}')
+
+    def write(self, records, add) -> None:
+        """``add`` the line of every record (and of the events inside payloads): the loop of
+        :meth:`parts` and :meth:`line`, with the common case (a plain event in a file's
+        context) inline."""
+        head, kinds, header_json = self.head, self.kinds, self.header
+        repeating, cached_body = self.REPEATING, self._cached_body
+        parse = envelope.parse_event
+        line = self.line
+        for rec in records:
+            raw = rec.raw
+            ctx = rec.ctx
+            kind = raw[4]
+            if rec.inner is not None or rec.gap is not None or ctx.type_remap or \
+                    ctx.encrypted or not rec._lazy or rec.parent_offset is not None:
+                add(line(rec))
+                for r in rec.inner or ():
+                    add(line(r))
+                continue
+            cached = cached_body(rec, ctx, raw, kind) if kind in repeating else None
+            if cached is not None:
+                h = _header_of(raw, ctx)
+                body, checksum = cached
+            else:
+                try:
+                    value = parse(raw, ctx, rec.offset)
+                except BinlogError as e:
+                    rec.error = e
+                    rec._lazy = False
+                    add(line(rec))
+                    continue
+                rec.value = value
+                h = value["header"]
+                body = object_json(value["body"])
+                if "trailing" in value:
+                    body += ',"trailing":' + object_json(value["trailing"])
+                checksum = value.get("checksum")
+            kp = kinds.get(kind)
+            if kp is None:
+                kp = kinds[kind] = f',"type":"{type_name(kind)}","type_code":'
+            if checksum is None:
+                add(f'{head}{rec.offset}{kp}{kind},"header":{header_json(h)},"body":{body}}}')
+            else:
+                add(f'{head}{rec.offset}{kp}{kind},"header":{header_json(h)},"body":{body},'
+                    f'"checksum":{checksum}}}')
 
     @staticmethod
     def _cached_body(rec, ctx, raw, kind):
         """(body JSON, checksum) of a record whose body bytes were seen in this context; None
         when they were not (the record is parsed, and its body's JSON kept) or it does not
         parse."""
-        from ..mysql.framing import HEADER_SIZE, crc_ok
         crc = 4 if ctx.checksum else 0
         if len(raw) != int.from_bytes(raw[9:13], "little") or len(raw) < HEADER_SIZE + crc:
             return None
@@ -215,18 +270,15 @@ class EventLines:
 
 def _header_of(raw, ctx) -> dict:
     """The header of an event, by the compiled declaration."""
-    from io import BytesIO
-    from ..envelope import fast
-    return fast()[0](BytesIO(raw), {"_params": {"ctx": ctx}})
+    return envelope.fast()[0](BytesIO(raw), {"_params": envelope._params(ctx)})
 
 
 def rows_json(rec, rows, binary: str) -> str:
     """The ``,"rows":[...]`` (or ``,"rows_error":{...}``) part of a rows event's line: the
     images written by code compiled per table shape (:mod:`.row_images`)."""
-    from ..errors import BinlogError
-    from .row_images import images_json, rows_text
     if rec.error is not None or rec.value is None:
         return ""
+    from .row_images import images_json, rows_text  # (once: the module is then loaded)
     try:
         decoded, _ = rows.rows_of(rec)
     except BinlogError as e:
@@ -278,8 +330,6 @@ class TableMapLines:
             int.from_bytes(raw[9:13], "little") else None
         hit = memo.get(shape) if shape is not None else None
         if hit is not None and (not crc or not ctx.verify_checksum or _crc_ok(raw, ctx)):
-            from io import BytesIO
-            from ..construct_ext.ints import uint_parse
             table_id = uint_parse(BytesIO(raw[19:19 + size]), size)
             return (f'{place},{hit[0]},"header":{self.header(_header_of(raw, ctx))},'
                     f'"table_id":{table_id},{hit[1]}}}')
@@ -299,6 +349,4 @@ class TableMapLines:
 
 
 def _crc_ok(raw, ctx) -> bool:
-    from ..mysql.framing import crc_ok
-    from ..mysql.codes import TABLE_MAP_EVENT
     return crc_ok(raw, TABLE_MAP_EVENT, ctx)

@@ -18,17 +18,21 @@ _ROWS_STATE_KINDS = frozenset({TABLE_MAP_EVENT, GTID_LOG_EVENT, GTID_TAGGED_LOG_
 
 
 class Output:
-    """Lines gathered and written in blocks (one write per block, not per line); ``flush``
-    before anything else is written to another stream, so the order stays right."""
+    """Lines gathered and written in blocks of about ``block`` characters (one write per block,
+    not per line; small blocks, because a large string is memory the system must map afresh
+    each time); ``flush`` before anything else is written to another stream, so the order
+    stays right."""
 
-    def __init__(self, stream=None, block: int = 512):
+    def __init__(self, stream=None, block: int = 1 << 16):
         self.stream = stream if stream is not None else sys.stdout
         self.lines: list = []
+        self.size = 0
         self.block = block
 
     def add(self, line: str) -> None:
         self.lines.append(line)
-        if len(self.lines) >= self.block:
+        self.size += len(line)
+        if self.size >= self.block:
             self.flush()
 
     def flush(self) -> None:
@@ -36,6 +40,7 @@ class Output:
             self.lines.append("")
             self.stream.write("\n".join(self.lines))
             self.lines = []
+            self.size = 0
 
 
 def _records(rec):
@@ -67,7 +72,11 @@ def write_events(path, out: Output, *, fmt: str = "jsonl", rows: bool = False,
     else:
         from . import text
     try:
-        for rec in reader:
+        records = reader
+        if jsonl_format and decoder is None:
+            lines.write(reader, out.add)
+            records = ()
+        for rec in records:
             for r in (rec,) if rec.inner is None else _records(rec):
                 kind = r.kind
                 if jsonl_format:

@@ -335,15 +335,14 @@ def _blob(pack_length, collation_id, name) -> Codec:
 
 
 def _json_mysql(pack_length) -> Codec:
+    from .json_binary import decode, encode  # (the module is loaded with the first such column)
     read, write = _length_prefixed(pack_length)
 
     def parse(data, pos):
-        from .json_binary import decode
         raw, pos = read(data, pos)
         return decode(bytes(raw)), pos
 
     def build(value, out):
-        from .json_binary import encode
         write(encode(value), out)
     return Codec(parse, build, "JSON")
 
