@@ -257,7 +257,7 @@ class BinlogReader:
                     pos += size
                     continue
                 if lazy and code not in _SPECIAL and not ctx.encrypted:
-                    yield EventRecord(pos, raw, ctx, lazy=True)
+                    yield EventRecord(pos, raw, ctx, None, None, None, None, True)
                     pos += size
                     continue
                 if plain and code not in _SPECIAL and not ctx.encrypted:  # the common case

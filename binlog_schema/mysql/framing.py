@@ -29,10 +29,14 @@ def event_crc(head: bytes, body: bytes) -> int:
 
 def crc_ok(raw: bytes, kind: int, ctx) -> bool:
     """Whether a whole event's stored CRC32 (when it has one) matches its bytes."""
-    n = checksum_length(kind, raw[HEADER_SIZE:], ctx)
-    if not n or len(raw) < HEADER_SIZE + 4:
+    if kind == FORMAT_DESCRIPTION_EVENT:
+        if not checksum_length(kind, raw[HEADER_SIZE:], ctx) or len(raw) < HEADER_SIZE + 4:
+            return True
+        return event_crc(raw[:HEADER_SIZE], raw[HEADER_SIZE:-4]) == \
+            int.from_bytes(raw[-4:], "little")
+    if (ctx is not None and not ctx.checksum) or len(raw) < HEADER_SIZE + 4:
         return True
-    return event_crc(raw[:HEADER_SIZE], raw[HEADER_SIZE:-4]) == int.from_bytes(raw[-4:], "little")
+    return zlib.crc32(memoryview(raw)[:-4]) == int.from_bytes(raw[-4:], "little")
 
 
 def envelope_parse(io, this, parse_header, bodies, default):

@@ -15,7 +15,7 @@ from io import BytesIO
 from .. import envelope
 from ..construct_ext.ints import uint_parse
 from ..errors import BinlogError
-from ..mysql.codes import TABLE_MAP_EVENT, type_name
+from ..mysql.codes import RAW_ROWS_KINDS, TABLE_MAP_EVENT, type_name
 from ..mysql.framing import HEADER_SIZE, crc_ok
 
 try:
@@ -149,6 +149,10 @@ class EventLines:
     # kinds whose bodies repeat byte for byte (a table's TABLE_MAP, BEGIN...): their JSON is
     # kept by body bytes, per context, and such an event is not parsed again (its CRC32 is)
     REPEATING = frozenset({19, 2, 4, 160, 165, 29})
+    # rows events: the fields before the rows repeat (a table's id, flags and column bitmaps);
+    # their JSON is kept by their bytes, and an event that starts with such bytes is not parsed
+    # again: the rest of its body is its rows
+    LEADING = RAW_ROWS_KINDS
 
     def __init__(self, path):
         self.path = path
@@ -199,8 +203,11 @@ class EventLines:
         context) inline."""
         head, kinds, header_json = self.head, self.kinds, self.header
         repeating, cached_body = self.REPEATING, self._cached_body
+        leading, led_body = self.LEADING, self._led_body
         parse = envelope.parse_event
+        parse_header = envelope.fast()[0]
         line = self.line
+        last_ctx = params = None
         for rec in records:
             raw = rec.raw
             ctx = rec.ctx
@@ -211,10 +218,19 @@ class EventLines:
                 for r in rec.inner or ():
                     add(line(r))
                 continue
-            cached = cached_body(rec, ctx, raw, kind) if kind in repeating else None
+            rows = None
+            if kind in leading:
+                cached = led_body(rec, ctx, raw, kind)
+                if cached is not None:
+                    body, rows, checksum = cached
+            else:
+                cached = cached_body(rec, ctx, raw, kind) if kind in repeating else None
+                if cached is not None:
+                    body, checksum = cached
             if cached is not None:
-                h = _header_of(raw, ctx)
-                body, checksum = cached
+                if ctx is not last_ctx:
+                    last_ctx, params = ctx, {"_params": envelope._params(ctx)}
+                h = parse_header(BytesIO(raw), params)
             else:
                 try:
                     value = parse(raw, ctx, rec.offset)
@@ -232,11 +248,60 @@ class EventLines:
             kp = kinds.get(kind)
             if kp is None:
                 kp = kinds[kind] = f',"type":"{type_name(kind)}","type_code":'
-            if checksum is None:
-                add(f'{head}{rec.offset}{kp}{kind},"header":{header_json(h)},"body":{body}}}')
-            else:
-                add(f'{head}{rec.offset}{kp}{kind},"header":{header_json(h)},"body":{body},'
-                    f'"checksum":{checksum}}}')
+            tail = "}" if checksum is None else f',"checksum":{checksum}}}'
+            if rows is None:
+                add(f'{head}{rec.offset}{kp}{kind},"header":{header_json(h)},"body":{body}{tail}')
+            else:  # (the rows' hex made once, straight into the line)
+                add(f'{head}{rec.offset}{kp}{kind},"header":{header_json(h)},"body":{body}'
+                    f'{{"hex":"{rows.hex()}"}}}}{tail}')
+
+    @staticmethod
+    def _led_body(rec, ctx, raw, kind):
+        """(JSON of the body up to the rows' value, the rows' bytes, checksum) of a rows event
+        whose leading fields' bytes were seen in this context (the rest of the body is its
+        rows); None when not (the record is parsed, and the JSON of its leading fields kept)
+        or it does not parse."""
+        crc = 4 if ctx.checksum else 0
+        end = len(raw) - crc
+        if len(raw) != int.from_bytes(raw[9:13], "little") or end < HEADER_SIZE:
+            return None
+        memo = ctx.extra.get("_json_leads")
+        if memo is None:
+            memo = ctx.extra["_json_leads"] = {}
+        lengths = memo.get(kind)
+        if lengths is None:
+            lengths = memo[kind] = {}
+        for n, known in lengths.items():
+            head = known.get(raw[HEADER_SIZE:HEADER_SIZE + n]) if HEADER_SIZE + n <= end \
+                else None
+            if head is not None:
+                if crc and ctx.verify_checksum and not crc_ok(raw, kind, ctx):
+                    return None
+                return (head, raw[HEADER_SIZE + n:end],
+                        int.from_bytes(raw[end:], "little") if crc else None)
+        value = rec.value
+        if value is None or "trailing" in value:
+            return None
+        body = value["body"]
+        last = next(reversed(body), None) if isinstance(body, dict) else None
+        rows = body[last] if last is not None else None
+        if type(rows) is not bytes or raw[end - len(rows):end] != rows:
+            return None
+        n = end - HEADER_SIZE - len(rows)
+        if len(body) == 1:
+            head = "{" + quote(last) + ":"
+        else:
+            head = dumps({k: v for k, v in body.items() if k is not last})[:-1] + "," + \
+                quote(last) + ":"
+        known = lengths.get(n)
+        if known is None:
+            if len(lengths) >= 16:
+                lengths.clear()
+            known = lengths[n] = {}
+        if len(known) >= 4096:
+            known.clear()
+        known[raw[HEADER_SIZE:HEADER_SIZE + n]] = head
+        return head, rows, value.get("checksum")
 
     @staticmethod
     def _cached_body(rec, ctx, raw, kind):
