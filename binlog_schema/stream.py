@@ -241,6 +241,14 @@ class BinlogReader:
                             continue
                         self.tail = Tail(pos, len(buf), size)
                         return
+                if skipped is not None and not recover:
+                    code = buf[at + 4]
+                    ctx = self.ctx
+                    if skipped(ctx.type_remap.get(code, code) if ctx.type_remap else code):
+                        at = end  # (not a wanted type: not even copied)
+                        self.events_read += 1
+                        pos += size
+                        continue
                 raw = buf[at:end]
                 at = end
                 self.events_read += 1
