@@ -53,6 +53,13 @@ def _converter(codec, binary: str, dumps):
         return lambda v: '"' + v.isoformat() + '"'
     if ty == "NEWDECIMAL":
         return lambda v: '"' + format(v, "f") + '"'
+    if ty == "ENUM":
+        def enum_json(v):  # (as jsonable: the name, or the index for the error value or when
+            name = v.name  # no names were logged)
+            if name is not None and v.index:
+                return quote(name) if type(name) is str else generic(v)
+            return int.__repr__(v.index)
+        return enum_json
     return generic
 
 

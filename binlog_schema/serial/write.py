@@ -18,29 +18,49 @@ _ROWS_STATE_KINDS = frozenset({TABLE_MAP_EVENT, GTID_LOG_EVENT, GTID_TAGGED_LOG_
 
 
 class Output:
-    """Lines gathered and written in blocks of about ``block`` characters (one write per block,
-    not per line; small blocks, because a large string is memory the system must map afresh
-    each time); ``flush`` before anything else is written to another stream, so the order
-    stays right."""
+    """Lines written in blocks of about ``block`` bytes (one write per block, not per line;
+    small blocks, because a large buffer is memory the system must map afresh each time).
+    Lines are encoded (UTF-8) as they come and the block is joined as bytes: a line with
+    characters beyond Latin-1 then costs nothing to the others (joined as text, every line
+    of the block would be widened to its width). ``flush`` before anything else is written
+    to another stream, so the order stays right."""
 
     def __init__(self, stream=None, block: int = 1 << 16):
-        self.stream = stream if stream is not None else sys.stdout
-        self.lines: list = []
+        stream = stream if stream is not None else sys.stdout
+        self.stream = stream
+        buffer = getattr(stream, "buffer", None)
+        if buffer is not None and (getattr(stream, "encoding", "") or "").lower().replace(
+                "-", "") == "utf8":
+            stream.flush()
+            self.write = buffer.write
+            self._flush = buffer.flush
+        else:  # a text stream of another kind (a test's StringIO): text blocks
+            self.write = lambda data: stream.write(data.decode("utf-8"))
+            self._flush = stream.flush
+        self.chunks: list = []
         self.size = 0
         self.block = block
 
     def add(self, line: str) -> None:
-        self.lines.append(line)
-        self.size += len(line)
+        data = line.encode()
+        n = len(data)
+        if n >= self.block:  # a large line goes as it is (no copy into a block)
+            self.flush()
+            self.write(data)
+            self.write(b"\n")
+            return
+        self.chunks.append(data)
+        self.size += n
         if self.size >= self.block:
             self.flush()
 
     def flush(self) -> None:
-        if self.lines:
-            self.lines.append("")
-            self.stream.write("\n".join(self.lines))
-            self.lines = []
+        if self.chunks:
+            self.chunks.append(b"")
+            self.write(b"\n".join(self.chunks))
+            self.chunks = []
             self.size = 0
+        self._flush()
 
 
 def _records(rec):

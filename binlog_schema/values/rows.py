@@ -210,13 +210,8 @@ class RowsCodec:
         key = (present, shift)
         image = self._compiled.get(key)
         if image is None:
-            plan = self._plans.get(present)
-            if plan is None:
-                plan = self._plans[present] = [(self.keys[i], self.codecs[i].parse)
-                                               for i in present]
             image = self._compiled[key] = compile_image(
-                [self.codecs[i] for i in present], [self.keys[i] for i in present], shift,
-                plan)
+                [self.codecs[i] for i in present], [self.keys[i] for i in present], shift)
         return image
 
     def _decode(self, body, kind: int, compiled: bool = False) -> list:
@@ -309,20 +304,19 @@ def operation_of(kind: int) -> str:
 FALLBACKS = {"rows": 0}
 
 
-def compile_image(codecs, keys, shift, plan):
+def compile_image(codecs, keys, shift):
     """A function ``image(data, pos) -> (row, pos)`` for the images of one table shape: the
     null bitmap of ``len(codecs)`` present columns (after ``shift`` leading bits), then the
     values. Compiled from the codecs: when no column is NULL, a straight run of reads (runs
     of fixed-size values in one unpack, length-prefixed values read inline, other values by
-    their codec's parse); with NULLs, the codecs one by one (``plan``: (key, parse) per
-    column). It reads what the codecs read and gives what they give; it raises on anything
+    their codec's parse); with NULLs, the same reads one by one, each behind its column's
+    null bit. It reads what the codecs read and gives what they give; it raises on anything
     short or odd, and the caller then reads through the codecs, for the precise error."""
     n = len(codecs)
     nb = (n + shift + 7) >> 3
     cols = ((1 << n) - 1) << shift
     extra_mask = ((1 << (8 * nb)) - 1) & ~cols
-    ns = {"NaNFloat": NaNFloat, "int_from": int.from_bytes, "len": len,
-          "with_nulls": _with_nulls(plan, n)}
+    ns = {"NaNFloat": NaNFloat, "int_from": int.from_bytes, "len": len}
     lines = ["def image(data, pos):",
              f"    end = pos + {nb}",
              "    if end > len(data):",
@@ -333,30 +327,47 @@ def compile_image(codecs, keys, shift, plan):
              f"    if bitmap & {extra_mask} != {_default_extra(n, shift, nb)}:",
              f"        row['_null_bits'] = bitmap & {extra_mask}",
              f"    if bitmap & {cols}:",
-             f"        return with_nulls(data, pos, bitmap >> {shift}, row)"]
+             "        return with_nulls(data, pos, bitmap, row)"]
+
+    def struct_of(fmt):
+        name = f"S{len(ns)}"
+        ns[name] = _struct.Struct(fmt)
+        return name, ns[name].size
+
+    def fixed_value(f, post, key, v, at, size, indent):
+        if post == "year":
+            return [f"{indent}row[{key!r}] = 1900 + {v} if {v} else 0"]
+        if post == "float":
+            return [f"{indent}row[{key!r}] = {v} if {v} == {v} else "
+                    f"NaNFloat({v}, bytes(data[{at}:{at} + {size}]))"]
+        return [f"{indent}row[{key!r}] = {v}"]
+
+    def variable(j, codec, key, indent):
+        if codec.prefixed is not None:
+            width, dec = codec.prefixed
+            ns[f"D{j}"] = dec
+            length = "data[pos]" if width == 1 else f"int_from(data[pos:pos + {width}], 'little')"
+            return [f"{indent}n = {length}", f"{indent}pos += {width}",
+                    f"{indent}row[{key!r}] = D{j}(data[pos:pos + n])", f"{indent}pos += n"]
+        ns[f"P{j}"] = codec.parse
+        return [f"{indent}row[{key!r}], pos = P{j}(data, pos)"]
+
+    # no NULL: a straight run
     run: list = []  # consecutive fixed-size values: (format character, post, key)
 
     def flush():
         if not run:
             return
-        fmt = "<" + "".join(f for f, _, _ in run)
-        name = f"S{len(ns)}"
-        ns[name] = _struct.Struct(fmt)
+        name, size = struct_of("<" + "".join(f for f, _, _ in run))
         names = [f"v{j}" for j in range(len(run))]
         lines.append("    p0 = pos")
         lines.append(f"    {', '.join(names)}, = {name}.unpack_from(data, pos)")
-        lines.append(f"    pos += {ns[name].size}")
+        lines.append(f"    pos += {size}")
         offset = 0
         for (f, post, key), v in zip(run, names):
-            size = _struct.calcsize("<" + f)
-            if post == "year":
-                lines.append(f"    row[{key!r}] = 1900 + {v} if {v} else 0")
-            elif post == "float":
-                lines.append(f"    row[{key!r}] = {v} if {v} == {v} else "
-                             f"NaNFloat({v}, bytes(data[p0 + {offset}:p0 + {offset + size}]))")
-            else:
-                lines.append(f"    row[{key!r}] = {v}")
-            offset += size
+            one = _struct.calcsize("<" + f)
+            lines.extend(fixed_value(f, post, key, v, f"p0 + {offset}", one, "    "))
+            offset += one
         run.clear()
 
     for j, (codec, key) in enumerate(zip(codecs, keys)):
@@ -364,33 +375,28 @@ def compile_image(codecs, keys, shift, plan):
             run.append((codec.fixed[0], codec.fixed[1], key))
             continue
         flush()
-        if codec.prefixed is not None:
-            width, dec = codec.prefixed
-            ns[f"D{j}"] = dec
-            length = "data[pos]" if width == 1 else f"int_from(data[pos:pos + {width}], 'little')"
-            lines.append(f"    n = {length}")
-            lines.append(f"    pos += {width + 0}")
-            lines.append(f"    row[{key!r}] = D{j}(data[pos:pos + n])")
-            lines.append("    pos += n")
-        else:
-            ns[f"P{j}"] = codec.parse
-            lines.append(f"    row[{key!r}], pos = P{j}(data, pos)")
+        lines.extend(variable(j, codec, key, "    "))
     flush()
+    lines.append("    if pos > len(data):")
+    lines.append("        raise IndexError('image runs past the rows')")
+    lines.append("    return row, pos")
+
+    # with NULLs: each value behind its null bit
+    lines.append("def with_nulls(data, pos, bitmap, row):")
+    for j, (codec, key) in enumerate(zip(codecs, keys)):
+        lines.append(f"    if bitmap & {1 << (j + shift)}:")
+        lines.append(f"        row[{key!r}] = None")
+        lines.append("    else:")
+        if codec.fixed is not None:
+            f, post = codec.fixed
+            name, size = struct_of("<" + f)
+            lines.append(f"        v, = {name}.unpack_from(data, pos)")
+            lines.extend(fixed_value(f, post, key, "v", "pos", size, "        "))
+            lines.append(f"        pos += {size}")
+        else:
+            lines.extend(variable(j, codec, key, "        "))
     lines.append("    if pos > len(data):")
     lines.append("        raise IndexError('image runs past the rows')")
     lines.append("    return row, pos")
     exec(compile("\n".join(lines), "<row image>", "exec"), ns)
     return ns["image"]
-
-
-def _with_nulls(plan, n):
-    """The image's values when some are NULL: the codecs one by one."""
-    def with_nulls(data, pos, nulls, row):
-        for key, parse in plan:
-            if nulls & 1:
-                row[key] = None
-            else:
-                row[key], pos = parse(data, pos)
-            nulls >>= 1
-        return row, pos
-    return with_nulls
