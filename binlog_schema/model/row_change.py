@@ -94,6 +94,20 @@ class RowDecoder:
             out.extend(self._one(r))
         return out
 
+    def codec_of(self, rec):
+        """The RowsCodec of a rows event's table (None when no TABLE_MAP came before it)."""
+        tid = rec.value["body"]["table_id"]
+        codec = self.codecs.get(tid)
+        if codec is None:
+            tm = self.table_maps.get(tid)
+            if tm is None:
+                return None
+            codec = self.codecs[tid] = RowsCodec(tm, column_names(tm))
+            key = getattr(self, "_key_of", {}).get(tid)
+            if key is not None and key in self._seen:
+                self._seen[key] = (tm, codec)
+        return codec
+
     def rows_of(self, rec):
         """The decoded rows of one rows event (list of dicts, or (before, after) pairs), with
         the typed table map it was decoded through."""

@@ -343,7 +343,14 @@ def rows_json(rec, rows, binary: str) -> str:
     images written by code compiled per table shape (:mod:`.row_images`)."""
     if rec.error is not None or rec.value is None:
         return ""
-    from .row_images import images_json, rows_text  # (once: the module is then loaded)
+    from .row_images import images_json, rows_json_direct, rows_text  # (loaded once)
+    if binary == "hex":
+        codec = rows.codec_of(rec)
+        if codec is not None:
+            try:
+                return ',"rows":' + rows_json_direct(codec, rec.value["body"], rec.kind)
+            except Exception:  # noqa: BLE001 - decoded through the codecs: the error
+                pass
     try:
         decoded, _ = rows.rows_of(rec)
     except BinlogError as e:

@@ -8,6 +8,7 @@ columns that writes an image's object in one expression. The text is what encodi
 from __future__ import annotations
 
 from ..mysql.coltypes import TEMPORAL_TYPES
+from ..values.temporal import date_text, datetime_text, time_text, timestamp_text
 from .jsonl import quote
 from .value_forms import jsonable
 
@@ -122,3 +123,216 @@ def rows_text(decoded, images: ImagesJson) -> str:
         else:
             parts.append(images(x))
     return "[" + images.item.join(parts) + "]"
+
+
+# ---------------------------------------------------------------------------------------
+# straight from the row bytes: JSON Lines' images without the typed values in between
+
+
+def _fields_json(codec, dumps):
+    """fields (as the codec's ``fields`` reads them) -> JSON text, for its type; None when
+    the type has no such form here."""
+    ty = codec.type_name
+    if ty in ("DATE", "NEWDATE"):
+        return lambda f: '"' + date_text(*f) + '"'
+    if ty in ("DATETIME", "DATETIME2"):
+        return lambda f: '"' + datetime_text(*f) + '"'
+    if ty in ("TIME", "TIME2"):
+        return lambda f: '"' + time_text(*f) + '"'
+    if ty in ("TIMESTAMP", "TIMESTAMP2"):
+        return lambda f: '"' + timestamp_text(*f) + '"'
+    if ty == "NEWDECIMAL":
+        return lambda f: '"' + f + '"'
+    if ty in ("INT24", "BIT"):
+        return int.__repr__
+    members = codec.members
+    if ty == "ENUM":  # jsonable's rule: the member's name, else the index
+        known: dict = {}
+
+        def enum_json(i):
+            text = known.get(i)
+            if text is None:
+                name = members[i - 1] if members and 0 < i <= len(members) else None
+                text = int.__repr__(i) if name is None else (
+                    quote(name) if type(name) is str else dumps(name))
+                if len(known) < 4096:
+                    known[i] = text
+            return text
+        return enum_json
+    if ty == "SET":  # the names when every set bit has one, else the bits
+        known = {}
+
+        def set_json(bits):
+            text = known.get(bits)
+            if text is None:
+                names = [n for i, n in enumerate(members) if bits >> i & 1] if members \
+                    else None
+                text = dumps(names) if names is not None and len(names) == bin(
+                    bits).count("1") else int.__repr__(bits)
+                if len(known) < 4096:
+                    known[bits] = text
+            return text
+        return set_json
+    return None
+
+
+def compile_image_json(codecs, keys, shift, dumps=None):
+    """``image(data, pos) -> (JSON text, pos)`` for the images of one table shape (the
+    codecs and keys of the present columns), straight from the bytes: what encoding the
+    :func:`~.value_forms.jsonable` forms of the decoded image gives (compact, binary values
+    as hex), without making the typed values where a type's fields have a text of their own
+    (integers, text, temporal values, decimals, ENUM, SET). It raises on anything short or
+    odd; the caller then decodes through the codecs, for the precise error."""
+    from ..values.rows import _default_extra
+    from ..values.codecs import NaNFloat  # noqa: F401 - (the float rule needs no NaN value)
+    import struct as _struct
+    dumps = dumps or _encoder(",", ":")
+    n = len(codecs)
+    nb = (n + shift + 7) >> 3
+    cols = ((1 << n) - 1) << shift
+    ns = {"int_from": int.from_bytes, "len": len, "quote": quote, "dumps": dumps,
+          "jsonable": jsonable, "repr_int": int.__repr__, "repr_float": float.__repr__}
+    shown = [(j, k) for j, k in enumerate(keys) if not (isinstance(k, str) and k.startswith("_"))]
+    names = {j: quote(str(k)) for j, k in shown}
+
+    def out_expr():
+        if not shown:
+            return "'{}'"
+        parts = []
+        for m, (j, _) in enumerate(shown):
+            parts.append(repr(("{" if m == 0 else ",") + names[j] + ":"))
+            parts.append(f"a{j}")
+        return " + ".join(parts) + " + '}'"
+
+    def struct_of(fmt):
+        name = f"S{len(ns)}"
+        ns[name] = _struct.Struct(fmt)
+        return name, ns[name].size
+
+    def fixed_text(post, v):
+        if post == "year":
+            return f"repr_int(1900 + {v} if {v} else 0)"
+        if post == "float":
+            return (f"(repr_float({v}) if {v} - {v} == 0.0 else "
+                    f"dumps(jsonable(CODEC_P{{j}}({v}), 'hex')))")
+        return f"repr_int({v})"
+
+    def value(j, codec, indent):
+        """Lines reading column j's value into a{j} (its JSON text)."""
+        if codec.prefixed is not None:
+            width, dec = codec.prefixed
+            ns[f"D{j}"] = dec
+            length = "data[pos]" if width == 1 else f"int_from(data[pos:pos + {width}], 'little')"
+            return [f"{indent}n = {length}", f"{indent}pos += {width}",
+                    f"{indent}s = D{j}(data[pos:pos + n])", f"{indent}pos += n",
+                    f"{indent}a{j} = quote(s) if type(s) is str else "
+                    "'{\"hex\":\"' + s.hex() + '\"}'"]
+        to_json = _fields_json(codec, dumps) if codec.fields is not None else None
+        if to_json is not None:
+            ns[f"F{j}"], ns[f"C{j}"] = codec.fields, to_json
+            return [f"{indent}f, pos = F{j}(data, pos)", f"{indent}a{j} = C{j}(f)"]
+        ns[f"P{j}"] = codec.parse
+        return [f"{indent}v, pos = P{j}(data, pos)",
+                f"{indent}a{j} = 'null' if v is None else dumps(jsonable(v, 'hex'))"]
+
+    lines = ["def image(data, pos):",
+             f"    end = pos + {nb}",
+             "    if end > len(data):",
+             "        raise IndexError('null bitmap runs past the rows')",
+             "    bitmap = int_from(data[pos:end], 'little')",
+             "    pos = end",
+             f"    if bitmap & {cols}:",
+             "        return with_nulls(data, pos, bitmap)"]
+    run: list = []  # consecutive fixed-size values: (j, format character, post)
+
+    def flush():
+        if not run:
+            return
+        name, size = struct_of("<" + "".join(f for _, f, _ in run))
+        vs = [f"v{j}" for j, _, _ in run]
+        lines.append(f"    {', '.join(vs)}, = {name}.unpack_from(data, pos)")
+        lines.append(f"    pos += {size}")
+        for (j, f, post), v in zip(run, vs):
+            if post == "float":
+                ns[f"CODEC_P{j}"] = _float_value
+            lines.append(f"    a{j} = " + fixed_text(post, v).replace("{j}", str(j)))
+        run.clear()
+
+    for j, codec in enumerate(codecs):
+        if codec.fixed is not None:
+            run.append((j, codec.fixed[0], codec.fixed[1]))
+            continue
+        flush()
+        lines.extend(value(j, codec, "    "))
+    flush()
+    lines += ["    if pos > len(data):", "        raise IndexError('image runs past the rows')",
+              f"    return {out_expr()}, pos"]
+    lines.append("def with_nulls(data, pos, bitmap):")
+    for j, codec in enumerate(codecs):
+        lines.append(f"    if bitmap & {1 << (j + shift)}:")
+        lines.append(f"        a{j} = 'null'")
+        lines.append("    else:")
+        if codec.fixed is not None:
+            f, post = codec.fixed
+            name, size = struct_of("<" + f)
+            if post == "float":
+                ns[f"CODEC_P{j}"] = _float_value
+            lines.append(f"        v, = {name}.unpack_from(data, pos)")
+            lines.append(f"        pos += {size}")
+            lines.append(f"        a{j} = " + fixed_text(post, "v").replace("{j}", str(j)))
+        else:
+            lines.extend(value(j, codec, "        "))
+    lines += ["    if pos > len(data):", "        raise IndexError('image runs past the rows')",
+              f"    return {out_expr()}, pos"]
+    exec(compile("\n".join(lines), "<row image json>", "exec"), ns)
+    return ns["image"]
+
+
+def _float_value(v):
+    """A NaN or an infinity as the typed path has it (jsonable keeps the stored bits of a
+    NaN: the compiled path leaves those to the codecs, so it refuses them here)."""
+    if v != v:
+        raise ValueError("a NaN: decoded through the codecs")
+    return v
+
+
+def rows_json_direct(codec, body, kind) -> str:
+    """A rows event's rows as a JSON array, straight from the bytes (see
+    :func:`compile_image_json`), through ``codec`` (the table's RowsCodec)."""
+    from ..mysql.codes import PARTIAL_UPDATE_ROWS_EVENT, PRE_GA_ROWS_KINDS, UPDATE_KINDS
+    from ..mysql.codes import PRE_GA_UPDATE_ROWS_EVENT
+    if kind == PARTIAL_UPDATE_ROWS_EVENT:
+        raise ValueError("partial updates: decoded through the codecs")
+    rows_field = body["rows"]
+    data = rows_field["data"] if isinstance(rows_field, dict) else rows_field
+    count = body["column_count"]
+    before = codec._present(body["columns_present"][:count])
+    after = codec._present(body["columns_after"][:count]) \
+        if body.get("columns_after") is not None else before
+    if max(before + after, default=-1) >= len(codec.codecs):
+        raise ValueError("more columns than the table map")
+    cache = codec.__dict__.setdefault("_json_direct", {})
+    shift = 1 if kind in PRE_GA_ROWS_KINDS else 0
+    images = []
+    for present in (before, after):
+        image = cache.get((present, shift))
+        if image is None:
+            image = cache[(present, shift)] = compile_image_json(
+                [codec.codecs[i] for i in present], [codec.keys[i] for i in present], shift)
+        images.append(image)
+    first, second = images
+    two = (kind in UPDATE_KINDS and kind not in PRE_GA_ROWS_KINDS) or \
+        kind == PRE_GA_UPDATE_ROWS_EVENT
+    out = []
+    pos, end = 0, len(data)
+    while pos < end:
+        start = pos
+        a, pos = first(data, pos)
+        if pos == start:
+            raise ValueError("an image of no columns")
+        if two:
+            b, pos = second(data, pos)
+            out.append('{"before":' + a + ',"after":' + b + "}")
+        else:
+            out.append(a)
+    return "[" + ",".join(out) + "]"

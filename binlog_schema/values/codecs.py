@@ -22,7 +22,7 @@ from ..construct_ext.errors import IntegerError, StreamError, StringError, Valid
 from ..charsets import codec_for as charset_codec
 from ..mysql.flavor import json_is_binary
 from . import temporal as t
-from .decimal_bin import decimal_build, decimal_parse
+from .decimal_bin import decimal_build, decimal_parse, decimal_text
 
 BINARY = 63
 
@@ -70,6 +70,11 @@ class Codec:
     type_name: str
     fixed: tuple | None = None
     prefixed: tuple | None = None
+    # what the value is made of, read without making it: ``fields(data, pos) -> (fields,
+    # pos)`` (a temporal value's fields, a decimal's text, an ENUM's index, SET bits, an
+    # int), for writers that need its text and not the value; ``members``: ENUM/SET names
+    fields: object = None
+    members: tuple | None = None
 
 
 def _need(data, pos, n):
@@ -145,7 +150,7 @@ def _int24(unsigned: bool) -> Codec:
             out += int(value).to_bytes(3, "little", signed=not unsigned)
         except OverflowError:
             raise IntegerError(f"INT24 {value!r} out of range") from None
-    return Codec(parse, build, "INT24")
+    return Codec(parse, build, "INT24", fields=lambda d, p: parse(d, p))
 
 
 def _year() -> Codec:
@@ -172,12 +177,13 @@ def _bit(bits: int) -> Codec:
         if not 0 <= value < 1 << (8 * n):
             raise IntegerError(f"BIT({bits}) value {value!r} out of range")
         out += value.to_bytes(n, "big")
-    return Codec(parse, build, "BIT")
+    return Codec(parse, build, "BIT", fields=lambda d, p: parse(d, p))
 
 
 def _newdecimal(precision, scale) -> Codec:
     return Codec(lambda d, p: decimal_parse(d, p, precision, scale),
-                 lambda v, o: decimal_build(v, o, precision, scale), "NEWDECIMAL")
+                 lambda v, o: decimal_build(v, o, precision, scale), "NEWDECIMAL",
+                 fields=lambda d, p: decimal_text(d, p, precision, scale))
 
 
 # ----------------------------------------------------------------------------- strings
@@ -298,12 +304,15 @@ def _string(width, collation_id, name) -> Codec:
 
 
 def _enum(pack_length, names) -> Codec:
-    def parse(data, pos):
+    def index(data, pos):
         _need(data, pos, pack_length)
-        i = int.from_bytes(data[pos:pos + pack_length], "little")
+        return int.from_bytes(data[pos:pos + pack_length], "little"), pos + pack_length
+
+    def parse(data, pos):
+        i, pos = index(data, pos)
         name = names[i - 1] if names and 0 < i <= len(names) else ("" if i == 0 and names
                                                                      else None)
-        return EnumValue(i, name), pos + pack_length
+        return EnumValue(i, name), pos
 
     def build(value, out):
         i = value.index if isinstance(value, EnumValue) else int(value)
@@ -311,15 +320,19 @@ def _enum(pack_length, names) -> Codec:
             out += i.to_bytes(pack_length, "little")
         except OverflowError:
             raise IntegerError(f"ENUM index {i} does not fit {pack_length} bytes") from None
-    return Codec(parse, build, "ENUM")
+    return Codec(parse, build, "ENUM", fields=index,
+                 members=None if names is None else tuple(names))
 
 
 def _set(pack_length, names) -> Codec:
-    def parse(data, pos):
+    def read_bits(data, pos):
         _need(data, pos, pack_length)
-        bits = int.from_bytes(data[pos:pos + pack_length], "little")
+        return int.from_bytes(data[pos:pos + pack_length], "little"), pos + pack_length
+
+    def parse(data, pos):
+        bits, pos = read_bits(data, pos)
         members = tuple(n for i, n in enumerate(names) if bits >> i & 1) if names else None
-        return SetValue(bits, members), pos + pack_length
+        return SetValue(bits, members), pos
 
     def build(value, out):
         bits = value.bits if isinstance(value, SetValue) else int(value)
@@ -327,7 +340,8 @@ def _set(pack_length, names) -> Codec:
             out += bits.to_bytes(pack_length, "little")
         except OverflowError:
             raise IntegerError(f"SET bits {bits} do not fit {pack_length} bytes") from None
-    return Codec(parse, build, "SET")
+    return Codec(parse, build, "SET", fields=read_bits,
+                 members=None if names is None else tuple(names))
 
 
 def _blob(pack_length, collation_id, name) -> Codec:
@@ -441,20 +455,24 @@ def codec_for(col, flavor: str = "mysql") -> Codec:
     if ty == "BIT":
         return _bit(col.bits or 0)
     if ty in ("DATE", "NEWDATE"):
-        return Codec(t.date_parse, _guarded(t.date_build, ty), ty)
+        return Codec(t.date_parse, _guarded(t.date_build, ty), ty, fields=t.date_fields)
     if ty == "TIME":
-        return Codec(t.time_old_parse, _guarded(t.time_old_build, ty), ty)
+        return Codec(t.time_old_parse, _guarded(t.time_old_build, ty), ty,
+                     fields=t.time_old_fields)
     if ty == "DATETIME":
-        return Codec(t.datetime_old_parse, _guarded(t.datetime_old_build, ty), ty)
+        return Codec(t.datetime_old_parse, _guarded(t.datetime_old_build, ty), ty,
+                     fields=t.datetime_old_fields)
     if ty == "TIMESTAMP":
-        return Codec(t.timestamp_old_parse, _guarded(t.timestamp_old_build, ty), ty)
+        return Codec(t.timestamp_old_parse, _guarded(t.timestamp_old_build, ty), ty,
+                     fields=t.timestamp_old_fields)
     if ty in ("TIMESTAMP2", "DATETIME2", "TIME2"):
         fsp = col.fsp or 0
         t._check_fsp(fsp)
-        p, b = {"TIMESTAMP2": (t.timestamp2_parse, t.timestamp2_build),
-                "DATETIME2": (t.datetime2_parse, t.datetime2_build),
-                "TIME2": (t.time2_parse, t.time2_build)}[ty]
-        return Codec(lambda d, pos: p(d, pos, fsp), _guarded(lambda v, o: b(v, o, fsp), ty), ty)
+        p, b, f = {"TIMESTAMP2": (t.timestamp2_parse, t.timestamp2_build, t.timestamp2_fields),
+                   "DATETIME2": (t.datetime2_parse, t.datetime2_build, t.datetime2_fields),
+                   "TIME2": (t.time2_parse, t.time2_build, t.time2_fields)}[ty]
+        return Codec(lambda d, pos: p(d, pos, fsp), _guarded(lambda v, o: b(v, o, fsp), ty), ty,
+                     fields=lambda d, pos: f(d, pos, fsp))
     if ty == "VARCHAR":
         return _string(1 if (col.max_length or 0) < 256 else 2, col.collation_id, ty)
     if ty in ("STRING", "VAR_STRING", "ENUM", "SET"):

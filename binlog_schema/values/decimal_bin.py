@@ -59,6 +59,13 @@ def _plan(precision, scale):
 
 
 def decimal_parse(data, pos, precision, scale):
+    text, pos = decimal_text(data, pos, precision, scale)
+    return Decimal(text), pos
+
+
+def decimal_text(data, pos, precision, scale):
+    """The value as text (what ``format(value, "f")`` gives), and where it ends: the layout
+    read once, for the typed value and for the JSON writer."""
     size, ints, fracs, top, allbits = _plan(precision, scale)
     if pos + size > len(data):
         raise StreamError(f"DECIMAL needs {size} bytes, {len(data) - pos} left")
@@ -81,7 +88,7 @@ def decimal_parse(data, pos, precision, scale):
         fpart = fpart * _POW10[ndig] + g
     sign = "-" if negative else ""
     text = f"{sign}{ipart}.{fpart:0{scale}d}" if scale else f"{sign}{ipart}"
-    return Decimal(text), pos + size
+    return text, pos + size
 
 
 _POW10 = [10 ** i for i in range(10)]

@@ -27,6 +27,42 @@ FRAC_BYTES = (0, 1, 1, 2, 2, 3, 3)
 FRAC_SCALE = {1: 10000, 2: 100, 3: 1}  # stored unit per byte count, in microseconds
 
 
+# two-digit fields: their text, kept (a format per field costs more than the rest)
+_D2 = {i: f"{i:02d}" for i in range(100)}
+
+
+def _d2(v) -> str:
+    return _D2.get(v) or f"{v:02d}"
+
+
+def date_text(year, month, day) -> str:
+    return f"{year:04d}-{_d2(month)}-{_d2(day)}"
+
+
+def datetime_text(year, month, day, hour, minute, second, microsecond) -> str:
+    text = f"{year:04d}-{_d2(month)}-{_d2(day)} {_d2(hour)}:{_d2(minute)}:{_d2(second)}"
+    return text + f".{microsecond:06d}" if microsecond else text
+
+
+def time_text(negative, hour, minute, second, microsecond) -> str:
+    text = f"{'-' if negative else ''}{_d2(hour)}:{_d2(minute)}:{_d2(second)}"
+    return text + f".{microsecond:06d}" if microsecond else text
+
+
+def timestamp_text(seconds, microsecond) -> str:
+    if seconds == 0 and microsecond == 0:
+        return "0000-00-00 00:00:00"
+    # UTC: the day's date (kept per day) and the time of day; the fraction as stored (a
+    # 1-byte fraction of 255 hundredths is 2550000 us)
+    days, rest = divmod(seconds, 86400)
+    day = _DAYS.get(days)
+    if day is None:
+        day = _day_text(days)
+    hours, rest = divmod(rest, 3600)
+    return f"{day} {_d2(hours)}:{_d2(rest // 60)}:{_d2(rest % 60)}" + (
+        f".{microsecond:06d}" if microsecond else "") + "Z"
+
+
 @record(frozen=True)
 class Date:
     year: int
@@ -34,7 +70,7 @@ class Date:
     day: int
 
     def isoformat(self) -> str:
-        return f"{self.year:04d}-{self.month:02d}-{self.day:02d}"
+        return date_text(self.year, self.month, self.day)
 
     def to_python(self):
         try:
@@ -54,9 +90,8 @@ class DateTime:
     microsecond: int = 0
 
     def isoformat(self) -> str:
-        text = (f"{self.year:04d}-{self.month:02d}-{self.day:02d} "
-                f"{self.hour:02d}:{self.minute:02d}:{self.second:02d}")
-        return text + (f".{self.microsecond:06d}" if self.microsecond else "")
+        return datetime_text(self.year, self.month, self.day, self.hour, self.minute,
+                             self.second, self.microsecond)
 
     def to_python(self):
         try:
@@ -75,9 +110,8 @@ class Time:
     microsecond: int = 0
 
     def isoformat(self) -> str:
-        text = (f"{'-' if self.negative else ''}{self.hour:02d}:{self.minute:02d}:"
-                f"{self.second:02d}")
-        return text + (f".{self.microsecond:06d}" if self.microsecond else "")
+        return time_text(self.negative, self.hour, self.minute, self.second,
+                         self.microsecond)
 
     def to_python(self):
         delta = _dt.timedelta(hours=self.hour, minutes=self.minute, seconds=self.second,
@@ -91,17 +125,7 @@ class Timestamp:
     microsecond: int = 0
 
     def isoformat(self) -> str:
-        if self.seconds == 0 and self.microsecond == 0:
-            return "0000-00-00 00:00:00"
-        # UTC: the day's date (kept per day) and the time of day; the fraction as stored (a
-        # 1-byte fraction of 255 hundredths is 2550000 us)
-        days, rest = divmod(self.seconds, 86400)
-        day = _DAYS.get(days)
-        if day is None:
-            day = _day_text(days)
-        hours, rest = divmod(rest, 3600)
-        return f"{day} {hours:02d}:{rest // 60:02d}:{rest % 60:02d}" + (
-            f".{self.microsecond:06d}" if self.microsecond else "") + "Z"
+        return timestamp_text(self.seconds, self.microsecond)
 
     def to_python(self):
         if self.seconds == 0 and self.microsecond == 0:
@@ -172,10 +196,19 @@ def _check_fsp(fsp):
 # --------------------------------------------------------------------------- DATE / old types
 
 
-def date_parse(data, pos):
+# Each layout is read once, into its fields (``*_fields(data, pos) -> (fields, pos)``): the
+# typed value is made from them (``*_parse``), and so is its text (the JSON writer's).
+
+
+def date_fields(data, pos):
     _need(data, pos, 3)
     v = int.from_bytes(data[pos:pos + 3], "little")
-    return Date(v >> 9, (v >> 5) & 15, v & 31), pos + 3
+    return (v >> 9, (v >> 5) & 15, v & 31), pos + 3
+
+
+def date_parse(data, pos):
+    f, pos = date_fields(data, pos)
+    return Date(*f), pos
 
 
 def date_build(v: Date, out: bytearray):
@@ -185,11 +218,16 @@ def date_build(v: Date, out: bytearray):
     out += (v.day | v.month << 5 | v.year << 9).to_bytes(3, "little")
 
 
-def time_old_parse(data, pos):
+def time_old_fields(data, pos):
     _need(data, pos, 3)
     v = int.from_bytes(data[pos:pos + 3], "little", signed=True)
     a = abs(v)
-    return Time(v < 0, a // 10000, a // 100 % 100, a % 100), pos + 3
+    return (v < 0, a // 10000, a // 100 % 100, a % 100, 0), pos + 3
+
+
+def time_old_parse(data, pos):
+    f, pos = time_old_fields(data, pos)
+    return Time(*f), pos
 
 
 def time_old_build(v: Time, out: bytearray):
@@ -202,12 +240,17 @@ def time_old_build(v: Time, out: bytearray):
     out += (-n if v.negative else n).to_bytes(3, "little", signed=True)
 
 
-def datetime_old_parse(data, pos):
+def datetime_old_fields(data, pos):
     _need(data, pos, 8)
     v = int.from_bytes(data[pos:pos + 8], "little")
     d, t = divmod(v, 1000000)
-    return DateTime(d // 10000, d // 100 % 100, d % 100, t // 10000, t // 100 % 100,
-                    t % 100), pos + 8
+    return (d // 10000, d // 100 % 100, d % 100, t // 10000, t // 100 % 100, t % 100,
+            0), pos + 8
+
+
+def datetime_old_parse(data, pos):
+    f, pos = datetime_old_fields(data, pos)
+    return DateTime(*f), pos
 
 
 def datetime_old_build(v: DateTime, out: bytearray):
@@ -221,9 +264,14 @@ def datetime_old_build(v: DateTime, out: bytearray):
     out += n.to_bytes(8, "little")
 
 
-def timestamp_old_parse(data, pos):
+def timestamp_old_fields(data, pos):
     _need(data, pos, 4)
-    return Timestamp(int.from_bytes(data[pos:pos + 4], "little")), pos + 4
+    return (int.from_bytes(data[pos:pos + 4], "little"), 0), pos + 4
+
+
+def timestamp_old_parse(data, pos):
+    f, pos = timestamp_old_fields(data, pos)
+    return Timestamp(*f), pos
 
 
 def timestamp_old_build(v: Timestamp, out: bytearray):
@@ -235,11 +283,16 @@ def timestamp_old_build(v: Timestamp, out: bytearray):
 # --------------------------------------------------------------------------- the "2" types
 
 
-def timestamp2_parse(data, pos, fsp):
+def timestamp2_fields(data, pos, fsp):
     _need(data, pos, 4)
     seconds = int.from_bytes(data[pos:pos + 4], "big")
     frac, pos = _frac_read(data, pos + 4, fsp)
-    return Timestamp(seconds, frac * FRAC_SCALE.get(FRAC_BYTES[fsp], 0)), pos
+    return (seconds, frac * FRAC_SCALE.get(FRAC_BYTES[fsp], 0)), pos
+
+
+def timestamp2_parse(data, pos, fsp):
+    f, pos = timestamp2_fields(data, pos, fsp)
+    return Timestamp(*f), pos
 
 
 def timestamp2_build(v: Timestamp, out: bytearray, fsp):
@@ -250,14 +303,19 @@ def timestamp2_build(v: Timestamp, out: bytearray, fsp):
         out += _frac_bytes(units, fsp)
 
 
-def datetime2_parse(data, pos, fsp):
+def datetime2_fields(data, pos, fsp):
     _need(data, pos, 5)
     packed = int.from_bytes(data[pos:pos + 5], "big") - 0x8000000000
     frac, pos = _frac_read(data, pos + 5, fsp)
     ymd, hms = packed >> 17, packed % (1 << 17)
     ym = ymd >> 5
-    return DateTime(ym // 13, ym % 13, ymd % 32, hms >> 12, (hms >> 6) % 64, hms % 64,
-                    frac * FRAC_SCALE.get(FRAC_BYTES[fsp], 0)), pos
+    return (ym // 13, ym % 13, ymd % 32, hms >> 12, (hms >> 6) % 64, hms % 64,
+            frac * FRAC_SCALE.get(FRAC_BYTES[fsp], 0)), pos
+
+
+def datetime2_parse(data, pos, fsp):
+    f, pos = datetime2_fields(data, pos, fsp)
+    return DateTime(*f), pos
 
 
 def datetime2_build(v: DateTime, out: bytearray, fsp):
@@ -280,6 +338,11 @@ def _c_div(a, b):  # C's truncating division
 
 
 def time2_parse(data, pos, fsp):
+    f, pos = time2_fields(data, pos, fsp)
+    return Time(*f), pos
+
+
+def time2_fields(data, pos, fsp):
     """MySQL ``my_time_packed_from_binary`` then ``TIME_from_longlong_time_packed``."""
     n = 6 if fsp >= 5 else 3 + FRAC_BYTES[fsp]
     _need(data, pos, n)
@@ -297,7 +360,7 @@ def time2_parse(data, pos, fsp):
     negative = packed < 0
     a = -packed if negative else packed
     hms, us = a >> 24, a % (1 << 24)
-    return Time(negative, hms >> 12, (hms >> 6) % 64, hms % 64, us), pos + n
+    return (negative, hms >> 12, (hms >> 6) % 64, hms % 64, us), pos + n
 
 
 def time2_build(v: Time, out: bytearray, fsp):
