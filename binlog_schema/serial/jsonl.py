@@ -15,7 +15,8 @@ from io import BytesIO
 from .. import envelope
 from ..construct_ext.ints import uint_parse
 from ..errors import BinlogError
-from ..mysql.codes import RAW_ROWS_KINDS, TABLE_MAP_EVENT, type_name
+from ..mysql.codes import (GTID_LOG_EVENT, GTID_TAGGED_LOG_EVENT, MARIA_GTID_EVENT,
+                           RAW_ROWS_KINDS, ROWS_KINDS as _ROWS_KINDS, TABLE_MAP_EVENT, type_name)
 from ..mysql.framing import HEADER_SIZE, crc_ok
 
 try:
@@ -71,6 +72,12 @@ def event_dict(path, rec) -> dict:
         if "checksum" in value:
             d["checksum"] = value["checksum"]
     return d
+
+
+# the events a row decoder follows besides rows events: table maps and the GTIDs that name
+# a transaction
+_ROWS_STATE_KINDS = frozenset({TABLE_MAP_EVENT, GTID_LOG_EVENT, GTID_TAGGED_LOG_EVENT,
+                               MARIA_GTID_EVENT})
 
 
 def _hex(b) -> str:
@@ -197,13 +204,18 @@ class EventLines:
         return (f'{self.head}{rec.offset}{kp}{rec.raw[4]},"header":{self.header(h)},'
                 f'"body":{body}{tail}{extra}}}')
 
-    def write(self, records, add) -> None:
+    def write(self, records, add, decoder=None, binary: str = "hex") -> None:
         """``add`` the line of every record (and of the events inside payloads): the loop of
         :meth:`parts` and :meth:`line`, with the common case (a plain event in a file's
-        context) inline."""
+        context) inline. With ``decoder`` (a RowDecoder), rows events carry their rows and
+        the decoder follows the table maps and GTIDs."""
         head, kinds, header_json = self.head, self.kinds, self.header
         repeating, cached_body = self.REPEATING, self._cached_body
         leading, led_body = self.LEADING, self._led_body
+        state = _ROWS_STATE_KINDS if decoder is not None else ()
+        with_rows = RAW_ROWS_KINDS if decoder is not None else ()
+        if decoder is not None:
+            leading = ()  # (a rows event is parsed: its rows need its bitmaps)
         parse = envelope.parse_event
         parse_header = envelope.fast()[0]
         line = self.line
@@ -213,10 +225,10 @@ class EventLines:
             ctx = rec.ctx
             kind = raw[4]
             if rec.inner is not None or rec.gap is not None or ctx.type_remap or \
-                    ctx.encrypted or not rec._lazy or rec.parent_offset is not None:
-                add(line(rec))
-                for r in rec.inner or ():
-                    add(line(r))
+                    ctx.encrypted or not rec._lazy or rec.parent_offset is not None or \
+                    (decoder is not None and kind in _ROWS_KINDS and kind not in with_rows):
+                for r in (rec,) if rec.inner is None else (rec, *rec.inner):
+                    self._one(r, add, decoder, binary)
                 continue
             rows = None
             if kind in leading:
@@ -245,15 +257,34 @@ class EventLines:
                 if "trailing" in value:
                     body += ',"trailing":' + object_json(value["trailing"])
                 checksum = value.get("checksum")
+            extra = ""
+            if kind in state:
+                decoder._one(rec)
+            elif kind in with_rows:
+                extra = rows_json(rec, decoder, binary)
             kp = kinds.get(kind)
             if kp is None:
                 kp = kinds[kind] = f',"type":"{type_name(kind)}","type_code":'
-            tail = "}" if checksum is None else f',"checksum":{checksum}}}'
+            tail = "" if checksum is None else f',"checksum":{checksum}'
             if rows is None:
-                add(f'{head}{rec.offset}{kp}{kind},"header":{header_json(h)},"body":{body}{tail}')
+                add(f'{head}{rec.offset}{kp}{kind},"header":{header_json(h)},"body":{body}'
+                    f'{tail}{extra}}}')
             else:  # (the rows' hex made once, straight into the line)
                 add(f'{head}{rec.offset}{kp}{kind},"header":{header_json(h)},"body":{body}'
-                    f'{{"hex":"{rows.hex()}"}}}}{tail}')
+                    f'{{"hex":"{rows.hex()}"}}}}{tail}}}')
+
+    def _one(self, r, add, decoder, binary):
+        """One record the general way (as the loop without the inline case does it)."""
+        parts = self.parts(r)
+        kind = r.kind
+        extra = ""
+        if decoder is not None:
+            if kind in _ROWS_STATE_KINDS and (
+                    parts is not None or (r.error is None and r.value is not None)):
+                decoder._one(r)
+            if kind in _ROWS_KINDS:
+                extra = rows_json(r, decoder, binary)
+        add(self.line(r, parts, extra))
 
     @staticmethod
     def _led_body(rec, ctx, raw, kind):

@@ -93,8 +93,8 @@ def write_events(path, out: Output, *, fmt: str = "jsonl", rows: bool = False,
         from . import text
     try:
         records = reader
-        if jsonl_format and decoder is None:
-            lines.write(reader, out.add)
+        if jsonl_format:
+            lines.write(reader, out.add, decoder, binary)
             records = ()
         for rec in records:
             for r in (rec,) if rec.inner is None else _records(rec):

@@ -471,8 +471,9 @@ def codec_for(col, flavor: str = "mysql") -> Codec:
         p, b, f = {"TIMESTAMP2": (t.timestamp2_parse, t.timestamp2_build, t.timestamp2_fields),
                    "DATETIME2": (t.datetime2_parse, t.datetime2_build, t.datetime2_fields),
                    "TIME2": (t.time2_parse, t.time2_build, t.time2_fields)}[ty]
+        read = f.readers[fsp] if hasattr(f, "readers") else (lambda d, pos: f(d, pos, fsp))
         return Codec(lambda d, pos: p(d, pos, fsp), _guarded(lambda v, o: b(v, o, fsp), ty), ty,
-                     fields=lambda d, pos: f(d, pos, fsp))
+                     fields=read)
     if ty == "VARCHAR":
         return _string(1 if (col.max_length or 0) < 256 else 2, col.collation_id, ty)
     if ty in ("STRING", "VAR_STRING", "ENUM", "SET"):

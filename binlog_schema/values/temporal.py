@@ -31,21 +31,26 @@ FRAC_SCALE = {1: 10000, 2: 100, 3: 1}  # stored unit per byte count, in microsec
 _D2 = {i: f"{i:02d}" for i in range(100)}
 
 
-def _d2(v) -> str:
-    return _D2.get(v) or f"{v:02d}"
-
-
 def date_text(year, month, day) -> str:
-    return f"{year:04d}-{_d2(month)}-{_d2(day)}"
+    try:
+        return f"{year:04d}-{_D2[month]}-{_D2[day]}"
+    except KeyError:  # a field of three digits (or a value no server writes)
+        return f"{year:04d}-{month:02d}-{day:02d}"
 
 
 def datetime_text(year, month, day, hour, minute, second, microsecond) -> str:
-    text = f"{year:04d}-{_d2(month)}-{_d2(day)} {_d2(hour)}:{_d2(minute)}:{_d2(second)}"
+    try:
+        text = f"{year:04d}-{_D2[month]}-{_D2[day]} {_D2[hour]}:{_D2[minute]}:{_D2[second]}"
+    except KeyError:
+        text = f"{year:04d}-{month:02d}-{day:02d} {hour:02d}:{minute:02d}:{second:02d}"
     return text + f".{microsecond:06d}" if microsecond else text
 
 
 def time_text(negative, hour, minute, second, microsecond) -> str:
-    text = f"{'-' if negative else ''}{_d2(hour)}:{_d2(minute)}:{_d2(second)}"
+    try:
+        text = f"{'-' if negative else ''}{_D2[hour]}:{_D2[minute]}:{_D2[second]}"
+    except KeyError:  # (TIME's hours go to 838)
+        text = f"{'-' if negative else ''}{hour:02d}:{minute:02d}:{second:02d}"
     return text + f".{microsecond:06d}" if microsecond else text
 
 
@@ -59,7 +64,7 @@ def timestamp_text(seconds, microsecond) -> str:
     if day is None:
         day = _day_text(days)
     hours, rest = divmod(rest, 3600)
-    return f"{day} {_d2(hours)}:{_d2(rest // 60)}:{_d2(rest % 60)}" + (
+    return f"{day} {_D2[hours]}:{_D2[rest // 60]}:{_D2[rest % 60]}" + (
         f".{microsecond:06d}" if microsecond else "") + "Z"
 
 
@@ -150,14 +155,6 @@ def _day_text(days: int) -> str:
 def _need(data, pos, n):
     if pos + n > len(data):
         raise StreamError(f"value needs {n} bytes, {len(data) - pos} left")
-
-
-def _frac_read(data, pos, fsp):
-    n = FRAC_BYTES[fsp]
-    if not n:
-        return 0, pos
-    _need(data, pos, n)
-    return int.from_bytes(data[pos:pos + n], "big"), pos + n
 
 
 def _frac_bytes(frac_units: int, fsp: int) -> bytes:
@@ -283,11 +280,46 @@ def timestamp_old_build(v: Timestamp, out: bytearray):
 # --------------------------------------------------------------------------- the "2" types
 
 
-def timestamp2_fields(data, pos, fsp):
-    _need(data, pos, 4)
-    seconds = int.from_bytes(data[pos:pos + 4], "big")
-    frac, pos = _frac_read(data, pos + 4, fsp)
-    return (seconds, frac * FRAC_SCALE.get(FRAC_BYTES[fsp], 0)), pos
+def _fsp_reader(make):
+    """``fields(data, pos, fsp)`` from ``make(nfrac, scale)``, the reader of one precision
+    (its fraction's byte count and unit made constants once)."""
+    readers = [make(FRAC_BYTES[fsp], FRAC_SCALE.get(FRAC_BYTES[fsp], 0)) for fsp in range(7)]
+
+    def fields(data, pos, fsp):
+        return readers[fsp](data, pos)
+    fields.readers = readers
+    return fields
+
+
+def _timestamp2(nfrac, scale):
+    size = 4 + nfrac
+
+    def read(data, pos):
+        end = pos + size
+        if end > len(data):
+            raise StreamError(f"value needs {size} bytes, {len(data) - pos} left")
+        return (int.from_bytes(data[pos:pos + 4], "big"),
+                int.from_bytes(data[pos + 4:end], "big") * scale), end
+    return read
+
+
+def _datetime2(nfrac, scale):
+    size = 5 + nfrac
+
+    def read(data, pos):
+        end = pos + size
+        if end > len(data):
+            raise StreamError(f"value needs {size} bytes, {len(data) - pos} left")
+        packed = int.from_bytes(data[pos:pos + 5], "big") - 0x8000000000
+        ymd, hms = packed >> 17, packed % (1 << 17)
+        ym = ymd >> 5
+        return (ym // 13, ym % 13, ymd % 32, hms >> 12, (hms >> 6) % 64, hms % 64,
+                int.from_bytes(data[pos + 5:end], "big") * scale), end
+    return read
+
+
+timestamp2_fields = _fsp_reader(_timestamp2)
+datetime2_fields = _fsp_reader(_datetime2)
 
 
 def timestamp2_parse(data, pos, fsp):
@@ -301,16 +333,6 @@ def timestamp2_build(v: Timestamp, out: bytearray, fsp):
     out += v.seconds.to_bytes(4, "big")
     if FRAC_BYTES[fsp]:
         out += _frac_bytes(units, fsp)
-
-
-def datetime2_fields(data, pos, fsp):
-    _need(data, pos, 5)
-    packed = int.from_bytes(data[pos:pos + 5], "big") - 0x8000000000
-    frac, pos = _frac_read(data, pos + 5, fsp)
-    ymd, hms = packed >> 17, packed % (1 << 17)
-    ym = ymd >> 5
-    return (ym // 13, ym % 13, ymd % 32, hms >> 12, (hms >> 6) % 64, hms % 64,
-            frac * FRAC_SCALE.get(FRAC_BYTES[fsp], 0)), pos
 
 
 def datetime2_parse(data, pos, fsp):
