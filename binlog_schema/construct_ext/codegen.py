@@ -57,7 +57,7 @@ def alias(module: str, name: str) -> str:
 
 
 # the modules generated code may import from: none of them imports construct (a test checks)
-CONSTRUCT_FREE = ("binlog_schema.construct_ext.errors", "binlog_schema.construct_ext.containers",
+CONSTRUCT_FREE = ("binlog_schema.construct_ext.errors",
                   "binlog_schema.construct_ext.streams", "binlog_schema.construct_ext.names",
                   "binlog_schema.construct_ext.ints", "binlog_schema.construct_ext.text",
                   "binlog_schema.construct_ext.bits", "binlog_schema.construct_ext.blocks",
