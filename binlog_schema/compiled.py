@@ -1,9 +1,10 @@
 """The compiled declarations this package runs on its fast paths, by name (see
 :mod:`binlog_schema.construct_ext.cache`: compiled once, loaded from disk without construct).
 
-* ``header``: the common header (``parse``/``build``)
-* ``body.CODE``: the body of the events of one (standard) type code (``parse``/``build``),
-  loaded when such an event is first met: a file loads the code of the types it holds
+* ``header.parse``, ``header.build``: the common header
+* ``body.CODE.parse`` and ``body.CODE.build``: the body of the events of one (standard)
+  type code, one direction each, loaded when first needed: a file loads the code of the
+  types it holds, a reader no builder
 * ``body_family``: the declared type codes, and the family module of each (``DATA``)
 * ``event``: the whole event (``parse``/``build``), for checks against the interpreted one
 """
@@ -20,9 +21,15 @@ UNITS = {
 
 
 def unit(name: str) -> dict:
-    if name.startswith("body."):
-        return cache.load(name, f"binlog_schema.events:BODIES[{int(name[5:])}]")
-    return cache.load(name, UNITS[name])
+    """A unit by name; ``NAME.parse`` / ``NAME.build``: one direction only."""
+    base, parts = name, ("parse", "build")
+    for part in parts:
+        if name.endswith("." + part):
+            base, parts = name[:-len(part) - 1], (part,)
+            break
+    if base.startswith("body."):
+        return cache.load(name, f"binlog_schema.events:BODIES[{int(base[5:])}]", parts)
+    return cache.load(name, UNITS[base], parts)
 
 
 def kinds() -> dict:
@@ -43,15 +50,20 @@ class Bodies:
 
     def _loader(self, kind, build):
         def first(*args):
-            ns = unit(f"body.{kind}")
-            self.parsers[kind], self.builders[kind] = ns["parse"], ns["build"]
-            return (self.builders if build else self.parsers)[kind](*args)
+            if build:
+                self.builders[kind] = unit(f"body.{kind}.build")["build"]
+                return self.builders[kind](*args)
+            self.parsers[kind] = unit(f"body.{kind}.parse")["parse"]
+            return self.parsers[kind](*args)
         return first
 
 
 def warm() -> None:
     """Compile (or load) every unit now, so that the first command does not pay it."""
-    for name in UNITS:
-        unit(name)
+    unit("body_family")
+    unit("event")
     for kind in kinds():
-        unit(f"body.{kind}")
+        unit(f"body.{kind}.parse")
+        unit(f"body.{kind}.build")
+    unit("header.parse")
+    unit("header.build")

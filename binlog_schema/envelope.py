@@ -48,9 +48,16 @@ def fast():
     """The compiled header and bodies: ``(parse_header, parsers, build_header, builders)``
     (a family's bodies are loaded when one of its events is first met)."""
     if not _FAST:
-        header, bodies = compiled.unit("header"), compiled.Bodies()
-        _FAST.append((header["parse"], bodies.parsers, header["build"], bodies.builders))
+        _FAST.append((compiled.unit("header.parse")["parse"], None, _header_build, None))
+        bodies = compiled.Bodies()
+        _FAST[0] = (_FAST[0][0], bodies.parsers, _header_build, bodies.builders)
     return _FAST[0]
+
+
+def _header_build(obj, io, this):
+    build = compiled.unit("header.build")["build"]
+    _FAST[0] = (_FAST[0][0], _FAST[0][1], build, _FAST[0][3])
+    return build(obj, io, this)
 
 
 def body_parser(kind: int):

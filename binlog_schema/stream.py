@@ -12,7 +12,6 @@ from .errors import BinlogError, FormatError, LimitError, TruncatedError
 from .mysql.codes import (EVENT_TYPES, FORMAT_DESCRIPTION_EVENT, START_ENCRYPTION_EVENT,
                           START_EVENT_V3, TABLE_MAP_EVENT, TRANSACTION_PAYLOAD_EVENT, code_of,
                           type_name)
-from .mysql.compression import payload_events_bytes
 from .mysql.flavor import context_from_fde, context_from_start_v3
 from .mysql.framing import HEADER_SIZE, crc_ok
 
@@ -414,6 +413,7 @@ class BinlogReader:
 
     def _inner(self, rec):
         from .envelope import convert_error
+        from .mysql.compression import payload_events_bytes
         try:
             data = payload_events_bytes(rec.value["body"], rec.ctx.max_uncompressed)
         except Exception as e:  # noqa: BLE001

@@ -224,12 +224,12 @@ def test_a_damaged_cache_file_is_compiled_anew(tmp_path, corpus):
     code = ("from binlog_schema.stream import BinlogReader\n"
             "from binlog_schema.construct_ext import cache\n"
             f"n = sum(1 for _ in BinlogReader({path!r}))\n"
-            "print(n, cache.ORIGIN['header'])")
+            "print(n, cache.ORIGIN['header.parse'])")
     env = {"BINLOG_SCHEMA_CACHE": str(tmp_path)}
     first = _run(code, env)
     assert first.stdout.split()[1] == "compiled"
     for name in os.listdir(tmp_path):
-        if name.startswith("header-") and name.endswith(".bin"):
+        if name.startswith("header.parse-") and name.endswith(".bin"):
             with open(tmp_path / name, "wb") as f:
                 f.write(b"not bytecode")
     again = _run(code, env)

@@ -1,7 +1,8 @@
 """Compiled declarations cached on disk, loaded without construct.
 
 A *unit* is a declaration (or a dict of them) named by ``"module:attribute"`` (or
-``"module:attribute[key]"``, one entry of a dict). The first
+``"module:attribute[key]"``, one entry of a dict), and the directions it is compiled for
+(``parse``, ``build`` or both: a reader loads no builder). The first
 process that needs it imports the declaration, compiles it to module source
 (:func:`.codegen.module_source`) and stores the source and its bytecode in the cache folder;
 every later process loads the bytecode (a millisecond, and no construct import). The file
@@ -73,8 +74,9 @@ def key() -> str:
     return _KEY[0]
 
 
-def load(name: str, spec: str) -> dict:
-    """The namespace of unit ``name`` (declared at ``spec``, ``"module:attribute"``)."""
+def load(name: str, spec: str, parts=("parse", "build")) -> dict:
+    """The namespace of unit ``name`` (declared at ``spec``, ``"module:attribute"``; compiled
+    for the directions in ``parts``)."""
     ns = _LOADED.get(name)
     if ns is not None:
         return ns
@@ -89,7 +91,7 @@ def load(name: str, spec: str) -> dict:
         except (OSError, ValueError, EOFError, TypeError):
             code = None
     if code is None:
-        source = generate(spec)
+        source = generate(spec, parts)
         code = compile(source, f"<binlog_schema compiled {name}>", "exec")
         ORIGIN[name] = "memory"
         if path is not None and _store(folder, path, source, code, name):
@@ -100,7 +102,7 @@ def load(name: str, spec: str) -> dict:
     return ns
 
 
-def generate(spec: str) -> str:
+def generate(spec: str, parts=("parse", "build")) -> str:
     """Compile the declaration at ``spec`` to module source (imports construct); plain data
     (a dict of numbers and strings, e.g. an index of declarations) becomes ``DATA``."""
     import importlib
@@ -112,7 +114,7 @@ def generate(spec: str) -> str:
         value = value[int(item.rstrip("]"))]
     if isinstance(value, dict) and all(isinstance(v, (str, int)) for v in value.values()):
         return f"DATA = {value!r}\n"
-    return module_source(value)
+    return module_source(value, parts=parts)
 
 
 def _store(folder, path, source, code, name) -> bool:

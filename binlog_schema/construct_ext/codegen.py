@@ -123,28 +123,35 @@ def callable_of(expr: str, code, build: bool = False) -> str:
     return name
 
 
-def module_source(declaration, construct_free: bool = True) -> str:
+def module_source(declaration, construct_free: bool = True,
+                  parts=("parse", "build")) -> str:
     """The source of a module that parses and builds ``declaration``: ``parse(io, this)`` and
     ``build(obj, io, this)`` for a construct; ``PARSERS`` and ``BUILDERS`` dicts for a dict of
-    constructs (same keys). With ``construct_free`` (code for the disk cache), raises
-    ValueError when the code would import a module that imports construct."""
+    constructs (same keys); only the directions in ``parts``. With ``construct_free`` (code
+    for the disk cache), raises ValueError when the code would import a module that imports
+    construct."""
     code = c.CodeGen()
     code.construct_free = construct_free
     code.append(PREAMBLE)
     _ACTIVE.append(code)
+    parse, build = "parse" in parts, "build" in parts
     try:
         if isinstance(declaration, dict):
             lines = ["PARSERS = {}", "BUILDERS = {}"]
             for key, con in declaration.items():
-                lines.append(f"PARSERS[{key!r}] = "
-                             f"{callable_of(con._compileparse(code), code)}")
-                lines.append(f"BUILDERS[{key!r}] = "
-                             f"{callable_of(con._compilebuild(code), code, build=True)}")
+                if parse:
+                    lines.append(f"PARSERS[{key!r}] = "
+                                 f"{callable_of(con._compileparse(code), code)}")
+                if build:
+                    lines.append(f"BUILDERS[{key!r}] = "
+                                 f"{callable_of(con._compilebuild(code), code, build=True)}")
             code.append("\n".join(lines))
         else:
-            code.append(f"def parse(io, this):\n    return {declaration._compileparse(code)}")
-            code.append(f"def build(obj, io, this):\n"
-                        f"    return {declaration._compilebuild(code)}")
+            if parse:
+                code.append(f"def parse(io, this):\n    return {declaration._compileparse(code)}")
+            if build:
+                code.append(f"def build(obj, io, this):\n"
+                            f"    return {declaration._compilebuild(code)}")
     finally:
         _ACTIVE.pop()
     if code.linkedinstances or code.linkedparsers or code.linkedbuilders:
