@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-from itertools import chain as _chain
-
 from .errors import RangeError
 from .streams import read_exact
-
-_LSB = [tuple(bool(v & (1 << i)) for i in range(8)) for v in range(256)]
-_MSB = [tuple(bool(v & (0x80 >> i)) for i in range(8)) for v in range(256)]
 
 _BITS_CACHE: tuple = ({}, {})  # LSB, MSB: bytes -> their bits (bitmaps repeat a lot)
 
@@ -18,7 +13,13 @@ def bits_of(data: bytes, msb: bool) -> list:
     cache = _BITS_CACHE[msb]
     bits = cache.get(data)
     if bits is None:
-        bits = tuple(_chain.from_iterable(map((_MSB if msb else _LSB).__getitem__, data)))
+        n = 8 * len(data)
+        if msb:  # byte by byte, bit 7 first: the big-endian number from its top bit down
+            v = int.from_bytes(data, "big")
+            bits = tuple(bool(v >> i & 1) for i in range(n - 1, -1, -1))
+        else:  # byte by byte, bit 0 first: the little-endian number from its bottom bit up
+            v = int.from_bytes(data, "little")
+            bits = tuple(bool(v >> i & 1) for i in range(n))
         if len(data) <= 64:  # small bitmaps only, and a bounded number of them
             if len(cache) >= 1024:
                 cache.clear()

@@ -34,3 +34,12 @@ def arrow_schema(struct, tz: str = "UTC"):
     import pyarrow as pa
     return pa.schema([pa.field(f.name, arrow_type(f.dataType, tz), f.nullable)
                       for f in struct.fields])
+
+
+def task_schemas(tz: str = "UTC") -> dict:
+    """The Arrow schemas of the tables the tasks write (``events``, ``row_changes``,
+    ``errors``), in the session time zone ``tz``."""
+    from binlog_schema.pipeline import schema
+    return {"events": arrow_schema(schema.EVENTS, tz),
+            "row_changes": arrow_schema(schema.ROW_CHANGES, tz),
+            "errors": arrow_schema(schema.ERRORS, tz)}

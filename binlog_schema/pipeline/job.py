@@ -181,11 +181,6 @@ def pack(splits, partitions: int) -> list:
     return groups
 
 
-def _decode_group(group, rows):
-    for split in group:
-        yield from tasks.decode_split(split, rows)
-
-
 # ---------------------------------------------------------------------------------------
 # the result
 
@@ -469,7 +464,7 @@ def _decode_cached(spark, groups, splits, want_rows):
     from binlog_schema.pipeline import schema
     sc = spark.sparkContext
     rdd = sc.parallelize(groups, max(1, len(groups))).flatMap(
-        lambda g: _decode_group(g, want_rows))
+        lambda g: tasks.decode_group(g, want_rows))
     unified = _frame(spark, rdd, schema.UNIFIED).persist(StorageLevel.MEMORY_AND_DISK)
     return CachedTables(spark, unified, splits)
 
@@ -482,18 +477,17 @@ def _decode_arrow(spark, groups, splits, want_rows, out, mode, progress):
     out = qualify(spark, out)
     prepare_out(spark, out, mode)
     tz = spark.conf.get("spark.sql.session.timeZone")
-    structs = {"events": schema.EVENTS, "row_changes": schema.ROW_CHANGES,
-               "errors": schema.ERRORS}
-    arrow_schemas = {k: arrow.arrow_schema(v, tz) for k, v in structs.items()}
-    spark_json = {k: v.json() for k, v in structs.items()}
+    arrow_schemas = arrow.task_schemas(tz)
+    spark_json = {"events": schema.EVENTS.json(), "row_changes": schema.ROW_CHANGES.json(),
+                  "errors": schema.ERRORS.json()}
     sc = spark.sparkContext
     sc.setJobDescription(f"decode {len(splits)} splits")
     with progress.stage("decode") if progress else _null():
         small = sc.parallelize(list(enumerate(groups)), max(1, len(groups))).flatMap(
             lambda ig: parts.write_group(ig[0], ig[1], out, arrow_schemas, spark_json,
                                          want_rows)).collect()
-    shapes = [t[3] for t in small if t[0] == tasks.TABLE_MAP]  # (Spark's internal form)
-    stats = [t[6] for t in small if t[0] == tasks.STAT]
+    shapes = [row for tag, row in small if tag == tasks.TABLE_MAP]  # (Spark's internal form)
+    stats = [row for tag, row in small if tag == tasks.STAT]
     with progress.stage("table_maps, files") if progress else _null():
         # small tables: written here by pyarrow as the tasks write theirs (a Spark job each
         # would cost more than the data, and it is time no core can share)

@@ -1,5 +1,5 @@
-"""The ``arrow`` engine's task side: decode a group of splits and write the rows straight to
-Parquet part files (pyarrow), one per table and task, in bounded batches.
+"""The ``arrow`` engine's task side: decode a group of splits and write the record batches the
+tasks build (:mod:`columns`) straight to Parquet part files (pyarrow), one per table and task.
 
 The JVM then only schedules: no row crosses the Python/JVM boundary, which halves the CPU a
 row costs (pickling in the worker plus unpickling and conversion in the JVM cost as much as
@@ -20,59 +20,43 @@ from binlog_schema.pipeline import tasks
 from binlog_schema.pipeline.fsio import local_path
 
 SPARK_METADATA = b"org.apache.spark.sql.parquet.row.metadata"
-TABLE_OF = {tasks.EVENT: ("events", 2), tasks.ROW: ("row_changes", 4),
-            tasks.ERROR: ("errors", 5)}
-BATCH = 4096
+TABLES = ("events", "row_changes", "errors")   # the tables the tasks write
 
 
 class PartWriter:
-    """One Parquet part file written batch by batch (opened on the first row)."""
+    """One Parquet part file written record batch by record batch (opened on the first)."""
 
     def __init__(self, out: str, table: str, name: str, schema, spark_json: str,
                  always: bool = False):
         self.out, self.table, self.name = out.rstrip("/"), table, name
         self.always = always  # write the file even with no rows (a readable empty table)
         self.schema = schema.with_metadata({SPARK_METADATA: spark_json.encode()})
-        self.types = [f.type for f in schema]
-        self.buf = []
         self.writer = None
         self.rows = 0
-
-    def add(self, row):
-        self.buf.append(row)
-        if len(self.buf) >= BATCH:
-            self.flush()
 
     def _open(self):
         import pyarrow.parquet as pq
         final = f"{self.out}/{self.table}/{self.name}"
         path = local_path(final)
+        options = dict(compression="snappy")
         if path is not None:
             self.final = path
             self.tmp = f"{os.path.dirname(path)}/.{self.name}.{uuid.uuid4().hex}.tmp"
-            self.writer = pq.ParquetWriter(self.tmp, self.schema, compression="snappy")
+            self.writer = pq.ParquetWriter(self.tmp, self.schema, **options)
         else:
             from pyarrow import fs as pafs
             filesystem, inner = pafs.FileSystem.from_uri(final)
             self.final = self.tmp = None
             self.stream = filesystem.open_output_stream(inner)
-            self.writer = pq.ParquetWriter(self.stream, self.schema, compression="snappy")
+            self.writer = pq.ParquetWriter(self.stream, self.schema, **options)
 
-    def flush(self):
-        if not self.buf:
-            return
-        import pyarrow as pa
+    def write(self, batch):
         if self.writer is None:
             self._open()
-        cols = list(zip(*self.buf))
-        batch = pa.RecordBatch.from_arrays(
-            [pa.array(c, type=t) for c, t in zip(cols, self.types)], schema=self.schema)
         self.writer.write_batch(batch)
-        self.rows += len(self.buf)
-        self.buf = []
+        self.rows += batch.num_rows
 
     def close(self):
-        self.flush()
         if self.writer is None:
             if not self.always:
                 return
@@ -86,22 +70,23 @@ class PartWriter:
 
 def write_group(index: int, group, out: str, arrow_schemas: dict, spark_json: dict,
                 rows: bool = True) -> list:
-    """Decode the splits of one task into ``out/<table>/part-<index>.parquet``; returns the
-    small rows the driver aggregates (table-map shapes, split statistics)."""
+    """Decode the splits of one task into ``out/<table>/part-<index>.parquet`` (record
+    batches built column by column, :class:`columns.ArrowSink`); returns the small rows the
+    driver aggregates (table-map shapes, split statistics)."""
+    from binlog_schema.pipeline.columns import ArrowSink
     name = f"part-{index:05d}.parquet"
     writers = {table: PartWriter(out, table, name, arrow_schemas[table], spark_json[table],
                                  always=index == 0)
-               for table, _ in TABLE_OF.values()}
+               for table in TABLES}
     small = []
+    sink = ArrowSink(arrow_schemas)
     try:
-        for split in group:
-            for t in tasks.decode_split(split, rows):
-                route = TABLE_OF.get(t[0])
-                if route is None:
-                    small.append(t)
-                    continue
-                table, col = route
-                writers[table].add(t[col])
+        for table, item in tasks.decode_group(group, rows, sink):
+            w = writers.get(table)
+            if w is None:
+                small.append((table, item))
+            else:
+                w.write(item)
     finally:
         for w in writers.values():
             w.close()
@@ -109,11 +94,14 @@ def write_group(index: int, group, out: str, arrow_schemas: dict, spark_json: di
 
 
 def write_table(out: str, table: str, schema, spark_json: str, rows) -> None:
-    """A small table the driver made (table-map shapes, per-file rows) as one part file, the
-    way the tasks write theirs (an empty table still gets its file)."""
+    """A small table the driver made (table-map shapes, per-file rows: tuples in the
+    schema's order) as one part file, the way the tasks write theirs (an empty table still
+    gets its file)."""
+    from binlog_schema.pipeline.columns import batch_of_rows
     w = PartWriter(out, table, "part-00000.parquet", schema, spark_json, always=True)
-    for row in rows:
-        w.add(row)
+    rows = list(rows)
+    if rows:
+        w.write(batch_of_rows(rows, schema))
     w.close()
 
 

@@ -1,12 +1,14 @@
 """What runs in a Spark task (plain Python, no pyspark import): the header-only pre-scan that
-cuts a large file at transaction boundaries, and the decoding of one split into rows of the
-output tables.
+cuts a large file at transaction boundaries, and the decoding of one split into the rows of
+the output tables.
 
 A split is a byte range ``[start, end)`` of one file that starts at an event that begins a
 transaction (GTID, ANONYMOUS_GTID, MariaDB GTID, or a ``BEGIN`` query outside a GTID group).
 It is decoded by :class:`~binlog_schema.stream.BinlogReader` over a :class:`Window` of the file
 that shows the reader the file's first event (the FORMAT_DESCRIPTION, for the context) and
-then the split's bytes, so a task reads only its range and holds one event at a time.
+then the split's bytes, so a task reads only its range and holds one event at a time. Servers
+write the same TABLE_MAP before every transaction on a table: a task parses each distinct
+TABLE_MAP body once (header and CRC32 of every event are still checked).
 
 Table maps are written per transaction, so a split at a transaction boundary is normally
 self-contained. That is checked, not assumed: a rows event whose table id has no TABLE_MAP
@@ -14,8 +16,11 @@ earlier in the split makes the task scan the file's headers before the split and
 table maps in force at its start (counted in ``carried_table_maps``). The GTID in force at the
 start is carried the same way (the last GTID event before the split).
 
-Every output row is a tuple in Spark's *internal* form (dates as days, timestamps as
-microseconds) matching :mod:`binlog_schema.pipeline.schema`, tagged with its table.
+Where the rows go is a *sink*: :class:`TupleSink` (here) makes one tagged tuple per row in
+Spark's internal form (the ``spark`` engine sends them through the JVM);
+:class:`binlog_schema.pipeline.columns.ArrowSink` builds Arrow record batches column by
+column (the ``arrow`` engine writes them to Parquet). Both take a column value's ``Value``
+fields from one definition, :func:`value_fields`.
 """
 
 from __future__ import annotations
@@ -27,10 +32,14 @@ import json
 import time
 from dataclasses import dataclass
 
+from .. import envelope
 from ..envelope import HEADER_SIZE, parse_event
 from ..errors import BinlogError
+from ..mysql.codes import (CONTEXT_KINDS, FORMAT_DESCRIPTION_EVENT, GTID_KINDS,
+                           MARIA_GTID_EVENT, NAMED_GTID_KINDS, QUERY_EVENT, QUERY_KINDS,
+                           ROWS_KINDS, TABLE_MAP_EVENT, XA_PREPARE_LOG_EVENT, XID_EVENT)
 from ..mysql.flavor import context_from_fde, context_from_start_v3
-from ..mysql.codes import ROWS_KINDS
+from ..mysql.framing import event_parse
 from ..context import Context
 from ..model.row_change import RowDecoder, column_names, gtid_of
 from ..serial.value_forms import jsonable
@@ -39,11 +48,7 @@ from ..values import temporal
 from ..values.codecs import Compressed, EnumValue, Geometry, SetValue
 from .fsio import display_name, open_input
 
-GTID_KINDS = frozenset({33, 34, 42, 162})
-REAL_GTID_KINDS = frozenset({33, 42, 162})   # ANONYMOUS_GTID names no transaction
-CONTEXT_KINDS = frozenset({1, 15})
-QUERY_EVENT, XID_EVENT, TABLE_MAP_EVENT, XA_PREPARE_EVENT = 2, 16, 19, 38
-QUERY_KINDS = frozenset({2, 18, 29, 160, 165})
+REAL_GTID_KINDS = NAMED_GTID_KINDS   # ANONYMOUS_GTID names no transaction
 MAX_QUERY_PEEK = 512
 EVENT_WEIGHT = 200   # decoding an event costs about as much as 200 bytes of row data
 
@@ -94,7 +99,7 @@ def _query_text(raw: bytes, ctx: Context) -> bytes:
 
 def _context_event(raw: bytes, ctx: Context, pos: int) -> Context:
     value = parse_event(raw, ctx, pos)
-    if ctx.kind(raw[4]) == 15:
+    if ctx.kind(raw[4]) == FORMAT_DESCRIPTION_EVENT:
         return context_from_fde(value["body"], ctx)
     return context_from_start_v3(value["body"], ctx)
 
@@ -270,23 +275,30 @@ def table_maps_before(f, start: int, ctx: Context) -> dict:
     return maps
 
 
-def _text(v) -> str | None:
-    if v is None or isinstance(v, str):
-        return v
-    if isinstance(v, (bytes, bytearray, memoryview)):
-        return bytes(v).decode("utf-8", "backslashreplace")
-    return str(v)
-
-
 # ---------------------------------------------------------------------------------------
-# typed values (internal Spark form; see schema.VALUE_FIELDS)
+# typed values: the fields of the Value struct that hold a column value (see schema.VALUE)
+
+FIELDS = ("long", "decimal", "double", "string", "binary", "date", "datetime", "timestamp",
+          "time", "vector", "json", "text")
+(LONG, DECIMAL, DOUBLE, STRING, BINARY, DATE, DATETIME, TIMESTAMP, TIME, VECTOR, JSON,
+ TEXT) = range(len(FIELDS))
+NVALUE = len(FIELDS)
 
 _EPOCH_DAYS = _dt.date(1970, 1, 1).toordinal()
 _DAY_US = 86_400_000_000
 _LONG_MIN, _LONG_MAX = -(1 << 63), (1 << 63) - 1
 _DEC_CTX = decimal.Context(prec=100)
 _DEC_Q = decimal.Decimal(1).scaleb(-18)
-NVALUE = 12  # long decimal double string binary date datetime timestamp time vector json text
+_date = _dt.date
+
+
+class JsonDoc:
+    """A value of a MySQL JSON column: written as JSON text, whatever its Python type."""
+
+    __slots__ = ("doc",)
+
+    def __init__(self, doc):
+        self.doc = doc
 
 
 def fit_decimal(d: decimal.Decimal):
@@ -304,136 +316,137 @@ def fit_decimal(d: decimal.Decimal):
     return d
 
 
-def _v(**kw):
-    out = [None] * NVALUE
-    for k, x in kw.items():
-        out[_VALUE_INDEX[k]] = x
-    return tuple(out)
-
-
-_VALUE_INDEX = {k: i for i, k in enumerate(
-    ("long", "decimal", "double", "string", "binary", "date", "datetime", "timestamp", "time",
-     "vector", "json", "text"))}
-
-
-def _int(v):
-    if _LONG_MIN <= v <= _LONG_MAX:
-        return (v, None, None, None, None, None, None, None, None, None, None, None)
-    d = fit_decimal(decimal.Decimal(v))
-    return _v(decimal=d) if d is not None else _v(text=str(v))
-
-
-def _days(y, m, d):
-    return _dt.date(y, m, d).toordinal() - _EPOCH_DAYS
-
-
-def _date(v):
+def day_number(y: int, m: int, d: int):
+    """Days since 1970-01-01 (proleptic Gregorian, as Spark counts), None for a zero or
+    invalid date."""
     try:
-        return _v(date=_days(v.year, v.month, v.day))
-    except ValueError:       # zero or invalid dates: no Spark value, the lossless text
-        return _v(text=v.isoformat())
-
-
-def _datetime(v):
-    try:
-        us = (_days(v.year, v.month, v.day) * _DAY_US
-              + ((v.hour * 60 + v.minute) * 60 + v.second) * 1_000_000 + v.microsecond)
+        return _date(y, m, d).toordinal() - _EPOCH_DAYS
     except ValueError:
-        return _v(text=v.isoformat())
-    return (None, None, None, None, None, None, us, None, None, None, None, None)
+        return None
 
 
-def _timestamp(v):
-    if v.seconds == 0 and v.microsecond == 0:
-        return _v(text=v.isoformat())
-    return (None, None, None, None, None, None, None, v.seconds * 1_000_000 + v.microsecond,
-            None, None, None, None)
+def datetime_us(v):
+    """A DATETIME as microseconds since 1970-01-01 00:00 (no zone), None for a zero or invalid
+    date."""
+    days = day_number(v.year, v.month, v.day)
+    if days is None:
+        return None
+    return (days * _DAY_US + ((v.hour * 60 + v.minute) * 60 + v.second) * 1_000_000
+            + v.microsecond)
 
 
-def _time(v):
+def time_us(v) -> int:
     us = ((v.hour * 60 + v.minute) * 60 + v.second) * 1_000_000 + v.microsecond
-    return _v(time=-us if v.negative else us)
+    return -us if v.negative else us
 
 
-def _decimal(v):
-    d = fit_decimal(v)
-    if d is not None:
-        return (None, d, None, None, None, None, None, None, None, None, None, None)
-    return _v(text=str(v))
+def _text(v) -> str | None:
+    if v is None or isinstance(v, str):
+        return v
+    if isinstance(v, (bytes, bytearray, memoryview)):
+        return bytes(v).decode("utf-8", "backslashreplace")
+    return str(v)
 
 
-def _enum(v):
-    return _v(long=v.index, string=_text(v.name))
+def set_names(v) -> str | None:
+    return None if v.names is None else ",".join(_text(n) for n in v.names)
 
 
-def _set(v):
-    names = None if v.names is None else ",".join(_text(n) for n in v.names)
-    return _v(long=v.bits, string=names) if v.bits <= _LONG_MAX else _v(
-        decimal=decimal.Decimal(v.bits), string=names)
-
-
-def _compressed(v):
-    return to_value(v.data)
-
-
-_N = None
-
-
-def _string(v):
-    return (_N, _N, _N, v, _N, _N, _N, _N, _N, _N, _N, _N)
-
-
-def _binary(v):
-    return (_N, _N, _N, _N, bytes(v), _N, _N, _N, _N, _N, _N, _N)
-
-
-def _double(v):
-    return (_N, _N, v, _N, _N, _N, _N, _N, _N, _N, _N, _N)
-
-
-_BY_TYPE = {
-    int: _int, bool: lambda v: _int(int(v)),
-    float: _double,
-    str: _string,
-    bytes: lambda v: (_N, _N, _N, _N, v, _N, _N, _N, _N, _N, _N, _N),
-    bytearray: _binary,
-    memoryview: _binary,
-    decimal.Decimal: _decimal,
-    temporal.Date: _date,
-    temporal.DateTime: _datetime,
-    temporal.Timestamp: _timestamp,
-    temporal.Time: _time,
-    EnumValue: _enum,
-    SetValue: _set,
-    Geometry: lambda v: _v(long=v.srid, binary=bytes(v.wkb)),
-    Compressed: _compressed,
-}
-
-
-def _json_text(v) -> str:
+def json_text(v) -> str:
     return json.dumps(jsonable(v), ensure_ascii=False, separators=(",", ":"), default=str)
 
 
-def to_value(v, json_column: bool = False):
-    """One column value as the Value struct: the typed field(s) that hold it exactly, and
-    ``text`` (the lossless MySQL text) when no Spark type does (zero dates, decimals beyond
-    DECIMAL(38,18), integers beyond 64 bits). JSON documents are JSON text."""
-    if v is None:
-        return None
-    if json_column:
-        return _v(json=_json_text(v))
-    f = _BY_TYPE.get(type(v))
+def _int_fields(v):
+    if _LONG_MIN <= v <= _LONG_MAX:
+        return ((LONG, v),)
+    d = fit_decimal(decimal.Decimal(v))
+    return ((DECIMAL, d),) if d is not None else ((TEXT, str(v)),)
+
+
+def _decimal_fields(v):
+    d = fit_decimal(v)
+    return ((DECIMAL, d),) if d is not None else ((TEXT, str(v)),)
+
+
+def _date_fields(v):
+    days = day_number(v.year, v.month, v.day)
+    # zero or invalid dates: no Spark value, the lossless text
+    return ((DATE, days),) if days is not None else ((TEXT, v.isoformat()),)
+
+
+def _datetime_fields(v):
+    us = datetime_us(v)
+    return ((DATETIME, us),) if us is not None else ((TEXT, v.isoformat()),)
+
+
+def _timestamp_fields(v):
+    if v.seconds == 0 and v.microsecond == 0:
+        return ((TEXT, v.isoformat()),)
+    return ((TIMESTAMP, v.seconds * 1_000_000 + v.microsecond),)
+
+
+def _set_fields(v):
+    names = set_names(v)
+    bits = (LONG, v.bits) if v.bits <= _LONG_MAX else (DECIMAL, decimal.Decimal(v.bits))
+    return (bits,) if names is None else (bits, (STRING, names))
+
+
+def _enum_fields(v):
+    name = _text(v.name)
+    return ((LONG, v.index),) if name is None else ((LONG, v.index), (STRING, name))
+
+
+_FIELDS_OF = {
+    int: _int_fields,
+    bool: lambda v: _int_fields(int(v)),
+    float: lambda v: ((DOUBLE, v),),
+    str: lambda v: ((STRING, v),),
+    bytes: lambda v: ((BINARY, v),),
+    bytearray: lambda v: ((BINARY, bytes(v)),),
+    memoryview: lambda v: ((BINARY, bytes(v)),),
+    decimal.Decimal: _decimal_fields,
+    temporal.Date: _date_fields,
+    temporal.DateTime: _datetime_fields,
+    temporal.Timestamp: _timestamp_fields,
+    temporal.Time: lambda v: ((TIME, time_us(v)),),
+    EnumValue: _enum_fields,
+    SetValue: _set_fields,
+    Geometry: lambda v: ((LONG, v.srid), (BINARY, bytes(v.wkb))),
+    Compressed: lambda v: value_fields(v.data),
+    JsonDoc: lambda v: ((JSON, json_text(v.doc)),),
+}
+
+
+def value_fields(v) -> tuple:
+    """The ``(field, value)`` pairs of the Value struct that hold one (non-NULL) column value,
+    in the form Spark keeps internally and Arrow takes (dates as days, timestamps and
+    times as microseconds): the typed field(s) that hold it exactly, and ``text`` (MySQL's
+    lossless text) when no Spark type does (zero dates, decimals beyond DECIMAL(38,18),
+    integers beyond 64 bits). JSON documents (:class:`JsonDoc`) are JSON text."""
+    f = _FIELDS_OF.get(type(v))
     if f is not None:
         return f(v)
     for base in (bool, int, float, str, bytes):  # subclasses (a NaN that keeps its bits)
         if isinstance(v, base):
-            return _BY_TYPE[base](base(v))
+            return _FIELDS_OF[base](base(v))
     if isinstance(v, (list, tuple)) and all(isinstance(x, (int, float)) for x in v):
-        return _v(vector=[float(x) for x in v])
-    return _v(json=_json_text(v))
+        return ((VECTOR, [float(x) for x in v]),)
+    return ((JSON, json_text(v)),)
+
+
+def to_value(v, json_column: bool = False):
+    """One column value as the Value struct in Spark's internal form (a tuple of
+    :data:`FIELDS`; None for NULL): the tuples of the ``spark`` engine."""
+    if v is None:
+        return None
+    out = [None] * NVALUE
+    for k, x in value_fields(JsonDoc(v) if json_column else v):
+        out[k] = x
+    return tuple(out)
 
 
 def _json_columns(tm) -> frozenset:
+    """The MySQL JSON columns of a table (MariaDB's JSON is a text column)."""
     cached = getattr(tm, "_pipeline_json", None)
     if cached is None:
         cached = frozenset() if (tm.flavor or "mysql") == "mariadb" else frozenset(
@@ -442,12 +455,73 @@ def _json_columns(tm) -> frozenset:
     return cached
 
 
+def json_marked(values: dict | None, json_cols: frozenset):
+    """An image with the values of JSON columns marked as :class:`JsonDoc`."""
+    if values is None or not json_cols:
+        return values
+    return {k: JsonDoc(x) if k in json_cols and x is not None else x
+            for k, x in values.items()}
+
+
 def image(values: dict | None, json_cols: frozenset):
+    """A row image as ``{column: Value tuple}`` (Spark's internal form)."""
     if values is None:
         return None
-    if json_cols:
-        return {k: to_value(x, k in json_cols) for k, x in values.items()}
-    return {k: to_value(x) for k, x in values.items()}
+    return {k: to_value(x) for k, x in json_marked(values, json_cols).items()}
+
+
+# ---------------------------------------------------------------------------------------
+# parsing events: each distinct TABLE_MAP body once per task
+
+
+class _Bodies:
+    """The compiled body parsers, TABLE_MAP's behind a memo of the bodies already parsed
+    (keyed by the body's bytes and the facts of the context that shape its parse)."""
+
+    def __init__(self):
+        self.parsers = envelope.fast()[1]
+        self.memo: dict = {}
+
+    def get(self, kind, default):
+        if kind == TABLE_MAP_EVENT:
+            return self.table_map
+        return self.parsers.get(kind, default)
+
+    def table_map(self, stream, this):
+        ctx = this["_params"]["ctx"]
+        key = (stream.getvalue(), ctx.flavor, ctx.server_version)
+        hit = self.memo.get(key)
+        if hit is None:
+            value = self.parsers[TABLE_MAP_EVENT](stream, this)
+            if len(self.memo) > 4096:
+                self.memo.clear()
+            self.memo[key] = hit = (value, stream.tell())
+        else:
+            stream.seek(hit[1])
+        return hit[0]
+
+
+class EventParser:
+    """Parses the records of a lazy :class:`BinlogReader` (``decode="lazy"``) as the reader
+    would, the bodies of repeated TABLE_MAPs from a memo. A record that does not parse here is
+    left to its own parse (its typed error)."""
+
+    def __init__(self):
+        self.parse_header = envelope.fast()[0]
+        self.bodies = _Bodies()
+        self.default = envelope.body_parser(-1)
+        params = getattr(envelope, "_params", None)
+        self.params = params if params is not None else (lambda ctx: {"ctx": ctx})
+
+    def parse(self, rec):
+        if not getattr(rec, "_lazy", False):  # parsed by the reader, or an error
+            return
+        try:
+            value = event_parse(rec.raw, {"_params": self.params(rec.ctx)}, self.parse_header,
+                                self.bodies, self.default)
+        except Exception:  # noqa: BLE001 - the record's own parse gives the typed error
+            return
+        rec.value = value
 
 
 # ---------------------------------------------------------------------------------------
@@ -476,6 +550,48 @@ def shape_of(tm) -> tuple:
     return shape, (_text(tm.database), _text(tm.table), shape, tm.table_id,
                    tm.server_version, tm.flavor, tm.row_metadata,
                    [_text(x) for x in tm.flags], pk, cols)
+
+
+# ---------------------------------------------------------------------------------------
+# where the rows go
+
+
+class TupleSink:
+    """Tagged tuples in Spark's internal form (see ``schema.UNIFIED``), one per output row:
+    what the ``spark`` engine sends through the JVM."""
+
+    def __init__(self):
+        self.pending: list = []
+
+    def event(self, row):
+        self.pending.append((EVENT, row[0], row, None, None, None, None))
+
+    def error(self, row):
+        self.pending.append((ERROR, row[0], None, None, None, row, None))
+
+    def table_map(self, row):
+        self.pending.append((TABLE_MAP, row[-4], None, row, None, None, None))
+
+    def stat(self, row):
+        self.pending.append((STAT, row[0], None, None, None, None, row))
+
+    def rows(self, name, r, changes, json_cols, offset, inner_offset):
+        add = self.pending.append
+        type_name = r.type_name
+        for ch in changes:
+            add((ROW, name, None, None, (
+                name, ch.offset, inner_offset, ch.gtid,
+                None if ch.timestamp is None else ch.timestamp * 1_000_000,
+                _text(ch.database), _text(ch.table), ch.operation, ch.row_index,
+                image(ch.before, json_cols), image(ch.after, json_cols),
+                ch.signedness_known, type_name), None, None))
+
+    def take(self) -> list:
+        out, self.pending = self.pending, []
+        return out
+
+    def close(self) -> list:
+        return self.take()
 
 
 # ---------------------------------------------------------------------------------------
@@ -520,34 +636,44 @@ def _fix_error(err: BinlogError, shift):
 def _error_row(st, offset, stage, err=None, *, kind=None, message=None, rec=None,
                in_payload_at=None):
     st.errors += 1
-    return (ERROR, st.name, None, None, None, (
-        st.name, offset, in_payload_at, stage, kind or (err.kind if err else "error"),
-        err.path if err is not None else None,
-        message if message is not None else (err.message if err is not None else None),
-        err.expected if err is not None else None,
-        rec.type_name if rec is not None and len(rec.raw) > 4 else None,
-        rec.type_code if rec is not None and len(rec.raw) > 4 else None,
-        len(rec.raw) if rec is not None else None), None)
+    return (st.name, offset, in_payload_at, stage, kind or (err.kind if err else "error"),
+            err.path if err is not None else None,
+            message if message is not None else (err.message if err is not None else None),
+            err.expected if err is not None else None,
+            rec.type_name if rec is not None and len(rec.raw) > 4 else None,
+            rec.type_code if rec is not None and len(rec.raw) > 4 else None,
+            len(rec.raw) if rec is not None else None)
 
 
-def decode_split(split: Split, rows: bool = True):
-    """The output rows of one split (tagged tuples, see :mod:`schema`), ending with one
-    ``stat`` row: events read, decoded and quarantined, rows, wall and CPU seconds, peak
+def decode_split(split: Split, rows: bool = True, sink=None):
+    """Decode one split into ``sink`` (default: a :class:`TupleSink`), yielding what the sink
+    has made as it goes: output rows or record batches, then the split's table-map shapes and
+    one ``stat`` row: events read, decoded and quarantined, rows, wall and CPU seconds, peak
     memory of the worker process."""
     t0, c0 = time.perf_counter(), time.process_time()
+    sink = TupleSink() if sink is None else sink
     name = display_name(split.uri)
     st = _SplitState(split, name)
     try:
-        yield from _decode(split, st, rows)
+        yield from _decode(split, st, rows, sink)
     except Exception as e:  # noqa: BLE001 - a bug must not fail the job: quarantine it
-        yield _error_row(st, split.start, "split", kind="internal",
-                         message=f"{type(e).__name__}: {e}")
+        sink.error(_error_row(st, split.start, "split", kind="internal",
+                              message=f"{type(e).__name__}: {e}"))
     for shape, (off, ts, count, row) in st.shapes.items():
-        yield (TABLE_MAP, name, None, row + (name, off, ts, count), None, None, None)
-    yield (STAT, name, None, None, None, None, (
-        name, split.size, split.index, split.start, split.end, st.read, st.decoded,
-        st.quarantined, st.rows, st.rows_failed, len(st.shapes), st.carried, st.errors,
-        time.perf_counter() - t0, time.process_time() - c0, _max_rss_kib()))
+        sink.table_map(row + (name, off, ts, count))
+    sink.stat((name, split.size, split.index, split.start, split.end, st.read, st.decoded,
+               st.quarantined, st.rows, st.rows_failed, len(st.shapes), st.carried, st.errors,
+               time.perf_counter() - t0, time.process_time() - c0, _max_rss_kib()))
+    yield from sink.take()
+
+
+def decode_group(group, rows: bool = True, sink=None):
+    """:func:`decode_split` over the splits of one task, into one sink; what it made last
+    (batches not yet full) when the sink is closed."""
+    sink = TupleSink() if sink is None else sink
+    for split in group:
+        yield from decode_split(split, rows, sink)
+    yield from sink.close()
 
 
 def _max_rss_kib() -> int | None:
@@ -558,22 +684,23 @@ def _max_rss_kib() -> int | None:
         return None
 
 
-def _decode(split: Split, st: _SplitState, want_rows: bool):
+def _decode(split: Split, st: _SplitState, want_rows: bool, sink):
     if split.problem is not None:
-        yield _error_row(st, 0, "input", kind="io", message=split.problem)
+        sink.error(_error_row(st, 0, "input", kind="io", message=split.problem))
         return
     try:
         f = open_input(split.uri)
     except OSError as e:
-        yield _error_row(st, 0, "file", kind="io", message=f"{type(e).__name__}: {e}")
+        sink.error(_error_row(st, 0, "file", kind="io", message=f"{type(e).__name__}: {e}"))
         return
     with f:
-        yield from _decode_open(f, split, st, want_rows)
+        yield from _decode_open(f, split, st, want_rows, sink)
 
 
-def _decode_open(f, split: Split, st: _SplitState, want_rows: bool):
+def _decode_open(f, split: Split, st: _SplitState, want_rows: bool, sink):
     shift = _shift(split)
     decoder = RowDecoder(st.name)
+    parse = EventParser().parse
     ctx = None
     carried = None
     if split.start:
@@ -584,27 +711,34 @@ def _decode_open(f, split: Split, st: _SplitState, want_rows: bool):
             if g is not None:
                 decoder.gtid = g
         window = Window(f, [(0, split.ctx_end), (split.start, split.end)])
-        reader = BinlogReader(window, start=split.ctx_end, skip_errors=True)
+        skip_before = split.ctx_end   # the context event is the first split's
     else:
         window = Window(f, [(0, split.end)])
-        reader = BinlogReader(window, skip_errors=True)
+        skip_before = 0
+    reader = BinlogReader(window, decode="lazy", skip_errors=True)
+    event, error, rows_out = sink.event, sink.error, sink.rows
     try:
         for rec in reader:
+            if rec.offset < skip_before:
+                continue
+            parse(rec)
             rec.offset = shift(rec.offset)
             _fix_error(rec.error, shift)
             inner = rec.inner or ()
             st.read += 1 + len(inner)
             if rec.error is not None:
                 st.quarantined += 1
-                yield _error_row(st, rec.offset, "event", rec.error, rec=rec)
+                error(_error_row(st, rec.offset, "event", rec.error, rec=rec))
                 continue
             for r in (rec, *inner):
                 if r is not rec:
                     r.parent_offset = rec.offset
+                    parse(r)
                 changes = ()
                 kind = r.kind
-                if want_rows and r.inner is None and (kind in ROWS_KINDS or kind == 19
-                                                      or kind in GTID_KINDS):
+                if want_rows and r.inner is None and (kind in ROWS_KINDS or
+                                                      kind == TABLE_MAP_EVENT or
+                                                      kind in GTID_KINDS):
                     if kind in ROWS_KINDS and split.start and \
                             r.value["body"]["table_id"] not in decoder.table_maps:
                         if carried is None:
@@ -617,28 +751,36 @@ def _decode_open(f, split: Split, st: _SplitState, want_rows: bool):
                         changes = decoder.feed(r)
                     except BinlogError as e:
                         st.rows_failed += 1
-                        yield _error_row(st, r.offset, "rows", e, rec=r,
-                                         in_payload_at=None if r is rec else rec.offset)
+                        error(_error_row(st, r.offset, "rows", e, rec=r,
+                                         in_payload_at=None if r is rec else rec.offset))
                         changes = ()
                 st.decoded += 1
-                yield _event_row(st, r, rec, decoder, len(changes))
-                if kind == 19:
+                event(_event_row(st, r, rec, decoder, len(changes)))
+                if kind == TABLE_MAP_EVENT:
                     _note_shape(st, r, decoder)
                 if changes:
-                    yield from _row_rows(st, r, changes, decoder)
+                    st.rows += len(changes)
+                    tm = decoder.table_maps.get(r.value["body"]["table_id"])
+                    rows_out(st.name, r, changes,
+                             _json_columns(tm) if tm is not None else frozenset(),
+                             changes[0].offset,
+                             r.offset if r.parent_offset is not None else None)
+            if sink.pending:
+                yield from sink.take()
     except BinlogError as e:      # not a binlog file: the reader refuses it at the magic
         _fix_error(e, shift)
-        yield _error_row(st, e.offset or 0, "file", e)
+        error(_error_row(st, e.offset or 0, "file", e))
     if reader.tail is not None:
         t = reader.tail
         st.read += 1
         st.quarantined += 1
-        yield _error_row(st, shift(t.offset), "tail", kind="truncated",
+        error(_error_row(st, shift(t.offset), "tail", kind="truncated",
                          message=f"truncated last event: {t.have} bytes"
-                         + (f" of {t.need}" if t.need is not None else " (partial header)"))
+                         + (f" of {t.need}" if t.need is not None else " (partial header)")))
 
 
 def _event_row(st, r, top, decoder, nrows):
+    """The ``events`` row of one event (schema.EVENTS order)."""
     v = r.value
     h = v["header"]
     body = v["body"] if isinstance(v["body"], dict) else {}
@@ -648,12 +790,12 @@ def _event_row(st, r, top, decoder, nrows):
     # transaction tracking for the events table: a GTID (or a BEGIN outside one) opens it;
     # XID, COMMIT, ROLLBACK, XA_PREPARE close it, as does the statement of a DDL group (a
     # MySQL GTID followed by a statement rather than BEGIN; a MariaDB GTID flagged STANDALONE)
-    closes = kind in (XID_EVENT, XA_PREPARE_EVENT)
+    closes = kind == XID_EVENT or kind == XA_PREPARE_LOG_EVENT
     if kind in GTID_KINDS:
         st.gtid = gtid_of(r)
         st.txn = offset if not inner else top.offset
         st.open, st.begun = True, False
-        st.standalone = kind != 162 or "STANDALONE" in (body.get("flags2") or ())
+        st.standalone = kind != MARIA_GTID_EVENT or "STANDALONE" in (body.get("flags2") or ())
     elif kind == QUERY_EVENT:
         q = body.get("query")
         q = q.strip().upper() if isinstance(q, str) else ""
@@ -668,25 +810,26 @@ def _event_row(st, r, top, decoder, nrows):
     gtid, txn = (st.gtid, st.txn) if st.open else (None, None)
     if closes:
         st.open = False
-    table_id = body.get("table_id") if kind == 19 or kind in ROWS_KINDS else None
-    database = table = None
-    if kind == 19:
+    table_id = database = table = query = xid = None
+    if kind == TABLE_MAP_EVENT:
+        table_id = body.get("table_id")
         database, table = _text(body.get("database")), _text(body.get("table"))
     elif kind in ROWS_KINDS:
+        table_id = body.get("table_id")
         tm = decoder.table_maps.get(table_id)
         if tm is not None:
             database, table = _text(tm.database), _text(tm.table)
     elif kind in QUERY_KINDS:
         database = _text(body.get("database"))
-    query = _text(body.get("query")) if kind in QUERY_KINDS else None
-    xid = body.get("xid") if kind == XID_EVENT else None
-    flags = h.get("flags") or []
-    return (EVENT, st.name, (
-        st.name, offset, top.offset if inner else None, h["timestamp"] * 1_000_000,
-        r.type_name, r.type_code, h["server_id"], len(r.raw), h["log_pos"],
-        [_text(x) for x in flags], v.get("checksum"), gtid, txn,
-        decimal.Decimal(xid) if isinstance(xid, int) else None, table_id, database, table,
-        query, nrows if kind in ROWS_KINDS else None), None, None, None, None)
+        query = _text(body.get("query"))
+    elif kind == XID_EVENT:
+        xid = body.get("xid")
+        xid = decimal.Decimal(xid) if isinstance(xid, int) else None
+    flags = h.get("flags")
+    return (st.name, offset, top.offset if inner else None, h["timestamp"] * 1_000_000,
+            r.type_name, r.type_code, h["server_id"], len(r.raw), h["log_pos"],
+            [_text(x) for x in flags] if flags else [], v.get("checksum"), gtid, txn, xid,
+            table_id, database, table, query, nrows if kind in ROWS_KINDS else None)
 
 
 def _note_shape(st, r, decoder):
@@ -709,18 +852,3 @@ def _note_shape(st, r, decoder):
                             r.value["header"]["timestamp"] * 1_000_000, 1, row]
     else:
         seen[2] += 1
-
-
-def _row_rows(st, r, changes, decoder):
-    tm = decoder.table_maps.get(r.value["body"]["table_id"])
-    jc = _json_columns(tm) if tm is not None else frozenset()
-    inner_offset = r.offset if r.parent_offset is not None else None
-    for ch in changes:
-        st.rows += 1
-        yield (ROW, st.name, None, None, (
-            st.name, ch.offset, inner_offset, ch.gtid,
-            None if ch.timestamp is None else ch.timestamp * 1_000_000,
-            _text(ch.database), _text(ch.table), ch.operation, ch.row_index,
-            image(ch.before, jc), image(ch.after, jc), ch.signedness_known, r.type_name),
-            None, None)
-

@@ -103,33 +103,32 @@ def object_json(d) -> str:
 
 class HeaderJson:
     """The JSON of event headers: a template made from the first header's fields, in their
-    order (ints, and the flags list, whose JSON is kept per distinct list); any header that
-    does not fit it is encoded whole."""
+    order (ints, and the flags list, whose JSON is kept per distinct list); a header of other
+    fields is encoded whole. (Headers come from one declaration: their fields are always the
+    same, in the same order.)"""
 
     def __init__(self):
-        self.getter = self.template = self.size = self.lists = self.empty_last = None
+        self.keys = self.template = self.empty_last = None
+        self.lists: list = []
         self.flags: dict = {}
 
     def __call__(self, h) -> str:
-        getter = self.getter
-        if getter is None:
-            from operator import itemgetter
-            keys = tuple(h)
-            self.getter = getter = itemgetter(*keys)
-            self.size = len(keys)
+        keys = self.keys
+        if keys is None:
+            self.keys = keys = tuple(h)
             self.template = "{" + ",".join(
                 f"{quote(k)}:%{'d' if type(v) is int else 's'}" for k, v in h.items()) + "}"
             self.lists = [i for i, v in enumerate(h.values()) if type(v) is list]
-            self.empty_last = self.template[:-3] + "[]}" if self.template.endswith("%s}") \
-                else None
-        if len(h) != self.size:
+            self.empty_last = self.template[:-3] + "[]}" \
+                if self.lists == [len(keys) - 1] else None
+        if len(h) != len(keys):
             return dumps(h)
-        try:
-            values = getter(h)
-        except KeyError:
-            return dumps(h)
-        if self.lists == [self.size - 1] and not values[-1] and type(values[-1]) is list:
-            return self.empty_last % values[:-1]  # (the usual header: no flags set)
+        values = tuple(h.values())
+        if self.empty_last is not None and not values[-1] and type(values[-1]) is list:
+            try:
+                return self.empty_last % values[:-1]  # (the usual header: no flags set)
+            except TypeError:
+                return dumps(h)
         if self.lists:
             values = list(values)
             for i in self.lists:
