@@ -1,5 +1,6 @@
 """Single-process references for the pipeline tests, and the comparison of a pipeline row
-(internal tuple from a task, or a Row collected from Spark) with a RowChange."""
+(a dict read from Arrow/Parquet, a Row collected from Spark, or a tuple of the spark engine
+in Spark's internal form) with a RowChange."""
 
 from __future__ import annotations
 
@@ -126,7 +127,7 @@ def expected(v, json_column=False):
                                default=str)}
 
 
-def got_fields(value, internal: bool):
+def got_fields(value, internal: bool = False):
     """The non-null fields of a Value struct as Python objects."""
     if value is None:
         return None
@@ -147,7 +148,7 @@ def _name(x):
     return x if isinstance(x, str) or x is None else bytes(x).decode("utf-8", "backslashreplace")
 
 
-def same_row(got, want, internal: bool):
+def same_row(got, want, internal: bool = False):
     """Assert that a pipeline row_changes row equals a single-process RowChange."""
     ch, json_cols = want
     if internal:

@@ -13,18 +13,34 @@ from binlog_schema.pipeline import tasks
 from binlog_schema.pipeline.synth import Recipe, write_fixture
 from binlog_schema.stream import BinlogReader
 from binlog_schema.values import temporal
-from binlog_schema.values.codecs import EnumValue, Geometry, NaNFloat, SetValue
+from binlog_schema.values.codecs import Compressed, EnumValue, Geometry, NaNFloat, SetValue
 
-from .pipeline_support import reference_counts, reference_rows, same_row
+from .pipeline_support import got_fields, reference_counts, reference_rows, same_row
 
 
-def decode_file(path, split_bytes):
+def decode_file(path, split_bytes, engine="arrow"):
+    """Every split of a file decoded as the tasks of an engine do: ``arrow``, record batches
+    (small ones, several per split) read back as dicts; ``spark``, the tagged tuples in
+    Spark's internal form."""
     splits = tasks.prescan(str(path), os.path.getsize(path), split_bytes)
     out = {"row": [], "event": [], "error": [], "stat": [], "table_map": []}
+    if engine == "spark":
+        for s in splits:
+            for t in tasks.decode_split(s):
+                out[t[0]].append(t[{"event": 2, "table_map": 3, "row": 4, "error": 5,
+                                    "stat": 6}[t[0]]])
+        return splits, out
+    from binlog_schema.pipeline.arrow import task_schemas
+    from binlog_schema.pipeline.columns import ArrowSink
+    tag = {"events": "event", "row_changes": "row", "errors": "error"}
+    schemas = task_schemas()
     for s in splits:
-        for t in tasks.decode_split(s):
-            out[t[0]].append(t[{"event": 2, "table_map": 3, "row": 4, "error": 5,
-                                "stat": 6}[t[0]]])
+        for table, item in tasks.decode_group([s], sink=ArrowSink(schemas, batch_rows=700)):
+            if table in tag:
+                assert item.schema.equals(schemas[table])
+                out[tag[table]] += item.to_pylist()
+            else:
+                out[table].append(item)
     return splits, out
 
 
@@ -61,16 +77,17 @@ def test_small_file_is_one_split(tmp_path):
     assert len(tasks.prescan(str(path), os.path.getsize(path), 1 << 20)) == 1
 
 
+@pytest.mark.parametrize("engine", ["arrow", "spark"])
 @pytest.mark.parametrize("flavor", ["mysql", "mariadb"])
-def test_splits_give_the_single_process_rows(tmp_path, flavor):
+def test_splits_give_the_single_process_rows(tmp_path, flavor, engine):
     path = tmp_path / "f.bin"
     write_fixture(path, seed=7, flavor=flavor, transactions=200)
-    splits, out = decode_file(path, 15_000)
+    splits, out = decode_file(path, 15_000, engine)
     assert len(splits) > 5
     ref = reference_rows(str(path))
     assert len(out["row"]) == len(ref) > 500
     for got, want in zip(out["row"], ref):
-        same_row(got, want, internal=True)
+        same_row(got, want, internal=engine == "spark")
     read, decoded, quarantined, _ = reference_counts(str(path))
     assert sum(s[5] for s in out["stat"]) == read
     assert len(out["event"]) == decoded and not out["error"] and quarantined == 0
@@ -91,7 +108,7 @@ def test_not_self_contained_splits_carry_table_maps(tmp_path):
     ref = reference_rows(str(path))
     assert len(out["row"]) == len(ref)
     for got, want in zip(out["row"], ref):
-        same_row(got, want, internal=True)
+        same_row(got, want)
     assert not out["error"]
 
 
@@ -103,8 +120,8 @@ def test_without_the_fallback_rows_would_be_lost(tmp_path, monkeypatch):
     monkeypatch.setattr(tasks, "table_maps_before", lambda f, start, ctx: {})
     _, out = decode_file(path, 10_000)
     assert len(out["row"]) < len(reference_rows(str(path)))
-    assert {e[3] for e in out["error"]} == {"rows"}
-    assert all("TABLE_MAP" in e[6] for e in out["error"])
+    assert {e["stage"] for e in out["error"]} == {"rows"}
+    assert all("TABLE_MAP" in e["message"] for e in out["error"])
 
 
 def test_corpus_files_split_small(corpus):
@@ -117,12 +134,13 @@ def test_corpus_files_split_small(corpus):
         read, decoded, quarantined, refused = reference_counts(str(path))
         assert sum(s[5] for s in out["stat"]) == read, path
         assert len(out["event"]) == decoded, path
-        assert sum(1 for e in out["error"] if e[3] in ("event", "tail")) == quarantined, path
-        assert sum(1 for e in out["error"] if e[3] == "file") == int(refused), path
+        assert sum(1 for e in out["error"] if e["stage"] in ("event", "tail")) == \
+            quarantined, path
+        assert sum(1 for e in out["error"] if e["stage"] == "file") == int(refused), path
         ref = reference_rows(str(path))
         assert len(out["row"]) == len(ref), path
         for got, want in zip(out["row"], ref):
-            same_row(got, want, internal=True)
+            same_row(got, want)
     assert split_files >= 8
 
 
@@ -140,44 +158,82 @@ def test_window_reads_the_context_then_the_split(tmp_path):
 
 
 def test_typed_values():
-    tv = tasks.to_value
-    idx = {k: i for i, k in enumerate(("long", "decimal", "double", "string", "binary", "date",
-                                       "datetime", "timestamp", "time", "vector", "json",
-                                       "text"))}
+    """Each kind of column value in the field(s) of the Value struct that hold it: the same
+    from the Arrow columns (values grouped by type) and from the spark engine's tuples."""
+    pytest.importorskip("pyarrow")
+    from binlog_schema.pipeline.arrow import task_schemas
+    from binlog_schema.pipeline.columns import value_struct
+    vtype = task_schemas()["row_changes"].field("after").type.item_type
 
-    def only(v, **want):
-        got = {k: v[i] for k, i in idx.items() if v[i] is not None}
-        assert got == want
-    only(tv(-5), long=-5)
-    only(tv((1 << 64) - 1), decimal=decimal.Decimal((1 << 64) - 1))
-    only(tv(1 << 70), text=str(1 << 70))
-    only(tv(decimal.Decimal("-12.34")), decimal=decimal.Decimal("-12.34"))
-    only(tv(decimal.Decimal("1.500000000000000000000000000000")),
+    def only(v, json_column=False, **want):
+        fields = got_fields(value_struct([tasks.JsonDoc(v) if json_column else v],
+                                         vtype).to_pylist()[0], internal=False)
+        assert fields == want
+        assert got_fields(tasks.to_value(v, json_column), internal=True) == want
+    only(-5, long=-5)
+    only((1 << 64) - 1, decimal=decimal.Decimal((1 << 64) - 1))
+    only(1 << 70, text=str(1 << 70))
+    only(True, long=1)
+    only(decimal.Decimal("-12.34"), decimal=decimal.Decimal("-12.34"))
+    only(decimal.Decimal("1.500000000000000000000000000000"),
          decimal=decimal.Decimal("1.500000000000000000"))
-    only(tv(decimal.Decimal("12345678901234567890123.5")), text="12345678901234567890123.5")
-    only(tv(decimal.Decimal("0.1234567890123456789")), text="0.1234567890123456789")
-    only(tv("é"), string="é")
-    only(tv(b"\x00\xff"), binary=b"\x00\xff")
-    only(tv(2.5), double=2.5)
-    nan = tv(NaNFloat(float("nan"), b"\x01\x00\x00\x00\x00\x00\xf8\x7f"))
-    assert nan[2] != nan[2] and all(x is None for i, x in enumerate(nan) if i != 2)
-    only(tv(temporal.Date(1970, 1, 2)), date=1)
-    only(tv(temporal.Date(0, 0, 0)), text="0000-00-00")
-    only(tv(temporal.Date(2024, 0, 15)), text="2024-00-15")
-    only(tv(temporal.DateTime(1970, 1, 1, 0, 0, 1, 5)), datetime=1_000_005)
-    only(tv(temporal.DateTime(0, 0, 0)), text="0000-00-00 00:00:00")
-    only(tv(temporal.Timestamp(1_700_000_000, 250_000)), timestamp=1_700_000_000_250_000)
-    only(tv(temporal.Timestamp(0, 0)), text="0000-00-00 00:00:00")
-    only(tv(temporal.Time(True, 838, 59, 59, 0)), time=-(838 * 3600 + 59 * 60 + 59) * 10**6)
-    only(tv(EnumValue(2, "paid")), long=2, string="paid")
-    only(tv(SetValue(5, ("a", "c"))), long=5, string="a,c")
-    only(tv(Geometry(4326, b"\x01")), long=4326, binary=b"\x01")
-    only(tv([1.5, 2]), vector=[1.5, 2.0])
-    only(tv({"a": [1, "x"]}, json_column=True), json='{"a":[1,"x"]}')
-    assert tv(None) is None
-    # the internal forms are what Spark's own conversion gives
-    assert dt.date(1970, 1, 1) + dt.timedelta(days=tv(temporal.Date(2000, 2, 29))[5]) == \
-        dt.date(2000, 2, 29)
+    only(decimal.Decimal("1.50000000000000000000000000000000000000000000"),
+         decimal=decimal.Decimal("1.5"))
+    only(decimal.Decimal("12345678901234567890123.5"), text="12345678901234567890123.5")
+    only(decimal.Decimal("0.1234567890123456789"), text="0.1234567890123456789")
+    only("é", string="é")
+    only(b"\x00\xff", binary=b"\x00\xff")
+    only(bytearray(b"\x01"), binary=b"\x01")
+    only(2.5, double=2.5)
+    nan = value_struct([NaNFloat(float("nan"), b"\x01\x00\x00\x00\x00\x00\xf8\x7f")],
+                       vtype).to_pylist()[0]
+    assert nan["double"] != nan["double"] and all(
+        x is None for k, x in nan.items() if k != "double")
+    only(temporal.Date(1970, 1, 2), date=dt.date(1970, 1, 2))
+    only(temporal.Date(2000, 2, 29), date=dt.date(2000, 2, 29))
+    only(temporal.Date(0, 0, 0), text="0000-00-00")
+    only(temporal.Date(2024, 0, 15), text="2024-00-15")
+    only(temporal.DateTime(1970, 1, 1, 0, 0, 1, 5), datetime=dt.datetime(1970, 1, 1, 0, 0, 1, 5))
+    only(temporal.DateTime(0, 0, 0), text="0000-00-00 00:00:00")
+    only(temporal.Timestamp(1_700_000_000, 250_000),
+         timestamp=dt.datetime(2023, 11, 14, 22, 13, 20, 250_000, tzinfo=dt.timezone.utc))
+    only(temporal.Timestamp(0, 0), text="0000-00-00 00:00:00")
+    only(temporal.Time(True, 838, 59, 59, 0), time=-dt.timedelta(hours=838, minutes=59,
+                                                                 seconds=59))
+    only(EnumValue(2, "paid"), long=2, string="paid")
+    only(EnumValue(3), long=3)
+    only(SetValue(5, ("a", "c")), long=5, string="a,c")
+    only(SetValue(1 << 63, ("z",)), decimal=decimal.Decimal(1 << 63), string="z")
+    only(Geometry(4326, b"\x01"), long=4326, binary=b"\x01")
+    only(Compressed(b"x", "abc"), string="abc")
+    only([1.5, 2], vector=[1.5, 2.0])
+    only({"a": [1, "x"]}, json_column=True, json='{"a":[1,"x"]}')
+    only({"a": 1}, json='{"a":1}')
+    assert tasks.to_value(None) is None
+    assert value_struct([None], vtype).to_pylist() == [None]
+
+
+def test_value_columns_as_value_by_value():
+    """A batch of every kind of value, NULLs and odd ones among them (integers beyond 64
+    bits in an int group, decimals beyond DECIMAL(38,18) in a decimal group, compressed
+    values of several kinds), grouped and scattered back: each row holds what the one-by-one
+    conversion gives, in its place."""
+    pytest.importorskip("pyarrow")
+    from binlog_schema.pipeline.arrow import task_schemas
+    from binlog_schema.pipeline.columns import value_struct
+    vtype = task_schemas()["row_changes"].field("after").type.item_type
+    kinds = [None, 7, -(1 << 63), 1 << 64, False, 0.25, "s", b"b", bytearray(b"a"),
+             decimal.Decimal("3.5"), decimal.Decimal("1e30"), temporal.Date(2020, 2, 29),
+             temporal.Date(2021, 2, 29), temporal.DateTime(1999, 12, 31, 23, 59, 59, 1),
+             temporal.Timestamp(5, 6), temporal.Timestamp(0, 0), temporal.Time(False, 1, 2, 3),
+             EnumValue(1, b"\xff"), SetValue(3, None), Geometry(0, b""),
+             Compressed(b"", b"raw"), Compressed(b"", "txt"), [1, 2.5], ["x"], {"k": None},
+             tasks.JsonDoc([1]), NaNFloat(1.0, b"")]
+    values = [kinds[(i * 7) % len(kinds)] for i in range(400)]
+    got = value_struct(values, vtype).to_pylist()
+    assert len(got) == len(values)
+    for g, v in zip(got, values):
+        assert got_fields(g, internal=False) == got_fields(tasks.to_value(v), internal=True), v
 
 
 def test_recipe_is_deterministic(tmp_path):
@@ -197,11 +253,11 @@ def test_events_carry_their_transaction(tmp_path, flavor):
     path = tmp_path / "f.bin"
     write_fixture(path, seed=2, flavor=flavor, transactions=60)
     _, out = decode_file(path, 6_000)
-    events = sorted(out["event"], key=lambda e: e[1])
+    events = sorted(out["event"], key=lambda e: e["offset"])
     gtid_type = "GTID_LOG_EVENT" if flavor == "mysql" else "GTID_EVENT"
     current = None
     for e in events:
-        (offset, typ, gtid, txn) = e[1], e[4], e[11], e[12]
+        (offset, typ, gtid, txn) = e["offset"], e["type"], e["gtid"], e["transaction_offset"]
         if typ == gtid_type:
             current = (gtid, offset)
             assert gtid and txn == offset
@@ -209,10 +265,10 @@ def test_events_carry_their_transaction(tmp_path, flavor):
             assert (gtid, txn) == (None, None)
         else:
             assert current is not None and (gtid, txn) == current, e
-        if typ == "QUERY_EVENT" and e[17].startswith("ALTER"):
-            assert e[15] == "shop"
-    assert sum(1 for e in events if e[4] == gtid_type) == 60
-    assert len({e[11] for e in events if e[11]}) == 60
+        if typ == "QUERY_EVENT" and e["query"].startswith("ALTER"):
+            assert e["database"] == "shop"
+    assert sum(1 for e in events if e["type"] == gtid_type) == 60
+    assert len({e["gtid"] for e in events if e["gtid"]}) == 60
 
 
 def test_without_rows_events_and_shapes_remain(tmp_path):
