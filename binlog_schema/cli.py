@@ -265,6 +265,8 @@ def build_parser(only: str | None = None):
 
 
 def main(argv=None) -> int:
+    import gc
+    gc.freeze()  # what start-up made (modules, classes) is never garbage: not scanned again
     argv = sys.argv[1:] if argv is None else list(argv)
     args = fast_args(argv)
     if args is None:

@@ -54,6 +54,7 @@ _code_of = _CODE.__getitem__
 
 _INT64 = pa.int64()
 _DEC = pa.decimal128(38, 18)
+_LONG_MIN, _LONG_MAX = -(1 << 63), (1 << 63) - 1
 
 
 def _one_by_one(g):
@@ -69,11 +70,41 @@ def _one_by_one(g):
     return list(cols.items())
 
 
+def _beyond_long(g, longs):
+    """``(LONG, longs)`` and the fields of the integers of ``g`` that ``longs`` leaves out
+    (beyond 64 bits: decimal or text)."""
+    out = {}
+    for i, x in enumerate(longs):
+        if x is None and g[i] is not None:
+            for f, y in tasks.value_fields(g[i]):
+                col = out.get(f)
+                if col is None:
+                    col = out[f] = [None] * len(g)
+                col[i] = y
+    return [(LONG, longs), *out.items()]
+
+
 def _ints(g):
     try:
         return [(LONG, pa.array(g, _INT64))]
-    except (OverflowError, pa.ArrowException):  # beyond 64 bits: decimal or text
-        return _one_by_one(g)
+    except (OverflowError, pa.ArrowException):  # some beyond 64 bits
+        return _beyond_long(g, [v if _LONG_MIN <= v <= _LONG_MAX else None for v in g])
+
+
+def _sets(g):
+    names = []
+    for v in g:
+        try:
+            names.append(None if v.names is None else ",".join(v.names))
+        except TypeError:   # names as bytes
+            names.append(tasks.set_names(v))
+    bits = [v.bits for v in g]
+    try:
+        longs = pa.array(bits, _INT64)
+    except (OverflowError, pa.ArrowException):
+        return [*_beyond_long(bits, [b if b <= _LONG_MAX else None for b in bits]),
+                (STRING, names)]
+    return [(LONG, longs), (STRING, names)]
 
 
 def _decimals(g):
@@ -134,8 +165,9 @@ _CONVERT = {
     _TIMESTAMP: _timestamps,
     _TIME: lambda g: [(TIME, list(map(tasks.time_us, g)))],
     _ENUM: _enums,
+    _SET: _sets,
     _JSON: _json,
-    # SET (names joined), GEOMETRY and whatever else: one by one; COMPRESSED: what it holds
+    # GEOMETRY and whatever else: one by one; COMPRESSED: what it holds
 }
 
 

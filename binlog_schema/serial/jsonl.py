@@ -18,6 +18,7 @@ from ..errors import BinlogError
 from ..mysql.codes import (GTID_LOG_EVENT, GTID_TAGGED_LOG_EVENT, MARIA_GTID_EVENT,
                            RAW_ROWS_KINDS, ROWS_KINDS as _ROWS_KINDS, TABLE_MAP_EVENT, type_name)
 from ..mysql.framing import HEADER_SIZE, crc_ok
+from ..stream import PlainRecord
 
 try:
     from _json import encode_basestring as quote
@@ -223,8 +224,7 @@ class EventLines:
             raw = rec.raw
             ctx = rec.ctx
             kind = raw[4]
-            if rec.inner is not None or rec.gap is not None or ctx.type_remap or \
-                    ctx.encrypted or not rec._lazy or rec.parent_offset is not None or \
+            if type(rec) is not PlainRecord or not rec._lazy or ctx.type_remap or \
                     (decoder is not None and kind in _ROWS_KINDS and kind not in with_rows):
                 for r in (rec,) if rec.inner is None else (rec, *rec.inner):
                     self._one(r, add, decoder, binary)
