@@ -226,7 +226,8 @@ def test_value_columns_as_value_by_value():
              decimal.Decimal("3.5"), decimal.Decimal("1e30"), temporal.Date(2020, 2, 29),
              temporal.Date(2021, 2, 29), temporal.DateTime(1999, 12, 31, 23, 59, 59, 1),
              temporal.Timestamp(5, 6), temporal.Timestamp(0, 0), temporal.Time(False, 1, 2, 3),
-             EnumValue(1, b"\xff"), SetValue(3, None), Geometry(0, b""),
+             EnumValue(1, b"\xff"), EnumValue(2), SetValue(3, None),
+             SetValue(1 << 63, ("z",)), SetValue(6, (b"a", "b")), Geometry(0, b""),
              Compressed(b"", b"raw"), Compressed(b"", "txt"), [1, 2.5], ["x"], {"k": None},
              tasks.JsonDoc([1]), NaNFloat(1.0, b"")]
     values = [kinds[(i * 7) % len(kinds)] for i in range(400)]
