@@ -59,10 +59,17 @@ def find_java() -> str | None:
 
 
 def start_session(master: str | None = None, conf: dict | None = None,
-                  app_name: str = "binlog-schema", quiet: bool = True):
+                  app_name: str = "binlog-schema", quiet: bool = True,
+                  class_cache: str = "use", short_lived: bool = False):
     """A SparkSession: ``master`` when given; else the one spark-submit configured; else
     ``local[*]`` (embedded, started here). The workers run this Python (``sys.executable``)
-    unless ``PYSPARK_PYTHON``/``spark.pyspark.python`` says otherwise."""
+    unless ``PYSPARK_PYTHON``/``spark.pyspark.python`` says otherwise.
+
+    When the driver JVM starts here, it starts from the class-data archive of this Java and
+    Spark (``class_cache="use"``: when one was recorded; ``"create"``: record it in this run
+    when missing, written when :func:`finish_session` stops the session; ``"off"``), and a
+    ``short_lived`` one (a command) compiles with C1 only: the driver's own work is small,
+    its start-up is what costs (see :func:`driver_java_options`)."""
     from pyspark import SparkConf
     from pyspark.sql import SparkSession
     if find_java() is None:
@@ -88,13 +95,180 @@ def start_session(master: str | None = None, conf: dict | None = None,
     if not submitted and (master or base.get("spark.master", "local")).startswith("local"):
         defaults["spark.ui.enabled"] = "false"
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # embedded: loopback only
-    for k, v in {**defaults, **(conf or {})}.items():
-        if not base.contains(k) or k in (conf or {}):
+    conf = dict(conf or {})
+    if not submitted and _jvm_starts_here():
+        flags = driver_java_options(class_cache, short_lived)
+        if flags:
+            key = "spark.driver.extraJavaOptions"
+            if key in conf or base.contains(key):
+                conf[key] = " ".join(flags + [conf.get(key) or base.get(key)])
+            elif not _in_spark_defaults(key):
+                conf[key] = " ".join(flags)
+    for k, v in {**defaults, **conf}.items():
+        if not base.contains(k) or k in conf:
             builder = builder.config(k, v)
     spark = builder.getOrCreate()
     if quiet:
         spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+# ---------------------------------------------------------------------------------------
+# the driver JVM's start-up: a class-data archive, C1 for commands
+#
+# Starting Spark's JVM loads and verifies some 10,000 classes from 280 jars: most of the
+# seconds a short command costs before any work. A dynamic class-data-sharing archive
+# (HotSpot's -XX:ArchiveClassesAtExit / -XX:SharedArchiveFile, JDK 13+) maps them instead,
+# already parsed and verified: recorded once per Java and Spark installation (the first
+# ``spark decode`` writes it as its JVM exits), in the cache folder of the compiled
+# declarations (``$BINLOG_SCHEMA_CACHE``..., ``jvm/``; ``BINLOG_SCHEMA_CACHE=off`` or
+# ``BINLOG_SCHEMA_JVM_CACHE=off``: none). A new archive is installed only after a JVM
+# started from it (an archive cut short would crash the JVM that maps it).
+
+_ARCHIVE_PENDING: list = []   # (temporary file the JVM writes at exit, final name)
+
+
+def _jvm_starts_here() -> bool:
+    try:
+        from pyspark import SparkContext
+    except ImportError:
+        return False
+    return SparkContext._gateway is None
+
+
+def _in_spark_defaults(key: str) -> bool:
+    """Whether Spark's own configuration file sets ``key`` (then it is left alone)."""
+    conf_dir = os.environ.get("SPARK_CONF_DIR") or os.path.join(
+        os.environ.get("SPARK_HOME") or _spark_home() or "", "conf")
+    try:
+        with open(os.path.join(conf_dir, "spark-defaults.conf")) as f:
+            return any(line.split(None, 1)[:1] == [key] for line in f)
+    except OSError:
+        return False
+
+
+def _spark_home() -> str | None:
+    try:
+        from pyspark.find_spark_home import _find_spark_home
+        return _find_spark_home()
+    except Exception:  # noqa: BLE001 - no pyspark, or an unusual install
+        return None
+
+
+def _java_version(java: str) -> tuple:
+    """(major version, full version text) of a JDK from its ``release`` file."""
+    home = os.path.dirname(os.path.dirname(os.path.realpath(java)))
+    fields = {}
+    try:
+        with open(os.path.join(home, "release")) as f:
+            for line in f:
+                k, _, v = line.partition("=")
+                fields[k.strip()] = v.strip().strip('"')
+    except OSError:
+        return 0, ""
+    version = fields.get("JAVA_VERSION", "")
+    parts = version.split(".")
+    try:
+        major = int(parts[1] if parts[0] == "1" else parts[0])
+    except (ValueError, IndexError):
+        major = 0
+    return major, fields.get("JAVA_RUNTIME_VERSION", version)
+
+
+def class_archive() -> str | None:
+    """Where the class-data archive of this Java and Spark installation is (or would be);
+    None when archives are off or this Java has none."""
+    if os.environ.get("BINLOG_SCHEMA_JVM_CACHE", "").lower() in ("off", "0", "no"):
+        return None
+    from binlog_schema.construct_ext.cache import cache_dir
+    folder, java, home = cache_dir(), find_java(), _spark_home()
+    if folder is None or java is None or home is None:
+        return None
+    major, version = _java_version(java)
+    if major < 13:
+        return None
+    import hashlib
+    import pyspark
+    h = hashlib.sha1(f"{os.path.realpath(java)}|{version}|{pyspark.__version__}|"
+                     f"{os.path.realpath(home)}".encode())
+    try:
+        with os.scandir(os.path.join(home, "jars")) as it:
+            for e in sorted(it, key=lambda e: e.name):
+                h.update(f"|{e.name}:{e.stat().st_size}".encode())
+    except OSError:
+        return None
+    return os.path.join(folder, "jvm", f"spark-classes-{h.hexdigest()[:16]}.jsa")
+
+
+def driver_java_options(class_cache: str = "use", short_lived: bool = False) -> list:
+    """The options of a driver JVM started here: the class-data archive (or, with
+    ``class_cache="create"`` and none yet, the recording of it), C1 only when
+    ``short_lived``."""
+    flags = ["-XX:TieredStopAtLevel=1"] if short_lived else []
+    archive = class_archive() if class_cache in ("use", "create") else None
+    if archive is None:
+        return flags
+    if os.path.exists(archive):
+        flags.append(f"-XX:SharedArchiveFile={archive}")
+    elif class_cache == "create":
+        try:
+            os.makedirs(os.path.dirname(archive), exist_ok=True)
+        except OSError:
+            return flags
+        _remove_stale(os.path.dirname(archive))
+        tmp = f"{archive}.{os.getpid()}.tmp"
+        flags.append(f"-XX:ArchiveClassesAtExit={tmp}")
+        _ARCHIVE_PENDING[:] = [(tmp, archive)]
+    else:
+        return flags
+    return flags + ["-Xlog:cds=off", "-Xlog:cds+dynamic=off"]
+
+
+def _remove_stale(folder: str, keep: int = 3) -> None:
+    """Recordings left by runs that did not finish (over an hour old), and archives beyond
+    the ``keep`` newest (other installations, or older ones of this)."""
+    try:
+        entries = [e for e in os.scandir(folder) if e.name.startswith("spark-classes-")]
+        now = time.time()
+        done = sorted((e for e in entries if e.name.endswith(".jsa")),
+                      key=lambda e: -e.stat().st_mtime)
+        for e in done[keep - 1:] + [e for e in entries if e.name.endswith(".tmp")
+                                    and now - e.stat().st_mtime > 3600]:
+            os.unlink(e.path)
+    except OSError:
+        pass
+
+
+def finish_session(spark, timeout: float = 120.0) -> None:
+    """Stop the session. When this run records the class-data archive, the driver JVM is
+    let exit (it writes the archive then), and the archive is installed once a JVM started
+    from it."""
+    if not _ARCHIVE_PENDING:
+        return
+    tmp, final = _ARCHIVE_PENDING.pop()
+    import subprocess
+    from pyspark import SparkContext
+    proc = getattr(SparkContext._gateway, "proc", None)
+    spark.stop()
+    try:
+        if proc is None or proc.stdin is None:
+            return
+        proc.stdin.close()   # the gateway exits when its input ends
+        if proc.wait(timeout=timeout) != 0 or not os.path.exists(tmp):
+            return
+        check = subprocess.run([find_java(), f"-XX:SharedArchiveFile={tmp}",
+                                "-Xlog:cds=off", "-Xlog:cds+dynamic=off", "-version"],
+                               capture_output=True, timeout=timeout)
+        if check.returncode == 0:
+            os.replace(tmp, final)
+    except (OSError, subprocess.SubprocessError):
+        pass
+    finally:
+        if os.path.exists(tmp):
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
 
 
 # ---------------------------------------------------------------------------------------
@@ -279,13 +453,23 @@ class ParquetTables(BinlogTables):
     ``errors`` as Parquet parts under ``location``; the driver wrote ``table_maps`` and
     ``files``. Every table is read back from there."""
 
+    file_rows: list | None = None   # the ``files`` rows as written (schema.FILES tuples)
+
     def __init__(self, spark, location, splits, split_rows):
         self.spark, self.location, self.splits = spark, location.rstrip("/"), splits
         from binlog_schema.pipeline import schema
-        self._stats = spark.createDataFrame(split_rows, schema.SPLIT_STATS)
+        self._split_rows = split_rows
+        self._stats = None
         self._schemas = {"events": schema.EVENTS, "row_changes": schema.ROW_CHANGES,
                          "errors": schema.ERRORS, "table_maps": schema.TABLE_MAPS,
                          "files": schema.FILES}
+
+    @property
+    def split_stats(self):
+        if self._stats is None:   # (a DataFrame made only when asked for)
+            from binlog_schema.pipeline import schema
+            self._stats = self.spark.createDataFrame(self._split_rows, schema.SPLIT_STATS)
+        return self._stats
 
     def _read(self, name):
         return self.spark.read.schema(self._schemas[name]).parquet(f"{self.location}/{name}")
@@ -296,7 +480,6 @@ class ParquetTables(BinlogTables):
     table_maps = property(lambda self: self._read("table_maps").orderBy(
         "first_file", "first_offset"))
     files = property(lambda self: self._read("files").orderBy("file"))
-    split_stats = property(lambda self: self._stats)
 
 
 def aggregate_shapes(tm):
@@ -476,7 +659,7 @@ def _decode_arrow(spark, groups, splits, want_rows, out, mode, progress):
         out = tempfile.mkdtemp(prefix="binlog-schema-tables-")
     out = qualify(spark, out)
     prepare_out(spark, out, mode)
-    tz = spark.conf.get("spark.sql.session.timeZone")
+    tz = session_time_zone(spark)
     arrow_schemas = arrow.task_schemas(tz)
     spark_json = {"events": schema.EVENTS.json(), "row_changes": schema.ROW_CHANGES.json(),
                   "errors": schema.ERRORS.json()}
@@ -502,7 +685,16 @@ def _decode_arrow(spark, groups, splits, want_rows, out, mode, progress):
         rows = files_rows(stats, [(r[-4], r[2]) for r in shapes], counts)
         parts.write_table(out, "files", arrow.arrow_schema(schema.FILES, tz),
                           schema.FILES.json(), rows)
+        tables.file_rows = rows
     return tables
+
+
+def session_time_zone(spark) -> str:
+    """The session time zone: from the context's configuration when it is set there (asking
+    the session itself would build its SQL state, a second of start-up a command that uses
+    no SQL need not pay)."""
+    tz = spark.sparkContext.getConf().get("spark.sql.session.timeZone", None)
+    return tz or spark.conf.get("spark.sql.session.timeZone")
 
 
 def have_pyarrow() -> bool:
@@ -706,7 +898,8 @@ def summary_lines(files_rows, width: int = 60) -> list:
 def run_decode(args) -> int:
     """``spark decode``: decode, write the tables, print the summary."""
     from binlog_schema.pipeline.cli import parse_conf
-    spark = start_session(args.master, parse_conf(args.conf))
+    spark = start_session(args.master, parse_conf(args.conf), class_cache="create",
+                          short_lived=True)
     progress = Progress(spark, enabled=not args.quiet)
     try:
         check_format(spark, args.format)
@@ -742,10 +935,16 @@ def run_decode(args) -> int:
     except FileExistsError as e:
         print(f"binlog-schema spark decode: {e}", file=sys.stderr)
         return 2
-    rows = spark.read.format(args.format).load(out + "/files").orderBy("file").collect()
+    if getattr(tables, "file_rows", None) is not None:   # as written, without reading back
+        from binlog_schema.pipeline import schema
+        names = schema.FILES.fieldNames()
+        rows = [dict(zip(names, r)) for r in tables.file_rows]
+    else:
+        rows = spark.read.format(args.format).load(out + "/files").orderBy("file").collect()
     for line in summary_lines(rows):
         print(line)
-    print(f"tables written under {out}: {', '.join(TABLES)} ({args.format})")
+    print(f"tables written under {out}: {', '.join(TABLES)} ({args.format})", flush=True)
+    finish_session(spark)
     return 0 if all(r["reconciled"] for r in rows) else 1
 
 
