@@ -1,10 +1,10 @@
 """The compiled declarations this package runs on its fast paths, by name (see
 :mod:`binlog_schema.construct_ext.cache`: compiled once, loaded from disk without construct).
 
-* ``header.parse``, ``header.build``: the common header
-* ``body.CODE.parse`` and ``body.CODE.build``: the body of the events of one (standard)
-  type code, one direction each, loaded when first needed: a file loads the code of the
-  types it holds, a reader no builder
+* ``header.parse``, ``header.build``, ``header.json``: the common header
+* ``body.CODE.parse``, ``body.CODE.build`` and ``body.CODE.json``: the body of the events of
+  one (standard) type code, one direction each (json: the JSON text of what parse gives),
+  loaded when first needed: a file loads the code of the types it holds, a reader no builder
 * ``body_family``: the declared type codes, and the family module of each (``DATA``)
 * ``event``: the whole event (``parse``/``build``), for checks against the interpreted one
 """
@@ -21,9 +21,9 @@ UNITS = {
 
 
 def unit(name: str) -> dict:
-    """A unit by name; ``NAME.parse`` / ``NAME.build``: one direction only."""
+    """A unit by name; ``NAME.parse`` / ``NAME.build`` / ``NAME.json``: one direction only."""
     base, parts = name, ("parse", "build")
-    for part in parts:
+    for part in ("parse", "build", "json"):
         if name.endswith("." + part):
             base, parts = name[:-len(part) - 1], (part,)
             break
@@ -38,23 +38,23 @@ def kinds() -> dict:
 
 
 class Bodies:
-    """The compiled body parsers and builders by standard type code, in two dicts whose
-    entries first load their code's unit (then stand for its functions)."""
+    """The compiled body parsers, builders and JSON parsers by standard type code, in three
+    dicts whose entries first load their code's unit (then stand for its functions)."""
 
     def __init__(self):
         self.parsers: dict = {}
         self.builders: dict = {}
+        self.jsons: dict = {}
         for kind in kinds():
-            self.parsers[kind] = self._loader(kind, build=False)
-            self.builders[kind] = self._loader(kind, build=True)
+            for part, table in (("parse", self.parsers), ("build", self.builders),
+                                ("json", self.jsons)):
+                table[kind] = self._loader(kind, part, table)
 
-    def _loader(self, kind, build):
+    @staticmethod
+    def _loader(kind, part, table):
         def first(*args):
-            if build:
-                self.builders[kind] = unit(f"body.{kind}.build")["build"]
-                return self.builders[kind](*args)
-            self.parsers[kind] = unit(f"body.{kind}.parse")["parse"]
-            return self.parsers[kind](*args)
+            table[kind] = unit(f"body.{kind}.{part}")[part]
+            return table[kind](*args)
         return first
 
 
@@ -63,7 +63,7 @@ def warm() -> None:
     unit("body_family")
     unit("event")
     for kind in kinds():
-        unit(f"body.{kind}.parse")
-        unit(f"body.{kind}.build")
-    unit("header.parse")
-    unit("header.build")
+        for part in ("parse", "build", "json"):
+            unit(f"body.{kind}.{part}")
+    for part in ("parse", "build", "json"):
+        unit(f"header.{part}")

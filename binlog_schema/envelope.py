@@ -12,6 +12,7 @@ from io import BytesIO as _BytesIO
 
 from . import compiled
 from .construct_ext.errors import LayoutError, LimitExceeded, StreamError, ChecksumMismatch
+from .construct_ext.jsontext import hex_json
 from .construct_ext.streams import TrackingIO
 from .construct_ext.text import greedybytes_build, greedybytes_parse
 from .context import Context
@@ -25,6 +26,8 @@ from .mysql.framing import HEADER_SIZE, envelope_build, event_parse  # noqa: F40
 FALLBACKS = {"parse": 0, "build": 0}
 
 _FAST: list = []  # (header parse, body parsers, header build, body builders), once loaded
+_BODIES: list = []  # the compiled.Bodies, once made
+_JSON: list = []  # (header JSON, body JSON parsers), once loaded
 
 
 def _params(ctx):
@@ -44,14 +47,32 @@ def _raw_build(obj, io, this):
     return greedybytes_build(obj, io)
 
 
+def _raw_json(io, this):
+    return hex_json(greedybytes_parse(io))
+
+
+def _bodies():
+    if not _BODIES:
+        _BODIES.append(compiled.Bodies())
+    return _BODIES[0]
+
+
 def fast():
     """The compiled header and bodies: ``(parse_header, parsers, build_header, builders)``
     (a family's bodies are loaded when one of its events is first met)."""
     if not _FAST:
         _FAST.append((compiled.unit("header.parse")["parse"], None, _header_build, None))
-        bodies = compiled.Bodies()
+        bodies = _bodies()
         _FAST[0] = (_FAST[0][0], bodies.parsers, _header_build, bodies.builders)
     return _FAST[0]
+
+
+def fast_json():
+    """The compiled JSON direction: ``(header_json, body_jsons)``, ``header_json(io, this)``
+    the JSON text of a header, ``body_jsons`` by standard type code."""
+    if not _JSON:
+        _JSON.append((compiled.unit("header.json")["json"], _bodies().jsons))
+    return _JSON[0]
 
 
 def _header_build(obj, io, this):
@@ -142,6 +163,18 @@ def parse_event(data: bytes, ctx: Context | None = None, offset: int | None = No
         raise
     except Exception as e:  # noqa: BLE001 - everything leaves as a typed error
         raise convert_error(e, stream.recorder[0]) from None
+
+
+def event_json(data: bytes, ctx: Context):
+    """What :func:`parse_event` gives, with the body as its JSON text (the encoder's text of
+    parse_event's body, made straight from the bytes); None when the event does not parse
+    (:func:`parse_event` then says why)."""
+    try:
+        parse_header = (_FAST[0] if _FAST else fast())[0]
+        return event_parse(data, {"_params": _params(ctx)}, parse_header,
+                           (_JSON[0] if _JSON else fast_json())[1], _raw_json)
+    except Exception:  # noqa: BLE001 - the caller parses it again, for the typed error
+        return None
 
 
 def _build_body(obj, io, this):

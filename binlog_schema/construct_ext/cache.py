@@ -9,7 +9,8 @@ every later process loads the bytecode (a millisecond, and no construct import).
 names carry a key of the sources generated code depends on (each file's path, size and
 modification time under ``construct_ext/``, ``events/`` and ``mysql/``: the declarations, the
 primitives, the format's facts; generated code imports nothing else of the package),
-construct's, and the Python version: any change compiles anew.
+construct's (where it was found is noted in the folder, per Python environment), and the
+Python version: any change compiles anew.
 
 The folder is ``$BINLOG_SCHEMA_CACHE``, else ``$XDG_CACHE_HOME/binlog-schema``, else
 ``~/.cache/binlog-schema``; ``BINLOG_SCHEMA_CACHE=off`` (or a folder that cannot be written)
@@ -54,6 +55,40 @@ def _stamps(root: str, out: list) -> None:
                 out.append(f"{entry.path[len(_PACKAGE):]}:{st.st_size}:{st.st_mtime_ns}")
 
 
+def _construct_stamp() -> str:
+    """construct's path, size and modification time. Finding it on the path costs more than
+    all the other stamps: where it was found is noted in the cache folder, per Python
+    environment, and only looked for again when that file is gone."""
+    folder = cache_dir()
+    note = None if folder is None else os.path.join(folder, "construct-origin-%08x" % zlib.crc32(
+        f"{sys.prefix}\n{sys.version}\n{os.pathsep.join(sys.path)}".encode()))
+    origin = None
+    if note is not None:
+        try:
+            with open(note) as f:
+                origin = f.read()
+            st = os.stat(origin)
+        except OSError:
+            origin = None
+    if origin is None:
+        from importlib.machinery import PathFinder
+        spec = PathFinder.find_spec("construct")
+        if spec is None or not spec.origin:
+            return "construct:none"
+        origin = spec.origin
+        st = os.stat(origin)
+        if note is not None:
+            try:
+                os.makedirs(folder, exist_ok=True)
+                tmp = f"{note}.{os.getpid()}.tmp"
+                with open(tmp, "w") as f:
+                    f.write(origin)
+                os.replace(tmp, note)
+            except OSError:
+                pass
+    return f"construct:{origin}:{st.st_size}:{st.st_mtime_ns}"
+
+
 def key() -> str:
     """The key of the sources compiled code depends on (this package's, construct's) and of
     the bytecode format."""
@@ -61,11 +96,7 @@ def key() -> str:
         stamps: list = []
         for sub in _SOURCES:
             _stamps(os.path.join(_PACKAGE, sub), stamps)
-        from importlib.machinery import PathFinder
-        spec = PathFinder.find_spec("construct")
-        if spec is not None and spec.origin:
-            st = os.stat(spec.origin)
-            stamps.append(f"construct:{spec.origin}:{st.st_size}:{st.st_mtime_ns}")
+        stamps.append(_construct_stamp())
         stamps.sort()
         stamps.append(sys.implementation.cache_tag or "")
         stamps.append(sys.version)
@@ -134,12 +165,13 @@ def _store(folder, path, source, code, name) -> bool:
         return False
 
 
-KEEP = 600  # files kept in the cache folder (the newest)
+KEEP = 1200  # files kept in the cache folder (the newest)
 
 
 def _prune(folder) -> None:
     try:
-        entries = [e for e in os.scandir(folder) if e.name.endswith((".py", ".bin"))]
+        entries = [e for e in os.scandir(folder) if e.name.endswith((".py", ".bin"))
+                   and not e.name.startswith("construct-origin")]
         if len(entries) <= KEEP:
             return
         entries.sort(key=lambda e: e.stat().st_mtime_ns)

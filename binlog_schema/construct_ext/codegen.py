@@ -62,7 +62,8 @@ CONSTRUCT_FREE = ("binlog_schema.construct_ext.errors",
                   "binlog_schema.construct_ext.ints", "binlog_schema.construct_ext.text",
                   "binlog_schema.construct_ext.bits", "binlog_schema.construct_ext.blocks",
                   "binlog_schema.construct_ext.serialization",
-                  "binlog_schema.construct_ext.exprs", "binlog_schema.mysql.")
+                  "binlog_schema.construct_ext.exprs", "binlog_schema.construct_ext.jsontext",
+                  "binlog_schema.mysql.")
 
 
 def construct_free(module: str) -> bool:
@@ -123,21 +124,33 @@ def callable_of(expr: str, code, build: bool = False) -> str:
     return name
 
 
+def json_of(con, code) -> str:
+    """The expression that parses ``con`` to its JSON text (``jsontext.object_json`` of what
+    it parses to): its own JSON direction when it has one (a Struct's), else the encoder
+    around its parse."""
+    emit = getattr(con, "_emitjson", None)
+    if emit is not None:
+        return emit(code)
+    from .jsontext import object_json
+    return f"{ref(object_json, code)}({con._compileparse(code)})"
+
+
 def module_source(declaration, construct_free: bool = True,
                   parts=("parse", "build")) -> str:
-    """The source of a module that parses and builds ``declaration``: ``parse(io, this)`` and
-    ``build(obj, io, this)`` for a construct; ``PARSERS`` and ``BUILDERS`` dicts for a dict of
-    constructs (same keys); only the directions in ``parts``. With ``construct_free`` (code
+    """The source of a module that parses and builds ``declaration``: ``parse(io, this)``,
+    ``build(obj, io, this)`` and ``json(io, this)`` (the JSON text of what parse gives) for a
+    construct; ``PARSERS``, ``BUILDERS`` and ``JSONS`` dicts for a dict of constructs (same
+    keys); only the directions in ``parts``. With ``construct_free`` (code
     for the disk cache), raises ValueError when the code would import a module that imports
     construct."""
     code = c.CodeGen()
     code.construct_free = construct_free
     code.append(PREAMBLE)
     _ACTIVE.append(code)
-    parse, build = "parse" in parts, "build" in parts
+    parse, build, json = "parse" in parts, "build" in parts, "json" in parts
     try:
         if isinstance(declaration, dict):
-            lines = ["PARSERS = {}", "BUILDERS = {}"]
+            lines = ["PARSERS = {}", "BUILDERS = {}", "JSONS = {}"]
             for key, con in declaration.items():
                 if parse:
                     lines.append(f"PARSERS[{key!r}] = "
@@ -145,6 +158,8 @@ def module_source(declaration, construct_free: bool = True,
                 if build:
                     lines.append(f"BUILDERS[{key!r}] = "
                                  f"{callable_of(con._compilebuild(code), code, build=True)}")
+                if json:
+                    lines.append(f"JSONS[{key!r}] = {callable_of(json_of(con, code), code)}")
             code.append("\n".join(lines))
         else:
             if parse:
@@ -152,6 +167,8 @@ def module_source(declaration, construct_free: bool = True,
             if build:
                 code.append(f"def build(obj, io, this):\n"
                             f"    return {declaration._compilebuild(code)}")
+            if json:
+                code.append(f"def json(io, this):\n    return {json_of(declaration, code)}")
     finally:
         _ACTIVE.pop()
     if code.linkedinstances or code.linkedparsers or code.linkedbuilders:

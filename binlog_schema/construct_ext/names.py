@@ -16,6 +16,7 @@ class NameTable(dict):
         self.ref = (module, attr)
         # flags word -> the names of its bits (flags_of); code bytes -> names (codes_parse)
         self.flag_cache: dict = {}
+        self.json_cache: dict = {}  # flags word -> the JSON of its names (jsontext.flags_json)
 
 
 def flag_names(value: int, names) -> list:

@@ -19,7 +19,7 @@ import struct as _struct
 import construct as c
 from construct import Construct
 
-from . import bits, blocks, errors, exprs, ints, serialization, text
+from . import bits, blocks, errors, exprs, ints, jsontext, serialization, text
 from .codegen import active, callable_of, compile_declaration, emit_value, ref
 
 # --------------------------------------------------------------------------------------
@@ -413,17 +413,35 @@ class TaggedList(_Compiles, Construct):
 
 
 class Struct(_Compiles, c.Struct):
-    """construct's Struct with leaner generated code.
+    """construct's Struct with leaner generated code, and a third direction: JSON.
 
     Interpreted parse/build are construct's own. The compiled code keeps only what the
     declarations use of the nested context (``this._`` and ``this._params`` and the fields
     parsed so far), in a plain dict, instead of a 10-key Container per struct; runs of
     fixed-size ints are read with one unpack; the result is one dict display.
+
+    The JSON direction (:meth:`_emitjson`) reads the same bytes the same way and returns the
+    JSON text of what parse returns (``jsontext.dumps`` of it, byte for byte): one template
+    filled with each field's text, an int's as it is, a flags word's and a UUID's from its
+    unpacked bytes, a nested struct's through its own JSON, any other value's through the
+    encoder.
     """
 
     def _emitparse(self, code):
-        fname = f"parse_lean_struct_{code.allocateId()}"
-        steps = []  # (names, expression, members): names a tuple for a run of fixed ints
+        return self._emit_lean(code, json=False)
+
+    def _emitjson(self, code):
+        """A call of the generated function that parses this struct to its JSON text."""
+        cache = code.__dict__.setdefault("jsoncache", {})
+        if id(self) not in cache:
+            cache[id(self)] = self._emit_lean(code, json=True)
+        return cache[id(self)]
+
+    def _steps(self, code):
+        """(names, expression, members) per step: ``names`` a tuple for a run of fixed ints
+        read by one unpack (``members`` their constructs), else the field's name (None for
+        an unnamed one) and its subcon."""
+        steps = []
         for group in _fixed_runs(self.subcons):
             if isinstance(group, list):  # consecutive fixed-size ints: one read, one unpack
                 fmt = "<" + "".join(_fixed_format(sc.subcon) for sc in group)
@@ -433,13 +451,18 @@ class Struct(_Compiles, c.Struct):
                 steps.append((tuple(sc.name for sc in group), f"{sname}.unpack(io.read({size}))",
                               [sc.subcon for sc in group]))
             else:
-                steps.append((group.name, group._compileparse(code), None))
+                steps.append((group.name, group._compileparse(code), group))
+        return steps
+
+    def _emit_lean(self, code, json):
+        fname = f"{'json' if json else 'parse'}_lean_struct_{code.allocateId()}"
+        steps = self._steps(code)
         # the nested context is only kept up to the last expression that can look at it
         last = max((i for i, (_, expr, _v) in enumerate(steps) if "this" in expr), default=-1)
         lines = [f"def {fname}(io, this):"]
         if last >= 0:
             lines.append("    this = {'_': this, '_params': this['_params']}")
-        fields = []  # (name, local): the result is made at the end, in one call
+        fields = []  # (name, local, JSON slot): the result is made at the end, in one step
         for i, (name, expr, members) in enumerate(steps):
             keep = i < last
             if isinstance(name, tuple):  # unpacked into the fields' own locals
@@ -448,9 +471,12 @@ class Struct(_Compiles, c.Struct):
                              + f", = {expr}")
                 for j, (n, con) in enumerate(zip(name, members)):
                     local = f"_f{base + j}"
-                    fields.append((n, local))
                     v = _fixed_value(code, con, local)
-                    if v != local:
+                    converted = v != local and (keep or not json)
+                    slot = None if not json else _fixed_json(code, con, local) \
+                        if not converted else ("%s", f"{ref(jsontext.value_json, code)}({local})")
+                    fields.append((n, local, slot))
+                    if converted:
                         lines.append(f"    {local} = {v}")
                     if keep:
                         lines.append(f"    this[{n!r}] = {local}")
@@ -460,10 +486,24 @@ class Struct(_Compiles, c.Struct):
                     lines.append(f"    {expr}")
                 continue
             local = f"_f{len(fields)}"
-            fields.append((name, local))
+            nested = _parsed_as(members.subcon)
+            if json and not keep and isinstance(nested, Struct):
+                fields.append((name, local, ("%s", local)))  # its JSON text, from its bytes
+                lines.append(f"    {local} = {nested._emitjson(code)}")
+                continue
+            fields.append((name, local, _value_json(code, members.subcon, local)
+                           if json else None))
             lines.append(f"    {local} = this[{name!r}] = {expr}" if keep
                          else f"    {local} = {expr}")
-        lines.append("    return {" + ", ".join(f"{n!r}: {v}" for n, v in fields) + "}")
+        if json:
+            template = "{" + ",".join(jsontext.quote(n).replace("%", "%%") + ":" + slot[0]
+                                      for n, _l, slot in fields) + "}"
+            values = "".join(f"{slot[1]}, " for _n, _l, slot in fields)
+            lines.append(f"    return {template!r} % ({values})" if fields
+                         else "    return '{}'")
+        else:
+            lines.append("    return {" + ", ".join(f"{n!r}: {v}" for n, v, _s in fields)
+                         + "}")
         code.append("\n".join(lines))
         return f"{fname}(io, this)"
 
@@ -505,6 +545,44 @@ def _fixed_value(code, con, var) -> str:
     if type(con) is c.FormatField:
         return var
     return f"{ref(con._unpacked[1], code)}({var}{con._emitargs(code)})"
+
+
+_INT_FORMATS = frozenset("bBhHiIlLqQ")
+
+
+def _fixed_json(code, con, var):
+    """The JSON slot (``%d`` or ``%s``, expression) of a fixed run's member from what the
+    unpack gave (``var``)."""
+    con = _parsed_as(con)
+    if type(con) is c.FormatField:
+        return ("%d", var) if con.fmtstr[-1] in _INT_FORMATS else _value_json(code, con, var)
+    if len(con._unpacked) > 2:  # (its JSON straight from the unpacked value)
+        return "%s", f"{ref(con._unpacked[2], code)}({var}{con._emitargs(code)})"
+    return "%s", f"{ref(jsontext.value_json, code)}({_fixed_value(code, con, var)})"
+
+
+def _value_json(code, con, var):
+    """The JSON slot (``%d`` or ``%s``, expression) of the value ``var`` that ``con`` parsed:
+    an int as it is, a field that may be left out (None) as null or its value's, any other
+    value through the encoder."""
+    con = _parsed_as(con)
+    t = type(con)
+    if t is c.Renamed:
+        return _value_json(code, con.subcon, var)
+    if t is c.FormatField and con.fmtstr[-1] in _INT_FORMATS:
+        return "%d", var
+    optional = None
+    if t is c.IfThenElse and type(con.elsesubcon) is type(c.Pass):
+        optional = con.thensubcon
+    elif t is _IfMore:
+        optional = con.subcon
+    if optional is not None:
+        spec, expr = _value_json(code, optional, var)
+        if spec == "%s" and expr.startswith(f"('null' if {var} is None else "):
+            return spec, expr  # (optional within optional)
+        inner = f"int.__repr__({var})" if spec == "%d" else expr
+        return "%s", f"('null' if {var} is None else {inner})"
+    return "%s", f"{ref(jsontext.value_json, code)}({var})"
 
 
 def _fixed_runs(subcons):
@@ -568,7 +646,8 @@ def FlagList(width: int, names):
     """A little-endian flags word parsed to the list of its set bits' names (unnamed bits stay
     as their int value). Builds from such a list or from an int."""
     return Leaf(ints.flags_parse, ints.flags_build, width, names, size=width,
-                unpacked=({1: "B", 2: "H", 4: "L", 8: "Q"}.get(width), ints.flags_of))
+                unpacked=({1: "B", 2: "H", 4: "L", 8: "Q"}.get(width), ints.flags_of,
+                          jsontext.flags_json))
 
 
 def NonZeroFlags(names):
@@ -577,7 +656,7 @@ def NonZeroFlags(names):
     return Leaf(ints.nzflags_parse, ints.nzflags_build, names)
 
 
-Uuid = Leaf(ints.uuid_parse, ints.uuid_build, size=16, unpacked=("16s", ints.uuid_of))
+Uuid = Leaf(ints.uuid_parse, ints.uuid_build, size=16, unpacked=("16s", ints.uuid_of, jsontext.uuid_json))
 """16 bytes as the canonical UUID text ``xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx``."""
 
 

@@ -3,9 +3,9 @@ returns: the parsed containers are encoded as they are (bytes as ``{"hex": ...}`
 intermediate copy. Compact separators, non-ASCII text as is (UTF-8), the object's keys in
 declaration order.
 
-The encoder is the C one of Python's ``json`` package (``_json``), made once; importing it
-costs a fraction of a millisecond (the ``json`` package, orjson or msgspec cost 2 to 16 ms at
-start-up, which a command over a small file pays whole).
+The encoder is :mod:`binlog_schema.construct_ext.jsontext`'s; an event's header and body are
+written by the compiled JSON direction of their declarations (their text straight from the
+bytes, equal to the encoder's text of what they parse to).
 """
 
 from __future__ import annotations
@@ -13,38 +13,13 @@ from __future__ import annotations
 from io import BytesIO
 
 from .. import envelope
+from ..construct_ext.jsontext import dumps, object_json, quote
 from ..construct_ext.ints import uint_parse
 from ..errors import BinlogError
 from ..mysql.codes import (GTID_LOG_EVENT, GTID_TAGGED_LOG_EVENT, MARIA_GTID_EVENT,
                            RAW_ROWS_KINDS, ROWS_KINDS as _ROWS_KINDS, TABLE_MAP_EVENT, type_name)
 from ..mysql.framing import HEADER_SIZE, crc_ok
 from ..stream import PlainRecord
-
-try:
-    from _json import encode_basestring as quote
-    from _json import make_encoder as _make_encoder
-except ImportError:  # pragma: no cover - Python builds without the C accelerator
-    _make_encoder = None
-    from json.encoder import py_encode_basestring as quote
-
-
-def _default(o):
-    if isinstance(o, (bytes, bytearray, memoryview)):
-        return {"hex": bytes(o).hex()}
-    return str(o)
-
-
-if _make_encoder is not None:
-    _ENCODER = _make_encoder(None, _default, quote, None, ":", ",", False, False, True)
-
-    def dumps(obj) -> str:
-        """``obj`` as compact JSON (bytes as ``{"hex": ...}``, other unknown types as str)."""
-        return "".join(_ENCODER(obj, 0))
-else:  # pragma: no cover
-    import json as _json_module
-    _PY = _json_module.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=_default)
-    dumps = _PY.encode
-
 
 # ---------------------------------------------------------------------------------------
 # events
@@ -79,27 +54,6 @@ def event_dict(path, rec) -> dict:
 # a transaction
 _ROWS_STATE_KINDS = frozenset({TABLE_MAP_EVENT, GTID_LOG_EVENT, GTID_TAGGED_LOG_EVENT,
                                MARIA_GTID_EVENT})
-
-
-def _hex(b) -> str:
-    return '{"hex":"' + b.hex() + '"}'
-
-
-def object_json(d) -> str:
-    """``dumps(d)`` for a dict, with a bytes value in the last place written directly (a rows
-    event's row data, a raw block: hex needs no escaping, and the encoder would scan it)."""
-    if type(d) is bytes or type(d) is bytearray:
-        return _hex(d)
-    if not isinstance(d, dict) or not d:
-        return dumps(d)
-    last = next(reversed(d))
-    value = d[last]
-    if (type(value) is not bytes and type(value) is not bytearray) or len(value) < 64:
-        return dumps(d)
-    if len(d) == 1:
-        return "{" + quote(last) + ":" + _hex(value) + "}"
-    head = dumps({k: v for k, v in d.items() if k is not last})
-    return head[:-1] + "," + quote(last) + ":" + _hex(value) + "}"
 
 
 class HeaderJson:
@@ -209,15 +163,15 @@ class EventLines:
         :meth:`parts` and :meth:`line`, with the common case (a plain event in a file's
         context) inline. With ``decoder`` (a RowDecoder), rows events carry their rows and
         the decoder follows the table maps and GTIDs."""
-        head, kinds, header_json = self.head, self.kinds, self.header
+        head, kinds = self.head, self.kinds
         repeating, cached_body = self.REPEATING, self._cached_body
         leading, led_body = self.LEADING, self._led_body
         state = _ROWS_STATE_KINDS if decoder is not None else ()
         with_rows = RAW_ROWS_KINDS if decoder is not None else ()
         if decoder is not None:
             leading = ()  # (a rows event is parsed: its rows need its bitmaps)
-        parse = envelope.parse_event
-        parse_header = envelope.fast()[0]
+        parse, event_json = envelope.parse_event, envelope.event_json
+        header_json = envelope.fast_json()[0]
         line = self.line
         last_ctx = params = None
         for rec in records:
@@ -229,6 +183,8 @@ class EventLines:
                 for r in (rec,) if rec.inner is None else (rec, *rec.inner):
                     self._one(r, add, decoder, binary)
                 continue
+            if ctx is not last_ctx:
+                last_ctx, params = ctx, {"_params": envelope._params(ctx)}
             rows = None
             if kind in leading:
                 cached = led_body(rec, ctx, raw, kind)
@@ -238,21 +194,22 @@ class EventLines:
                 cached = cached_body(rec, ctx, raw, kind) if kind in repeating else None
                 if cached is not None:
                     body, checksum = cached
-            if cached is not None:
-                if ctx is not last_ctx:
-                    last_ctx, params = ctx, {"_params": envelope._params(ctx)}
-                h = parse_header(BytesIO(raw), params)
-            else:
-                try:
-                    value = parse(raw, ctx, rec.offset)
-                except BinlogError as e:
-                    rec.error = e
-                    rec._lazy = False
-                    add(line(rec))
-                    continue
-                rec.value = value
-                h = value["header"]
-                body = object_json(value["body"])
+            if cached is None:
+                # the body's JSON straight from its bytes, unless the row decoder needs its
+                # value; an event that does not parse so is parsed for its typed error
+                value = None if kind in state or kind in with_rows else event_json(raw, ctx)
+                if value is None:
+                    try:
+                        value = parse(raw, ctx, rec.offset)
+                    except BinlogError as e:
+                        rec.error = e
+                        rec._lazy = False
+                        add(line(rec))
+                        continue
+                    rec.value = value
+                    body = object_json(value["body"])
+                else:
+                    body = value["body"]
                 if "trailing" in value:
                     body += ',"trailing":' + object_json(value["trailing"])
                 checksum = value.get("checksum")
@@ -265,11 +222,11 @@ class EventLines:
             if kp is None:
                 kp = kinds[kind] = f',"type":"{type_name(kind)}","type_code":'
             tail = "" if checksum is None else f',"checksum":{checksum}'
+            h = header_json(BytesIO(raw), params)
             if rows is None:
-                add(f'{head}{rec.offset}{kp}{kind},"header":{header_json(h)},"body":{body}'
-                    f'{tail}{extra}}}')
+                add(f'{head}{rec.offset}{kp}{kind},"header":{h},"body":{body}{tail}{extra}}}')
             else:  # (the rows' hex made once, straight into the line)
-                add(f'{head}{rec.offset}{kp}{kind},"header":{header_json(h)},"body":{body}'
+                add(f'{head}{rec.offset}{kp}{kind},"header":{h},"body":{body}'
                     f'{{"hex":"{rows.hex()}"}}}}{tail}}}')
 
     def _one(self, r, add, decoder, binary):
