@@ -58,10 +58,12 @@ _LONG_MIN, _LONG_MAX = -(1 << 63), (1 << 63) - 1
 
 
 def _one_by_one(g):
-    """Any group, through :func:`tasks.value_fields` value by value."""
+    """Any group, through :func:`tasks.value_fields` value by value (None: NULL)."""
     cols: dict = {}
     fields_of = tasks.value_fields
     for i, v in enumerate(g):
+        if v is None:
+            continue
         for f, x in fields_of(v):
             col = cols.get(f)
             if col is None:
@@ -69,6 +71,9 @@ def _one_by_one(g):
             col[i] = x
     return list(cols.items())
 
+
+# The converters of a group of values of one type: ``[(field, array or list)]``, each as
+# long as the group. Those in _NONE_OK also take None (a NULL: nothing in any field).
 
 def _beyond_long(g, longs):
     """``(LONG, longs)`` and the fields of the integers of ``g`` that ``longs`` leaves out
@@ -88,7 +93,8 @@ def _ints(g):
     try:
         return [(LONG, pa.array(g, _INT64))]
     except (OverflowError, pa.ArrowException):  # some beyond 64 bits
-        return _beyond_long(g, [v if _LONG_MIN <= v <= _LONG_MAX else None for v in g])
+        return _beyond_long(g, [v if v is not None and _LONG_MIN <= v <= _LONG_MAX else None
+                                for v in g])
 
 
 def _sets(g):
@@ -124,21 +130,32 @@ def _with_text(field, out, g, bad):
     return [(field, out), (TEXT, text)]
 
 
+def _bad(out, g):
+    """Where ``out`` has no value for a value of ``g`` (None: a NULL)."""
+    return [i for i, x in enumerate(out) if x is None and g[i] is not None]
+
+
 def _dates(g):
     day_number = tasks.day_number
-    out = [day_number(v.year, v.month, v.day) for v in g]
-    return _with_text(DATE, out, g, [i for i, x in enumerate(out) if x is None])
+    out = [None if v is None else day_number(v.year, v.month, v.day) for v in g]
+    return _with_text(DATE, out, g, _bad(out, g))
 
 
 def _datetimes(g):
-    out = list(map(tasks.datetime_us, g))
-    return _with_text(DATETIME, out, g, [i for i, x in enumerate(out) if x is None])
+    us = tasks.datetime_us
+    out = [None if v is None else us(v) for v in g]
+    return _with_text(DATETIME, out, g, _bad(out, g))
 
 
 def _timestamps(g):
-    out = [v.seconds * 1_000_000 + v.microsecond if v.seconds or v.microsecond else None
-           for v in g]
-    return _with_text(TIMESTAMP, out, g, [i for i, x in enumerate(out) if x is None])
+    out = [v.seconds * 1_000_000 + v.microsecond if v is not None and (
+        v.seconds or v.microsecond) else None for v in g]
+    return _with_text(TIMESTAMP, out, g, _bad(out, g))
+
+
+def _times(g):
+    us = tasks.time_us
+    return [(TIME, [None if v is None else us(v) for v in g])]
 
 
 def _enums(g):
@@ -163,12 +180,14 @@ _CONVERT = {
     _DATE: _dates,
     _DATETIME: _datetimes,
     _TIMESTAMP: _timestamps,
-    _TIME: lambda g: [(TIME, list(map(tasks.time_us, g)))],
+    _TIME: _times,
     _ENUM: _enums,
     _SET: _sets,
     _JSON: _json,
     # GEOMETRY and whatever else: one by one; COMPRESSED: what it holds
 }
+_NONE_OK = frozenset({_INT, _FLOAT, _STR, _BYTES, _DECIMAL, _DATE, _DATETIME, _TIMESTAMP,
+                      _TIME})
 
 
 def _scatter(dense, mask):
@@ -177,56 +196,71 @@ def _scatter(dense, mask):
     return dense.take(pc.if_else(mask, idx, pa.scalar(None, _INT64)))
 
 
-def value_struct(values: list, vtype: pa.StructType) -> pa.StructArray:
-    """The ``Value`` structs (``vtype``: schema.VALUE as Arrow) of a list of column values
-    (None: a NULL value, a null struct)."""
+def _field_arrays(values, vtype: pa.StructType) -> dict:
+    """field -> array over ``values`` (null where the field holds nothing) for the fields
+    the values fill: the values grouped by type, each group converted at once and
+    scattered back to its positions."""
     n = len(values)
     codes_list = list(map(_code_of, map(type, values)))
     kinds = set(codes_list)
-    codes = pa.array(codes_list, pa.int8()) if len(kinds) > 1 else None
+    one = len(kinds) == 1 or (len(kinds) == 2 and _NULL in kinds and
+                              (kinds - {_NULL}) <= _NONE_OK)
+    codes = None if one else pa.array(codes_list, pa.int8())
     pieces = defaultdict(list)    # field -> [(type code, array or list over its group)]
     positions = {}
     for c in kinds:
         if c == _NULL:
             continue
-        if codes is None:
+        if codes is None:       # every value (and NULLs, which the converter takes)
             g = values
         else:
             pos = positions[c] = pc.indices_nonzero(pc.equal(codes, c))
             idx = pos.to_pylist()
             g = [values[idx[0]]] if len(idx) == 1 else list(itemgetter(*idx)(values))
         if c == _COMPRESSED:   # MariaDB compressed columns: the values they hold
-            s = value_struct([v.data for v in g], vtype)
-            made = [(f, s.field(f)) for f in range(len(vtype)) if s.field(f).null_count < len(s)]
+            made = _field_arrays([v.data for v in g], vtype).items()
         else:
             made = _CONVERT.get(c, _one_by_one)(g)
         for f, arr in made:
             pieces[f].append((c, arr))
-    children = []
-    for f, field in enumerate(vtype):
-        ps = pieces.get(f)
-        if not ps:
-            children.append(pa.nulls(n, field.type))
-            continue
-        arrs = [a if isinstance(a, pa.Array) and a.type == field.type
-                else pa.array(a, field.type) for _, a in ps]
-        if codes is None:       # one group holds every value
-            children.append(arrs[0])
-            continue
-        if len(ps) == 1:
-            dense = arrs[0]
-            mask = pc.equal(codes, ps[0][0])
+    out = {}
+    for f, ps in pieces.items():
+        ftype = vtype[f].type
+        arrs = [a if isinstance(a, pa.Array) and a.type == ftype else pa.array(a, ftype)
+                for _, a in ps]
+        if codes is None:
+            out[f] = arrs[0]
+        elif len(ps) == 1:
+            out[f] = _scatter(arrs[0], pc.equal(codes, ps[0][0]))
         else:                   # groups merged back into position order
             dense = pa.concat_arrays(arrs)
             order = pc.sort_indices(pa.concat_arrays([positions[c] for c, _ in ps]))
-            dense = dense.take(order)
             mask = pc.is_in(codes, value_set=pa.array([c for c, _ in ps], pa.int8()))
-        children.append(_scatter(dense, mask))
+            out[f] = _scatter(dense.take(order), mask)
+    return out
+
+
+def _struct(fields: dict, n: int, vtype: pa.StructType) -> pa.StructArray:
+    """The Value structs from their field arrays: null where no field holds anything (a
+    NULL value: any other value fills at least one field)."""
+    children = [fields[f] if f in fields else pa.nulls(n, vtype[f].type)
+                for f in range(len(vtype))]
     nulls = None
-    if _NULL in kinds:
-        nulls = pc.equal(codes, _NULL) if codes is not None else pa.array(
-            [True] * n, pa.bool_())
+    for a in fields.values():
+        if a.null_count:
+            nulls = a.is_null() if nulls is None else pc.and_(nulls, a.is_null())
+        else:
+            nulls = None
+            break
+    if not fields and n:
+        nulls = pa.array([True] * n, pa.bool_())
     return pa.StructArray.from_arrays(children, fields=list(vtype), mask=nulls)
+
+
+def value_struct(values: list, vtype: pa.StructType) -> pa.StructArray:
+    """The ``Value`` structs (``vtype``: schema.VALUE as Arrow) of a list of column values
+    (None: a NULL value, a null struct)."""
+    return _struct(_field_arrays(values, vtype), len(values), vtype)
 
 
 # ---------------------------------------------------------------------------------------
@@ -234,36 +268,141 @@ def value_struct(values: list, vtype: pa.StructType) -> pa.StructArray:
 
 
 class ImageColumn:
-    """The images of one side (``before`` or ``after``) of a batch of rows, flat."""
+    """The images of one side (``before`` or ``after``) of a batch of rows.
+
+    Images with the same column names in the same order (every full image of one table
+    shape) form a group: a group's values are taken column by column (one ``zip`` over the
+    dicts), so that each column's values, of one type, convert at once; the map entries are
+    then put back in row order by one ``take``. Images whose names vary (minimal images)
+    are converted as one flat list."""
 
     def __init__(self):
-        self.lengths: list = []   # per row: how many columns (0 for a null image)
         self.nulls: list = []     # per row: no image
-        self.keys: list = []
-        self.values: list = []
+        self.lengths: list = []   # per image present: how many columns
+        self.groups: dict = {}    # column names -> [group number, images]
+        self.group_of: list = []  # per image present: its group
+        self.index: list = []     # ... and its position in the group
+        self.entries = 0          # column values in all
+
+    def __len__(self):
+        return len(self.group_of)
 
     def add(self, images: list, json_cols=None):
         present = [i for i in images if i is not None]
-        if json_cols:
-            present = [tasks.json_marked(i, json_cols) for i in present]
         if len(present) == len(images):
-            self.lengths.extend(map(len, present))
             self.nulls.extend(repeat(False, len(images)))
         elif not present:
-            self.lengths.extend(repeat(0, len(images)))
             self.nulls.extend(repeat(True, len(images)))
+            return
         else:
-            self.lengths.extend(0 if i is None else len(i) for i in images)
             self.nulls.extend(i is None for i in images)
-        self.keys.extend(chain.from_iterable(present))
-        self.values.extend(chain.from_iterable(map(dict.values, present)))
+        if json_cols:
+            present = [tasks.json_marked(i, json_cols) for i in present]
+        lengths = list(map(len, present))
+        self.lengths += lengths
+        self.entries += sum(lengths)
+        names = tuple(present[0])
+        if len(present) == 1 or all(map(names.__eq__, map(tuple, present))):
+            self._add(names, present)
+        else:                    # (an event whose images name different columns)
+            for i in present:
+                self._add(tuple(i), [i])
+
+    def _add(self, names, images):
+        group = self.groups.get(names)
+        if group is None:
+            group = self.groups[names] = [len(self.groups), []]
+        n, members = group
+        self.group_of.extend(repeat(n, len(images)))
+        self.index.extend(range(len(members), len(members) + len(images)))
+        members.extend(images)
 
     def array(self, mtype: pa.MapType) -> pa.MapArray:
-        offsets = pa.array(list(accumulate(self.lengths, initial=0)), pa.int32())
-        keys = pa.array(self.keys, mtype.key_type)
-        items = value_struct(self.values, mtype.item_type)
+        vtype = mtype.item_type
+        if not self.group_of:
+            keys, items = pa.array([], pa.string()), _struct({}, 0, vtype)
+        elif len(self.groups) * 8 > len(self.group_of) + 64:   # few images share names
+            keys, items = self._flat(vtype)
+        else:
+            keys, items = self._by_column(vtype)
+        lengths = iter(self.lengths)
+        offsets = list(accumulate((0 if null else next(lengths) for null in self.nulls),
+                                  initial=0))
         mask = pa.array(self.nulls, pa.bool_()) if any(self.nulls) else None
-        return pa.MapArray.from_arrays(offsets, keys, items, type=mtype, mask=mask)
+        return pa.MapArray.from_arrays(pa.array(offsets, pa.int32()), keys, items,
+                                       type=mtype, mask=mask)
+
+    def _images(self) -> list:
+        """The images present, in row order."""
+        members = [m for _, m in sorted(self.groups.values(), key=itemgetter(0))]
+        return [members[g][i] for g, i in zip(self.group_of, self.index)]
+
+    def _flat(self, vtype):
+        images = self._images()
+        keys = pa.array(list(chain.from_iterable(images)), pa.string())
+        values = list(chain.from_iterable(map(dict.values, images)))
+        return keys, _struct(_field_arrays(values, vtype), len(values), vtype)
+
+    def _by_column(self, vtype):
+        # the groups' columns ("slots"), each converted alone; each map entry (image i, its
+        # k-th column) then takes its value from slot ``first[group of i] + k``, at the
+        # image's place in its group: one index per entry and field, made by vector
+        # operations, and one ``take`` per field from the values of the slots that fill it
+        names, parts, first = [], defaultdict(list), []
+        for cols, (n, members) in sorted(self.groups.items(), key=lambda kv: kv[1][0]):
+            first.append(len(names))
+            for k, column in enumerate(zip(*map(dict.values, members))):
+                for f, arr in _column_fields(column, vtype).items():
+                    parts[f].append((len(names), arr))
+                names.append(cols[k])
+        image, k = _entries(self.lengths)
+        group = pa.array(self.group_of, pa.int32())
+        slot = pc.add(pc.take(pc.take(pa.array(first, _INT64), group), image), k)
+        place = pc.take(pa.array(self.index, _INT64), image)
+        keys = pa.array(names, pa.string()).take(slot)
+        fields = {}
+        for f, ps in parts.items():
+            start = [None] * len(names)   # where each slot's values start in ``dense``
+            at = 0
+            for s, arr in ps:
+                start[s] = at
+                at += len(arr)
+            dense = ps[0][1] if len(ps) == 1 else pa.concat_arrays([a for _, a in ps])
+            fields[f] = dense.take(pc.add(pc.take(pa.array(start, _INT64), slot), place))
+        return keys, _struct(fields, len(image), vtype)
+
+
+def _entries(lengths: list):
+    """For the entries of maps of these lengths: which map each is in, and its place there
+    (vector operations, not a Python object per entry)."""
+    starts = list(accumulate(lengths, initial=0))
+    if 0 in lengths:   # (runs must not be empty)
+        image = pa.array(list(chain.from_iterable(map(repeat, range(len(lengths)),
+                                                      lengths))), pa.int32())
+    else:
+        image = pc.run_end_decode(pa.RunEndEncodedArray.from_arrays(
+            pa.array(starts[1:], _INT64), pa.array(range(len(lengths)), pa.int32())))
+    count = pc.cumulative_sum(pa.repeat(pa.scalar(1, _INT64), starts[-1]))
+    k = pc.subtract(count, pc.add(pc.take(pa.array(starts[:-1], _INT64), image), 1))
+    return image, k
+
+
+def _column_fields(column, vtype) -> dict:
+    """field -> array over one column's values (a tuple), for the fields they fill."""
+    kinds = set(map(type, column))
+    kinds.discard(type(None))
+    if len(kinds) == 1:
+        c = _code_of(next(iter(kinds)))
+        if c in _NONE_OK:       # one type (and NULLs): converted at once
+            out = {}
+            for f, arr in _CONVERT[c](column):
+                ftype = vtype[f].type
+                out[f] = arr if isinstance(arr, pa.Array) and arr.type == ftype else \
+                    pa.array(arr, ftype)
+            return out
+    if not kinds:
+        return {}
+    return _field_arrays(list(column), vtype)
 
 
 # ---------------------------------------------------------------------------------------
@@ -364,7 +503,7 @@ class ArrowSink:
                 None if c.timestamp is None else c.timestamp * 1_000_000,
                 tasks._text(c.database), tasks._text(c.table), c.operation,
                 c.signedness_known, r.type_name), changes, json_cols)
-        if len(rc) >= self.batch_rows or len(rc.after.values) + len(rc.before.values) >= \
+        if len(rc) >= self.batch_rows or rc.before.entries + rc.after.entries >= \
                 self.batch_values:
             self.pending.append(("row_changes", rc.batch()))
 
