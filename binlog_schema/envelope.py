@@ -166,13 +166,12 @@ def parse_event(data: bytes, ctx: Context | None = None, offset: int | None = No
 
 
 def event_json(data: bytes, ctx: Context):
-    """What :func:`parse_event` gives, with the body as its JSON text (the encoder's text of
-    parse_event's body, made straight from the bytes); None when the event does not parse
-    (:func:`parse_event` then says why)."""
+    """What :func:`parse_event` gives, with the header and the body as their JSON text (the
+    encoder's text of parse_event's, made straight from the bytes); None when the event does
+    not parse (:func:`parse_event` then says why)."""
     try:
-        parse_header = (_FAST[0] if _FAST else fast())[0]
-        return event_parse(data, {"_params": _params(ctx)}, parse_header,
-                           (_JSON[0] if _JSON else fast_json())[1], _raw_json)
+        header_json, jsons = _JSON[0] if _JSON else fast_json()
+        return event_parse(data, {"_params": _params(ctx)}, header_json, jsons, _raw_json)
     except Exception:  # noqa: BLE001 - the caller parses it again, for the typed error
         return None
 

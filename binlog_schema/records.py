@@ -4,11 +4,14 @@ fresh mutable default), ``==``, ``repr`` and, with ``frozen=True``, immutability
 fields (caches) are named in ``__extra_slots__``.
 
 What :mod:`dataclasses` gives, without its import (about 10 ms at start-up: ``inspect``,
-``ast``...), which every command over a small file would pay. :func:`fields` lists a record
-class's field names.
+``ast``...), which every command over a small file would pay; the ``__init__`` source is
+compiled once and kept in the cache folder of compiled declarations. :func:`fields` lists a
+record class's field names.
 """
 
 from __future__ import annotations
+
+from .construct_ext.cache import code_of
 
 
 class factory:
@@ -48,7 +51,7 @@ def record(cls=None, *, frozen: bool = False):
             lines.append(f"    _object_setattr(self, {n!r}, {value})" if frozen
                          else f"    self.{n} = {value}")
         src = f"def __init__(self, {', '.join(params)}):\n" + ("\n".join(lines) or "    pass")
-        exec(src, env)
+        exec(code_of(src, f"record.{cls.__module__}.{cls.__qualname__}"), env)
         body["__init__"] = env["__init__"]
         if "__eq__" not in body:
             def __eq__(self, other):

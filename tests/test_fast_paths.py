@@ -143,8 +143,9 @@ def test_the_json_direction_gives_the_encoders_text_of_the_parse(corpus):
                 text = event_json(r.raw, r.ctx)
                 assert text is not None, (path, r.offset)
                 assert text["body"] == object_json(value["body"]), (path, r.offset)
-                assert {k: v for k, v in text.items() if k != "body"} == \
-                    {k: v for k, v in value.items() if k != "body"}
+                assert text["header"] == dumps(value["header"]), (path, r.offset)
+                assert {k: v for k, v in text.items() if k not in ("header", "body")} == \
+                    {k: v for k, v in value.items() if k not in ("header", "body")}
                 assert header_json(io.BytesIO(r.raw), {"_params": _params(r.ctx)}) == \
                     dumps(value["header"]), (path, r.offset)
                 n += 1
@@ -155,7 +156,8 @@ def test_the_json_direction_of_a_struct_covers_every_kind_of_field():
     """A struct's JSON text equals the encoder's text of its parse for each kind of field the
     JSON direction writes its own way: ints in a fixed run and alone, flags and UUIDs from
     their unpacked bytes, optional fields present and absent, a nested struct, bytes, text
-    with characters to escape, a name with a percent sign."""
+    with characters to escape, a name with a percent sign, a flagged pair with and without
+    its second int."""
     import construct as c
     from binlog_schema.construct_ext import primitives as p
     from binlog_schema.construct_ext.codegen import module_source
@@ -168,6 +170,7 @@ def test_the_json_direction_of_a_struct_covers_every_kind_of_field():
         "inner" / p.Struct("x" / c.Int16ul, "t" / p.SizedText(1)),
         "f" / c.Float64l,
         "raw" / c.Bytes(3),
+        "pair" / p.FlaggedPair(2, 15),
         "opt" / p.IfMore(c.Int16ul))
     ns: dict = {}
     exec(compile(module_source(decl, construct_free=False, parts=("parse", "json")), "t",
@@ -176,15 +179,16 @@ def test_the_json_direction_of_a_struct_covers_every_kind_of_field():
     inner = b"\x02\x00" + b"\x04" + 'a"\u00e9'.encode()
     samples = [
         b"\x01\0\0\0" + b"\x41\x00" + common + b"\x07" + inner + b"\0" * 8 + b"abc"
-        + b"\x05\x00",
-        b"\x02\0\0\0" + b"\x00\x00" + common + inner + b"\x01" * 8 + b"\x00\x01\x02",
+        + b"\x01\x80\x02\x00" + b"\x05\x00",
+        b"\x02\0\0\0" + b"\x00\x00" + common + inner + b"\x01" * 8 + b"\x00\x01\x02"
+        + b"\x01\x00",
     ]
     seen = set()
     for data in samples:
         value = ns["parse"](io.BytesIO(data), {"_params": {}})
-        seen.add((value["when"] is None, value["opt"] is None))
+        seen.add((value["when"] is None, value["opt"] is None, value["pair"]["original"]))
         assert ns["json"](io.BytesIO(data), {"_params": {}}) == dumps(value)
-    assert seen == {(False, False), (True, True)}
+    assert seen == {(False, False, 2), (True, True, None)}
 
 
 def test_compiled_row_images_agree_with_the_codecs(corpus):

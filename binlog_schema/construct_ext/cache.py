@@ -133,6 +133,26 @@ def load(name: str, spec: str, parts=("parse", "build")) -> dict:
     return ns
 
 
+def code_of(source: str, name: str):
+    """``source`` compiled (a code object), from the cache folder when compiled before: the
+    file is named by a checksum of the source and the Python version (generated source that
+    is the same in every process, such as a record class's ``__init__``)."""
+    folder = cache_dir()
+    text = f"{sys.implementation.cache_tag}\n{sys.version}\n{source}".encode()
+    path = None if folder is None else os.path.join(
+        folder, f"src.{name}-{zlib.crc32(text):08x}{zlib.adler32(text):08x}")
+    if path is not None:
+        try:
+            with open(path + ".bin", "rb") as f:
+                return marshal.loads(f.read())
+        except (OSError, ValueError, EOFError, TypeError):
+            pass
+    code = compile(source, f"<binlog_schema {name}>", "exec")
+    if path is not None:
+        _store(folder, path, source, code, name)
+    return code
+
+
 def generate(spec: str, parts=("parse", "build")) -> str:
     """Compile the declaration at ``spec`` to module source (imports construct); plain data
     (a dict of numbers and strings, e.g. an index of declarations) becomes ``DATA``."""

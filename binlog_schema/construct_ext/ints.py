@@ -285,13 +285,16 @@ def uuid_build(obj, io):
 # an int, and a second one that a bit of the first announces
 
 
+PAIR_KEYS = ("immediate", "original")  # (the keys of a pair's dict, in its order)
+
+
 def pair_parse(io, width, bit):
     first = int.from_bytes(read_exact(io, width), "little")
     second = None
     if first >> bit & 1:
         first &= ~(1 << bit)
         second = int.from_bytes(read_exact(io, width), "little")
-    return dict(immediate=first, original=second)
+    return {"immediate": first, "original": second}
 
 
 def pair_build(obj, io, width, bit):

@@ -12,7 +12,7 @@ small dict its per-call cost is most of the work, hence the templates of the JSO
 
 from __future__ import annotations
 
-from .ints import uuid_of
+from .ints import PAIR_KEYS, uuid_of
 from .names import flag_names
 
 try:
@@ -93,3 +93,12 @@ def uuid_json(data: bytes) -> str:
     """The JSON of a UUID's 16 bytes (what ``ints.uuid_of`` gives: text that needs no
     escaping)."""
     return '"' + uuid_of(data) + '"'
+
+
+_PAIR = "{%s:%%d,%s:%%s}" % tuple(quote(k) for k in PAIR_KEYS)
+
+
+def pair_json(value, width, bit) -> str:
+    """The JSON of what ``ints.pair_parse`` gives (two ints, the second may be None)."""
+    second = value["original"]
+    return _PAIR % (value["immediate"], "null" if second is None else int.__repr__(second))

@@ -14,6 +14,7 @@ name, with the field path; compiled code raises the functions' own errors.
 from __future__ import annotations
 
 import io as _io
+import re
 import struct as _struct
 
 import construct as c
@@ -79,13 +80,17 @@ class _Compiles:
 class Leaf(_Compiles, Construct):
     """A primitive whose work is one parse and one build function. ``args`` are values or
     construct expressions, evaluated against the context. ``unpacked``: (struct format
-    char, fn) when the leaf is that fixed-size int whose value is ``fn(int, *args)`` (a lean
-    Struct then reads it in one unpack with its neighbours)."""
+    char, fn[, json]) when the leaf is that fixed-size int whose value is ``fn(int, *args)``
+    (a lean Struct then reads it in one unpack with its neighbours; ``json(int, *args)``,
+    when given, is the JSON text of that value). ``json``: ``json(value, *args)`` is the JSON
+    text of a parsed value (for the JSON direction; the encoder's otherwise)."""
 
-    def __init__(self, pfunc, bfunc, *args, size=None, unpacked=None, buildnone=False):
+    def __init__(self, pfunc, bfunc, *args, size=None, unpacked=None, buildnone=False,
+                 json=None):
         super().__init__()
         self._pf, self._bf, self._args, self._size = pfunc, bfunc, args, size
         self._unpacked = unpacked
+        self._json = json
         self.flagbuildnone = buildnone
 
     def _argvalues(self, context):
@@ -325,8 +330,9 @@ class Switch(_Compiles, c.Switch):
 
 
 class _IfMore(Wrapper):
-    def _emitparse(self, code):  # inline: a byte read and a step back, no calls
-        return f"((io.seek(-1, 1), {self.subcon._compileparse(code)})[1] if io.read(1) else None)"
+    def _emitparse(self, code):  # inline: a byte read and a step back (a position >= 0)
+        return (f"(({self.subcon._compileparse(code)}) if io.read(1) and io.seek(-1, 1) >= 0 "
+                "else None)")
 
 
 class TaggedList(_Compiles, Construct):
@@ -457,10 +463,15 @@ class Struct(_Compiles, c.Struct):
     def _emit_lean(self, code, json):
         fname = f"{'json' if json else 'parse'}_lean_struct_{code.allocateId()}"
         steps = self._steps(code)
-        # the nested context is only kept up to the last expression that can look at it
-        last = max((i for i, (_, expr, _v) in enumerate(steps) if "this" in expr), default=-1)
+        # A later expression reads a field parsed here from its local (``this['x']``); the
+        # nested context holds the fields only up to the last expression that hands the
+        # context itself to a function (which may look any field up), and exists only when
+        # an expression still names it.
+        steps, read = _local_reads(steps)
+        last = max((i for i, (_, expr, _v) in enumerate(steps) if _BARE_THIS.search(expr)),
+                   default=-1)
         lines = [f"def {fname}(io, this):"]
-        if last >= 0:
+        if any("this" in expr for _, expr, _v in steps):
             lines.append("    this = {'_': this, '_params': this['_params']}")
         fields = []  # (name, local, JSON slot): the result is made at the end, in one step
         for i, (name, expr, members) in enumerate(steps):
@@ -472,7 +483,7 @@ class Struct(_Compiles, c.Struct):
                 for j, (n, con) in enumerate(zip(name, members)):
                     local = f"_f{base + j}"
                     v = _fixed_value(code, con, local)
-                    converted = v != local and (keep or not json)
+                    converted = v != local and (keep or not json or n in read)
                     slot = None if not json else _fixed_json(code, con, local) \
                         if not converted else ("%s", f"{ref(jsontext.value_json, code)}({local})")
                     fields.append((n, local, slot))
@@ -487,7 +498,7 @@ class Struct(_Compiles, c.Struct):
                 continue
             local = f"_f{len(fields)}"
             nested = _parsed_as(members.subcon)
-            if json and not keep and isinstance(nested, Struct):
+            if json and not keep and name not in read and isinstance(nested, Struct):
                 fields.append((name, local, ("%s", local)))  # its JSON text, from its bytes
                 lines.append(f"    {local} = {nested._emitjson(code)}")
                 continue
@@ -548,6 +559,28 @@ def _fixed_value(code, con, var) -> str:
 
 
 _INT_FORMATS = frozenset("bBhHiIlLqQ")
+_BARE_THIS = re.compile(r"\bthis\b(?!\[)")  # the context handed on, not a key of it read
+
+
+def _local_reads(steps):
+    """The steps with each read of a field parsed before (``this['x']``) replaced by that
+    field's local (``_fN``, as :meth:`Struct._emit_lean` names them), and the names of the
+    fields so read."""
+    out, known, n, read = [], {}, 0, set()
+    for name, expr, members in steps:
+        for key, (field, local) in known.items():
+            if key in expr:
+                expr = expr.replace(key, local)
+                read.add(field)
+        out.append((name, expr, members))
+        if isinstance(name, tuple):
+            for j, each in enumerate(name):
+                known[f"this[{each!r}]"] = (each, f"_f{n + j}")
+            n += len(name)
+        elif name:
+            known[f"this[{name!r}]"] = (name, f"_f{n}")
+            n += 1
+    return out, read
 
 
 def _fixed_json(code, con, var):
@@ -576,6 +609,8 @@ def _value_json(code, con, var):
         optional = con.thensubcon
     elif t is _IfMore:
         optional = con.subcon
+    if isinstance(con, Leaf) and con._json is not None:
+        return "%s", f"{ref(con._json, code)}({var}{con._emitargs(code)})"
     if optional is not None:
         spec, expr = _value_json(code, optional, var)
         if spec == "%s" and expr.startswith(f"('null' if {var} is None else "):
@@ -656,7 +691,8 @@ def NonZeroFlags(names):
     return Leaf(ints.nzflags_parse, ints.nzflags_build, names)
 
 
-Uuid = Leaf(ints.uuid_parse, ints.uuid_build, size=16, unpacked=("16s", ints.uuid_of, jsontext.uuid_json))
+Uuid = Leaf(ints.uuid_parse, ints.uuid_build, size=16,
+            unpacked=("16s", ints.uuid_of, jsontext.uuid_json))
 """16 bytes as the canonical UUID text ``xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx``."""
 
 
@@ -664,7 +700,7 @@ def FlaggedPair(width: int, bit: int):
     """``{immediate, original}``: an int of ``width`` bytes whose bit ``bit`` says a second one
     (the original) follows; None when not. The bit is set on build from the presence of
     ``original``."""
-    return Leaf(ints.pair_parse, ints.pair_build, width, bit)
+    return Leaf(ints.pair_parse, ints.pair_build, width, bit, json=jsontext.pair_json)
 
 
 def PeekHigh(width: int, shift: int, names, flags: bool = False):

@@ -57,15 +57,17 @@ def envelope_parse(io, this, parse_header, bodies, default):
 
 def event_parse(raw, this, parse_header, bodies, default, where=None):
     """One event from its bytes (``raw``: the event, or more; the header's ``event_size``
-    says how much is the event): ``bodies.get(kind, default)`` parses the body of an event of
-    that (standard) kind. ``where``: (file offset of ``raw``, recorder) when errors must name
+    says how much is the event): ``parse_header`` parses the header, ``bodies.get(kind,
+    default)`` the body of an event of that (standard) kind (parsers of the JSON direction
+    give the event's parts as JSON text). ``where``: (file offset of ``raw``, recorder) when errors must name
     file offsets (the recorder is a :class:`TrackingIO`'s)."""
     if where is None:
         header = parse_header(_BytesIO(raw), this)
     else:
         base, recorder = where
         header = parse_header(TrackingIO(raw[:HEADER_SIZE], base, recorder), this)
-    size = header["event_size"]
+    size = int.from_bytes(raw[9:13], "little")  # (the header's event_size and type code,
+    # read from the bytes: ``parse_header`` may give the header's JSON text)
     if size < HEADER_SIZE:
         if where is not None:
             recorder[0] = base + 9
@@ -74,7 +76,7 @@ def event_parse(raw, this, parse_header, bodies, default, where=None):
         raise StreamError(f"needs {size - HEADER_SIZE} bytes, only {len(raw) - HEADER_SIZE} "
                           "left")
     ctx = this["_params"].get("ctx")
-    kind = header["type_code"]
+    kind = raw[4]
     if ctx is None:
         crc_len = checksum_length(kind, raw[HEADER_SIZE:size], None)
     else:
@@ -101,7 +103,7 @@ def event_parse(raw, this, parse_header, bodies, default, where=None):
     this["header"] = header
     this["_kind"] = kind
     stream = _BytesIO(body) if where is None else TrackingIO(body, base + HEADER_SIZE, recorder)
-    out = dict(header=header, body=bodies.get(kind, default)(stream, this))
+    out = {"header": header, "body": bodies.get(kind, default)(stream, this)}
     used = stream.tell()
     if used != len(body):
         out["trailing"] = body[used:]

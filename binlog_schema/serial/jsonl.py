@@ -10,6 +10,7 @@ bytes, equal to the encoder's text of what they parse to).
 
 from __future__ import annotations
 
+from binascii import hexlify
 from io import BytesIO
 
 from .. import envelope
@@ -56,52 +57,6 @@ _ROWS_STATE_KINDS = frozenset({TABLE_MAP_EVENT, GTID_LOG_EVENT, GTID_TAGGED_LOG_
                                MARIA_GTID_EVENT})
 
 
-class HeaderJson:
-    """The JSON of event headers: a template made from the first header's fields, in their
-    order (ints, and the flags list, whose JSON is kept per distinct list); a header of other
-    fields is encoded whole. (Headers come from one declaration: their fields are always the
-    same, in the same order.)"""
-
-    def __init__(self):
-        self.keys = self.template = self.empty_last = None
-        self.lists: list = []
-        self.flags: dict = {}
-
-    def __call__(self, h) -> str:
-        keys = self.keys
-        if keys is None:
-            self.keys = keys = tuple(h)
-            self.template = "{" + ",".join(
-                f"{quote(k)}:%{'d' if type(v) is int else 's'}" for k, v in h.items()) + "}"
-            self.lists = [i for i, v in enumerate(h.values()) if type(v) is list]
-            self.empty_last = self.template[:-3] + "[]}" \
-                if self.lists == [len(keys) - 1] else None
-        if len(h) != len(keys):
-            return dumps(h)
-        values = tuple(h.values())
-        if self.empty_last is not None and not values[-1] and type(values[-1]) is list:
-            try:
-                return self.empty_last % values[:-1]  # (the usual header: no flags set)
-            except TypeError:
-                return dumps(h)
-        if self.lists:
-            values = list(values)
-            for i in self.lists:
-                v = values[i]
-                if type(v) is not list:
-                    return dumps(h)
-                key = tuple(v)
-                j = self.flags.get(key)
-                if j is None:
-                    j = self.flags[key] = dumps(v)
-                values[i] = j
-            values = tuple(values)
-        try:
-            return self.template % values
-        except TypeError:  # a value of another type than the first header's
-            return dumps(h)
-
-
 class EventLines:
     """The JSON line of each event record of one file: what :func:`event_dict` gives, written
     by parts (the parts that repeat, such as type names and flag lists, once; the body of an
@@ -119,10 +74,9 @@ class EventLines:
         self.path = path
         self.head = '{"file":' + quote(path) + ',"offset":'
         self.kinds: dict = {}
-        self.header = HeaderJson()
 
     def parts(self, rec):
-        """(kind, header, body JSON, checksum) of a decoded event record; None for a record
+        """(kind, header JSON, body JSON, checksum) of a decoded event record; None for a record
         that is not one (an error, ciphertext, a gap, an event inside a payload): its line is
         the generic one."""
         if rec.gap is not None or rec.parent_offset is not None:
@@ -133,14 +87,14 @@ class EventLines:
         if kind in self.REPEATING and rec._lazy and not ctx.encrypted:
             cached = self._cached_body(rec, ctx, raw, kind)
             if cached is not None:
-                return kind, _header_of(raw, ctx), cached[0], cached[1]
+                return kind, _header_json(raw, ctx), cached[0], cached[1]
         if rec.error is not None or rec.value is None:
             return None
         value = rec.value
         body = object_json(value["body"])
         if "trailing" in value:
             body += ',"trailing":' + object_json(value["trailing"])
-        return kind, value["header"], body, value.get("checksum")
+        return kind, dumps(value["header"]), body, value.get("checksum")
 
     def line(self, rec, parts=False, extra: str = "") -> str:
         """The record's JSON object (with ``extra``, ``',"key":value...'``, before its end);
@@ -155,14 +109,15 @@ class EventLines:
         if kp is None:
             kp = self.kinds[kind] = f',"type":"{type_name(kind)}","type_code":'
         tail = "" if checksum is None else f',"checksum":{checksum}'
-        return (f'{self.head}{rec.offset}{kp}{rec.raw[4]},"header":{self.header(h)},'
+        return (f'{self.head}{rec.offset}{kp}{rec.raw[4]},"header":{h},'
                 f'"body":{body}{tail}{extra}}}')
 
-    def write(self, records, add, decoder=None, binary: str = "hex") -> None:
+    def write(self, records, add, decoder=None, binary: str = "hex", add_parts=None) -> None:
         """``add`` the line of every record (and of the events inside payloads): the loop of
         :meth:`parts` and :meth:`line`, with the common case (a plain event in a file's
         context) inline. With ``decoder`` (a RowDecoder), rows events carry their rows and
-        the decoder follows the table maps and GTIDs."""
+        the decoder follows the table maps and GTIDs. ``add_parts(first, data, last)``, when
+        given, takes a line in three parts, the middle one bytes (a rows event's hex)."""
         head, kinds = self.head, self.kinds
         repeating, cached_body = self.REPEATING, self._cached_body
         leading, led_body = self.LEADING, self._led_body
@@ -194,7 +149,9 @@ class EventLines:
                 cached = cached_body(rec, ctx, raw, kind) if kind in repeating else None
                 if cached is not None:
                     body, checksum = cached
-            if cached is None:
+            if cached is not None:
+                h = header_json(BytesIO(raw), params)
+            else:
                 # the body's JSON straight from its bytes, unless the row decoder needs its
                 # value; an event that does not parse so is parsed for its typed error
                 value = None if kind in state or kind in with_rows else event_json(raw, ctx)
@@ -208,8 +165,10 @@ class EventLines:
                         continue
                     rec.value = value
                     body = object_json(value["body"])
+                    h = header_json(BytesIO(raw), params)
                 else:
                     body = value["body"]
+                    h = value["header"]
                 if "trailing" in value:
                     body += ',"trailing":' + object_json(value["trailing"])
                 checksum = value.get("checksum")
@@ -222,10 +181,12 @@ class EventLines:
             if kp is None:
                 kp = kinds[kind] = f',"type":"{type_name(kind)}","type_code":'
             tail = "" if checksum is None else f',"checksum":{checksum}'
-            h = header_json(BytesIO(raw), params)
             if rows is None:
                 add(f'{head}{rec.offset}{kp}{kind},"header":{h},"body":{body}{tail}{extra}}}')
-            else:  # (the rows' hex made once, straight into the line)
+            elif add_parts is not None:  # (the rows' hex made once, as bytes, copied once)
+                add_parts(f'{head}{rec.offset}{kp}{kind},"header":{h},"body":{body}{{"hex":"',
+                          hexlify(rows), f'"}}}}{tail}}}')
+            else:
                 add(f'{head}{rec.offset}{kp}{kind},"header":{h},"body":{body}'
                     f'{{"hex":"{rows.hex()}"}}}}{tail}}}')
 
@@ -320,9 +281,9 @@ class EventLines:
         return body, value.get("checksum")
 
 
-def _header_of(raw, ctx) -> dict:
-    """The header of an event, by the compiled declaration."""
-    return envelope.fast()[0](BytesIO(raw), {"_params": envelope._params(ctx)})
+def _header_json(raw, ctx) -> str:
+    """The JSON text of an event's header, by the compiled declaration."""
+    return envelope.fast_json()[0](BytesIO(raw), {"_params": envelope._params(ctx)})
 
 
 def rows_json(rec, rows, binary: str) -> str:
@@ -371,7 +332,6 @@ class TableMapLines:
     def __init__(self, path):
         self.path = path
         self.head = '{"file":' + quote(path) + ',"offset":'
-        self.header = HeaderJson()
 
     def line(self, rec) -> str | None:
         """The record's line; None when the record does not decode (``rec.error`` says why)."""
@@ -390,7 +350,7 @@ class TableMapLines:
         hit = memo.get(shape) if shape is not None else None
         if hit is not None and (not crc or not ctx.verify_checksum or _crc_ok(raw, ctx)):
             table_id = uint_parse(BytesIO(raw[19:19 + size]), size)
-            return (f'{place},{hit[0]},"header":{self.header(_header_of(raw, ctx))},'
+            return (f'{place},{hit[0]},"header":{_header_json(raw, ctx)},'
                     f'"table_id":{table_id},{hit[1]}}}')
         if rec.error is not None or rec.value is None:
             return None

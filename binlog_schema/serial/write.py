@@ -20,10 +20,11 @@ _ROWS_STATE_KINDS = frozenset({TABLE_MAP_EVENT, GTID_LOG_EVENT, GTID_TAGGED_LOG_
 class Output:
     """Lines written in blocks of about ``block`` bytes (one write per block, not per line;
     small blocks, because a large buffer is memory the system must map afresh each time).
-    Lines are encoded (UTF-8) as they come and the block is joined as bytes: a line with
+    Lines are encoded (UTF-8) as they come into the block, a bytearray: a line with
     characters beyond Latin-1 then costs nothing to the others (joined as text, every line
-    of the block would be widened to its width). ``flush`` before anything else is written
-    to another stream, so the order stays right."""
+    of the block would be widened to its width), and a line given in parts (:meth:`add_parts`,
+    a rows event's hex) is copied once, into the block. ``flush`` before anything else is
+    written to another stream, so the order stays right."""
 
     def __init__(self, stream=None, block: int = 1 << 16):
         stream = stream if stream is not None else sys.stdout
@@ -35,31 +36,32 @@ class Output:
             self.write = buffer.write
             self._flush = buffer.flush
         else:  # a text stream of another kind (a test's StringIO): text blocks
-            self.write = lambda data: stream.write(data.decode("utf-8"))
+            self.write = lambda data: stream.write(bytes(data).decode("utf-8"))
             self._flush = stream.flush
-        self.chunks: list = []
-        self.size = 0
+        self.buf = bytearray()
         self.block = block
 
     def add(self, line: str) -> None:
-        data = line.encode()
-        n = len(data)
-        if n >= self.block:  # a large line goes as it is (no copy into a block)
+        buf = self.buf
+        buf += line.encode()
+        buf += b"\n"
+        if len(buf) >= self.block:
             self.flush()
-            self.write(data)
-            self.write(b"\n")
-            return
-        self.chunks.append(data)
-        self.size += n
-        if self.size >= self.block:
+
+    def add_parts(self, first: str, data: bytes, last: str) -> None:
+        """The line ``first + data + last`` (``data`` already its UTF-8 bytes)."""
+        buf = self.buf
+        buf += first.encode()
+        buf += data
+        buf += last.encode()
+        buf += b"\n"
+        if len(buf) >= self.block:
             self.flush()
 
     def flush(self) -> None:
-        if self.chunks:
-            self.chunks.append(b"")
-            self.write(b"\n".join(self.chunks))
-            self.chunks = []
-            self.size = 0
+        if self.buf:
+            self.write(self.buf)
+            self.buf = bytearray()
         self._flush()
 
 
@@ -94,7 +96,7 @@ def write_events(path, out: Output, *, fmt: str = "jsonl", rows: bool = False,
     try:
         records = reader
         if jsonl_format:
-            lines.write(reader, out.add, decoder, binary)
+            lines.write(reader, out.add, decoder, binary, out.add_parts)
             records = ()
         for rec in records:
             for r in (rec,) if rec.inner is None else _records(rec):
