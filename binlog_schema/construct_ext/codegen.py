@@ -162,13 +162,14 @@ def module_source(declaration, construct_free: bool = True,
                     lines.append(f"JSONS[{key!r}] = {callable_of(json_of(con, code), code)}")
             code.append("\n".join(lines))
         else:
+            # (each the generated function itself when it is one: no call in between)
             if parse:
-                code.append(f"def parse(io, this):\n    return {declaration._compileparse(code)}")
+                code.append(f"parse = {callable_of(declaration._compileparse(code), code)}")
             if build:
-                code.append(f"def build(obj, io, this):\n"
-                            f"    return {declaration._compilebuild(code)}")
+                code.append(f"build = "
+                            f"{callable_of(declaration._compilebuild(code), code, build=True)}")
             if json:
-                code.append(f"def json(io, this):\n    return {json_of(declaration, code)}")
+                code.append(f"json = {callable_of(json_of(declaration, code), code)}")
     finally:
         _ACTIVE.pop()
     if code.linkedinstances or code.linkedparsers or code.linkedbuilders:

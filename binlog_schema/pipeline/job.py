@@ -88,6 +88,8 @@ def start_session(master: str | None = None, conf: dict | None = None,
         "spark.sql.session.timeZone": "UTC",
         "spark.ui.showConsoleProgress": "false",
         "spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
+        # executors' Python: pyspark from its package, not compiled from Spark's zip
+        "spark.python.daemon.module": "binlog_schema.pipeline.daemon",
     }
     if not os.environ.get("PYSPARK_PYTHON") and not base.contains("spark.pyspark.python"):
         # the workers run the driver's interpreter (this package and its dependencies)
@@ -239,16 +241,28 @@ def _remove_stale(folder: str, keep: int = 3) -> None:
         pass
 
 
-def finish_session(spark, timeout: float = 120.0) -> None:
-    """Stop the session. When this run records the class-data archive, the driver JVM is
-    let exit (it writes the archive then), and the archive is installed once a JVM started
-    from it."""
-    if not _ARCHIVE_PENDING:
+def finish_session(spark, ok: bool = True, timeout: float = 120.0) -> None:
+    """The end of a command whose driver JVM started here. The JVM is let go: it exits when
+    this process does (closing the gateway now spares the interpreter's exit half a
+    second of waiting on it). When this run records the class-data archive and did its
+    work (``ok``), the JVM is stopped and waited for instead (it writes the archive as it
+    exits), and the archive is installed once a JVM started from it; a run that failed
+    records none (its JVM loaded only some of the classes)."""
+    from pyspark import SparkContext
+    gateway = SparkContext._gateway
+    proc = getattr(gateway, "proc", None)
+    if not _ARCHIVE_PENDING or not ok:
+        if _ARCHIVE_PENDING and proc is not None:
+            _ARCHIVE_PENDING.clear()
+            proc.kill()   # (an exit would write the recording)
+        if gateway is not None:
+            try:
+                gateway.shutdown()
+            except Exception:  # noqa: BLE001 - exiting anyway
+                pass
         return
     tmp, final = _ARCHIVE_PENDING.pop()
     import subprocess
-    from pyspark import SparkContext
-    proc = getattr(SparkContext._gateway, "proc", None)
     spark.stop()
     try:
         if proc is None or proc.stdin is None:
@@ -898,8 +912,19 @@ def summary_lines(files_rows, width: int = 60) -> list:
 def run_decode(args) -> int:
     """``spark decode``: decode, write the tables, print the summary."""
     from binlog_schema.pipeline.cli import parse_conf
+    own_jvm = "PYSPARK_GATEWAY_PORT" not in os.environ and _jvm_starts_here()
     spark = start_session(args.master, parse_conf(args.conf), class_cache="create",
                           short_lived=True)
+    rc = None
+    try:
+        rc = _run_decode(spark, args)
+    finally:
+        if own_jvm:
+            finish_session(spark, ok=rc is not None and rc != 2)
+    return rc
+
+
+def _run_decode(spark, args) -> int:
     progress = Progress(spark, enabled=not args.quiet)
     try:
         check_format(spark, args.format)
@@ -944,7 +969,6 @@ def run_decode(args) -> int:
     for line in summary_lines(rows):
         print(line)
     print(f"tables written under {out}: {', '.join(TABLES)} ({args.format})", flush=True)
-    finish_session(spark)
     return 0 if all(r["reconciled"] for r in rows) else 1
 
 
