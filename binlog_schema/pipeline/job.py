@@ -331,12 +331,23 @@ def list_inputs(spark, inputs, include_hidden: bool = False):
     return files, missing
 
 
-def plan_splits(spark, files, missing=(), split_bytes: int = DEFAULT_SPLIT) -> list:
+def plan_splits(spark, files, missing=(), split_bytes: int = DEFAULT_SPLIT,
+                known: dict | None = None) -> list:
     """The splits of every file: small files whole, large ones cut by a pre-scan that runs
-    as a Spark job (one task per large file)."""
+    as a Spark job (one task per large file), unless ``known`` has them already (splits by
+    (local path, size), see :class:`EarlyPrescan`)."""
+    from dataclasses import replace
+    from binlog_schema.pipeline.fsio import local_path
+    known = known or {}
     splits = [tasks.Split(uri, 0, problem=why) for uri, why in missing]
-    large = [(u, s) for u, s in files if s > split_bytes // 2]
-    splits += [tasks.Split(u, s, 0, 0, s) for u, s in files if s <= split_bytes // 2]
+    large = []
+    for u, s in files:
+        if s <= split_bytes // 2:
+            splits.append(tasks.Split(u, s, 0, 0, s))
+        elif (local_path(u), s) in known:
+            splits += [replace(sp, uri=u) for sp in known[(local_path(u), s)]]
+        else:
+            large.append((u, s))
     if large:
         sc = spark.sparkContext
         sc.setJobDescription(f"pre-scan {len(large)} large files")
@@ -344,6 +355,35 @@ def plan_splits(spark, files, missing=(), split_bytes: int = DEFAULT_SPLIT) -> l
         splits += sc.parallelize(large, len(large)).flatMap(
             lambda us: tasks.prescan(us[0], us[1], sb)).collect()
     return splits
+
+
+class EarlyPrescan(threading.Thread):
+    """The pre-scan of the large local files among some inputs, in this process while Spark
+    starts (a command's driver waits seconds for its JVM, a core idle). :meth:`result`
+    stops it after the file in hand: files it did not reach are pre-scanned by the Spark
+    job, as are files the driver's listing shows otherwise (another size)."""
+
+    def __init__(self, inputs, split_bytes: int = DEFAULT_SPLIT, include_hidden: bool = False):
+        super().__init__(daemon=True, name="early pre-scan")
+        self.inputs, self.split_bytes, self.include_hidden = inputs, split_bytes, include_hidden
+        self.splits: dict = {}
+        self.halt = threading.Event()
+
+    def run(self):
+        try:
+            files, _ = list_local(self.inputs, self.include_hidden)
+            for path, size in files:
+                if self.halt.is_set():
+                    return
+                if size > self.split_bytes // 2:
+                    self.splits[(path, size)] = tasks.prescan(path, size, self.split_bytes)
+        except Exception:  # noqa: BLE001 - an optimisation: the Spark job does it otherwise
+            return
+
+    def result(self) -> dict:
+        self.halt.set()
+        self.join()
+        return dict(self.splits)
 
 
 def task_count(splits, cores: int, split_bytes: int = DEFAULT_SPLIT) -> int:
@@ -622,7 +662,7 @@ def prepare_out(spark, out: str, mode: str, names=TABLES):
 def decode(inputs, spark=None, *, out: str | None = None, engine: str = "auto",
            split_size=DEFAULT_SPLIT, rows: bool = True, partitions: int | None = None,
            include_hidden: bool = False, mode: str = "errorifexists",
-           progress=None) -> BinlogTables:
+           progress=None, prescan: EarlyPrescan | None = None) -> BinlogTables:
     """Decode binlog files (paths, directories, globs, any Hadoop filesystem) into
     DataFrames: ``events``, ``table_maps``, ``row_changes``, ``errors``, ``files``.
 
@@ -642,7 +682,8 @@ def decode(inputs, spark=None, *, out: str | None = None, engine: str = "auto",
         inputs = [inputs]
     files, missing = list_inputs(spark, list(inputs), include_hidden)
     with progress.stage("pre-scan") if progress else _null():
-        splits = plan_splits(spark, files, missing, split_bytes)
+        splits = plan_splits(spark, files, missing, split_bytes,
+                             prescan.result() if prescan is not None else None)
     sc = spark.sparkContext
     if partitions is None:
         partitions = task_count(splits, sc.defaultParallelism, split_bytes)
@@ -913,18 +954,22 @@ def run_decode(args) -> int:
     """``spark decode``: decode, write the tables, print the summary."""
     from binlog_schema.pipeline.cli import parse_conf
     own_jvm = "PYSPARK_GATEWAY_PORT" not in os.environ and _jvm_starts_here()
+    early = None
+    if own_jvm:   # the pre-scan of local files while the JVM starts
+        early = EarlyPrescan(args.inputs, parse_size(args.split_size), args.include_hidden)
+        early.start()
     spark = start_session(args.master, parse_conf(args.conf), class_cache="create",
                           short_lived=True)
     rc = None
     try:
-        rc = _run_decode(spark, args)
+        rc = _run_decode(spark, args, early)
     finally:
         if own_jvm:
             finish_session(spark, ok=rc is not None and rc != 2)
     return rc
 
 
-def _run_decode(spark, args) -> int:
+def _run_decode(spark, args, early=None) -> int:
     progress = Progress(spark, enabled=not args.quiet)
     try:
         check_format(spark, args.format)
@@ -941,13 +986,14 @@ def _run_decode(spark, args) -> int:
         if args.engine == "arrow" and args.format == "parquet":
             tables = decode(args.inputs, spark, out=out, engine="arrow",
                             split_size=args.split_size, rows=not args.no_rows,
-                            include_hidden=args.include_hidden, mode=mode, progress=progress)
+                            include_hidden=args.include_hidden, mode=mode, progress=progress,
+                            prescan=early)
         else:
             staging = out + "/_staging" if args.engine == "arrow" else None
             tables = decode(args.inputs, spark, out=staging, engine=args.engine,
                             split_size=args.split_size, rows=not args.no_rows,
                             include_hidden=args.include_hidden, mode="overwrite",
-                            progress=progress)
+                            progress=progress, prescan=early)
             if args.engine == "spark":
                 with progress.stage("decode"):
                     spark.sparkContext.setJobDescription("decode")

@@ -104,10 +104,29 @@ def _context_event(raw: bytes, ctx: Context, pos: int) -> Context:
     return context_from_start_v3(value["body"], ctx)
 
 
+class _Blocks:
+    """A file read forward in large blocks, for the pre-scan: the bytes of ``[pos, pos+n)``
+    from the block in hand (a block is read anew only when they run past it)."""
+
+    SIZE = 1 << 20
+
+    def __init__(self, f):
+        self.f, self.buf, self.base = f, b"", 0
+
+    def at(self, pos: int, n: int):
+        """(block, index of ``pos`` in it), the block holding ``n`` bytes from ``pos`` when
+        the file has them."""
+        i = pos - self.base
+        if i < 0 or i + n > len(self.buf):
+            self.f.seek(pos)
+            self.buf, self.base, i = self.f.read(max(self.SIZE, n)), pos, 0
+        return self.buf, i
+
+
 def prescan(uri: str, size: int, split_bytes: int) -> list:
-    """The splits of one file: read every 19-byte header (seeking over the bodies; the bodies
-    of short QUERY events are read to recognise BEGIN/COMMIT) and cut at the first transaction
-    start after ``split_bytes`` of work since the previous cut (work: bytes plus
+    """The splits of one file: read every 19-byte header (the file in 1 MiB blocks; the
+    bodies of short QUERY events are read to recognise BEGIN/COMMIT) and cut at the first
+    transaction start after ``split_bytes`` of work since the previous cut (work: bytes plus
     ``EVENT_WEIGHT`` per event, as many small events cost more than one large one).
 
     A file that is not a binlog, has a second FORMAT_DESCRIPTION (relay logs) or no
@@ -123,7 +142,9 @@ def prescan(uri: str, size: int, split_bytes: int) -> list:
     with f:
         if f.read(4) != MAGIC:
             return whole
+        blocks = _Blocks(f)
         ctx = Context(checksum=False)
+        remap = ctx.type_remap
         pos, ctx_end, contexts = 4, 4, 0
         cuts = []               # (offset, last GTID event before it, work before it)
         last_cut = 0
@@ -131,26 +152,31 @@ def prescan(uri: str, size: int, split_bytes: int) -> list:
         gtid_open = begin_open = False
         last_gtid = None
         while pos + HEADER_SIZE <= size:
-            f.seek(pos)
-            head = f.read(HEADER_SIZE)
-            n = int.from_bytes(head[9:13], "little") if len(head) == HEADER_SIZE else 0
+            buf, i = blocks.at(pos, HEADER_SIZE)
+            if len(buf) - i < HEADER_SIZE:
+                break
+            n = int.from_bytes(buf[i + 9:i + 13], "little")
             if n < HEADER_SIZE or pos + n > size:
                 break
-            kind = ctx.kind(head[4])
+            code = buf[i + 4]
+            kind = remap.get(code, code) if remap else code
             candidate = False
             if kind in CONTEXT_KINDS:
                 contexts += 1
                 if contexts > 1 or pos != 4:
                     return whole
+                buf, i = blocks.at(pos, n)
                 try:
-                    ctx = _context_event(head + f.read(n - HEADER_SIZE), ctx, pos)
+                    ctx = _context_event(buf[i:i + n], ctx, pos)
                 except BinlogError:
                     return whole
+                remap = ctx.type_remap
                 ctx_end = pos + n
             elif kind in GTID_KINDS:
                 candidate, gtid_open, begin_open = True, True, False
             elif kind == QUERY_EVENT and n <= MAX_QUERY_PEEK:
-                query = _query_text(head + f.read(n - HEADER_SIZE), ctx).strip().upper()
+                buf, i = blocks.at(pos, n)
+                query = _query_text(buf[i:i + n], ctx).strip().upper()
                 if query == b"BEGIN" or query.startswith(b"XA START"):
                     candidate = not gtid_open and not begin_open
                     begin_open = True
