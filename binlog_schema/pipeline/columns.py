@@ -344,31 +344,31 @@ class ImageColumn:
         return keys, _struct(_field_arrays(values, vtype), len(values), vtype)
 
     def _by_column(self, vtype):
-        # the groups' columns ("slots"), each converted alone; each map entry (image i, its
-        # k-th column) then takes its value from slot ``first[group of i] + k``, at the
-        # image's place in its group: one index per entry and field, made by vector
-        # operations, and one ``take`` per field from the values of the slots that fill it
-        names, parts, first = [], defaultdict(list), []
+        # the groups' columns ("slots") one after the other, each converted alone: each
+        # Value field laid out column by column (nulls for the slots that do not fill it);
+        # each map entry (image i, its k-th column) then takes its value at the place of
+        # that column (slot ``first[group of i] + k``) and of the image in its group: one
+        # index per entry made by vector operations, one ``take`` per field
+        names, sizes, parts, first = [], [], defaultdict(dict), []
         for cols, (n, members) in sorted(self.groups.items(), key=lambda kv: kv[1][0]):
             first.append(len(names))
             for k, column in enumerate(zip(*map(dict.values, members))):
                 for f, arr in _column_fields(column, vtype).items():
-                    parts[f].append((len(names), arr))
+                    parts[f][len(names)] = arr
                 names.append(cols[k])
+                sizes.append(len(members))
         image, k = _entries(self.lengths)
-        group = pa.array(self.group_of, pa.int32())
-        slot = pc.add(pc.take(pc.take(pa.array(first, _INT64), group), image), k)
-        place = pc.take(pa.array(self.index, _INT64), image)
+        slot = pc.add(pc.take(pc.take(pa.array(first, _INT64),
+                                      pa.array(self.group_of, pa.int32())), image), k)
+        starts = pa.array(list(accumulate(sizes[:-1], initial=0)), _INT64)
+        where = pc.add(pc.take(starts, slot), pc.take(pa.array(self.index, _INT64), image))
         keys = pa.array(names, pa.string()).take(slot)
         fields = {}
-        for f, ps in parts.items():
-            start = [None] * len(names)   # where each slot's values start in ``dense``
-            at = 0
-            for s, arr in ps:
-                start[s] = at
-                at += len(arr)
-            dense = ps[0][1] if len(ps) == 1 else pa.concat_arrays([a for _, a in ps])
-            fields[f] = dense.take(pc.add(pc.take(pa.array(start, _INT64), slot), place))
+        for f, have in parts.items():
+            ftype = vtype[f].type
+            laid = pa.concat_arrays([have[s] if s in have else pa.nulls(sizes[s], ftype)
+                                     for s in range(len(names))])
+            fields[f] = laid.take(where)
         return keys, _struct(fields, len(image), vtype)
 
 

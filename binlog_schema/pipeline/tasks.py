@@ -37,7 +37,8 @@ from ..envelope import HEADER_SIZE, parse_event
 from ..errors import BinlogError
 from ..mysql.codes import (CONTEXT_KINDS, FORMAT_DESCRIPTION_EVENT, GTID_KINDS,
                            MARIA_GTID_EVENT, NAMED_GTID_KINDS, QUERY_EVENT, QUERY_KINDS,
-                           ROWS_KINDS, TABLE_MAP_EVENT, XA_PREPARE_LOG_EVENT, XID_EVENT)
+                           ROWS_KINDS, TABLE_MAP_EVENT, XA_PREPARE_LOG_EVENT, XID_EVENT,
+                           type_name)
 from ..mysql.flavor import context_from_fde, context_from_start_v3
 from ..mysql.framing import event_parse
 from ..context import Context
@@ -49,6 +50,7 @@ from ..values.codecs import Compressed, EnumValue, Geometry, SetValue
 from .fsio import display_name, open_input
 
 REAL_GTID_KINDS = NAMED_GTID_KINDS   # ANONYMOUS_GTID names no transaction
+_FED_KINDS = ROWS_KINDS | GTID_KINDS | {TABLE_MAP_EVENT}   # what the row decoder follows
 MAX_QUERY_PEEK = 512
 EVENT_WEIGHT = 200   # decoding an event costs about as much as 200 bytes of row data
 
@@ -590,6 +592,8 @@ class TupleSink:
         self.pending: list = []
 
     def event(self, row):
+        if row[13] is not None:   # an XID: Spark's internal form of DECIMAL(20,0)
+            row = (*row[:13], decimal.Decimal(row[13]), *row[14:])
         self.pending.append((EVENT, row[0], row, None, None, None, None))
 
     def error(self, row):
@@ -743,29 +747,40 @@ def _decode_open(f, split: Split, st: _SplitState, want_rows: bool, sink):
         skip_before = 0
     reader = BinlogReader(window, decode="lazy", skip_errors=True)
     event, error, rows_out = sink.event, sink.error, sink.rows
+    fed = _FED_KINDS if want_rows else frozenset()
+    ctx_of = None   # the context of the records, and how it names their kinds
     try:
         for rec in reader:
             if rec.offset < skip_before:
                 continue
             parse(rec)
             rec.offset = shift(rec.offset)
-            _fix_error(rec.error, shift)
-            inner = rec.inner or ()
-            st.read += 1 + len(inner)
-            if rec.error is not None:
+            err = rec.error
+            if err is not None:
+                _fix_error(err, shift)
+                st.read += 1 + len(rec.inner or ())
                 st.quarantined += 1
-                error(_error_row(st, rec.offset, "event", rec.error, rec=rec))
+                error(_error_row(st, rec.offset, "event", err, rec=rec))
                 continue
-            for r in (rec, *inner):
+            inner = rec.inner
+            if inner is None:
+                st.read += 1
+                records = (rec,)
+            else:
+                st.read += 1 + len(inner)
+                records = (rec, *inner)
+            for r in records:
                 if r is not rec:
                     r.parent_offset = rec.offset
                     parse(r)
+                if r.ctx is not ctx_of:
+                    ctx_of = r.ctx
+                    remap = ctx_of.type_remap
+                code = r.raw[4]
+                kind = remap.get(code, code) if remap else code
                 changes = ()
-                kind = r.kind
-                if want_rows and r.inner is None and (kind in ROWS_KINDS or
-                                                      kind == TABLE_MAP_EVENT or
-                                                      kind in GTID_KINDS):
-                    if kind in ROWS_KINDS and split.start and \
+                if kind in fed and r.inner is None:
+                    if split.start and kind in ROWS_KINDS and \
                             r.value["body"]["table_id"] not in decoder.table_maps:
                         if carried is None:
                             carried = table_maps_before(f, split.start, ctx)
@@ -781,7 +796,7 @@ def _decode_open(f, split: Split, st: _SplitState, want_rows: bool, sink):
                                          in_payload_at=None if r is rec else rec.offset))
                         changes = ()
                 st.decoded += 1
-                event(_event_row(st, r, rec, decoder, len(changes)))
+                event(_event_row(st, r, kind, rec, decoder, len(changes)))
                 if kind == TABLE_MAP_EVENT:
                     _note_shape(st, r, decoder)
                 if changes:
@@ -805,12 +820,14 @@ def _decode_open(f, split: Split, st: _SplitState, want_rows: bool, sink):
                          + (f" of {t.need}" if t.need is not None else " (partial header)")))
 
 
-def _event_row(st, r, top, decoder, nrows):
-    """The ``events`` row of one event (schema.EVENTS order)."""
+def _event_row(st, r, kind, top, decoder, nrows):
+    """The ``events`` row of one event (schema.EVENTS order; ``kind``: its standard type
+    code)."""
     v = r.value
     h = v["header"]
-    body = v["body"] if isinstance(v["body"], dict) else {}
-    kind = r.kind
+    body = v["body"]
+    if type(body) is not dict:
+        body = {}
     inner = r is not top
     offset = r.offset
     # transaction tracking for the events table: a GTID (or a BEGIN outside one) opens it;
@@ -850,10 +867,12 @@ def _event_row(st, r, top, decoder, nrows):
         query = _text(body.get("query"))
     elif kind == XID_EVENT:
         xid = body.get("xid")
-        xid = decimal.Decimal(xid) if isinstance(xid, int) else None
+        if type(xid) is not int:
+            xid = None
     flags = h.get("flags")
+    raw = r.raw
     return (st.name, offset, top.offset if inner else None, h["timestamp"] * 1_000_000,
-            r.type_name, r.type_code, h["server_id"], len(r.raw), h["log_pos"],
+            type_name(kind), raw[4], h["server_id"], len(raw), h["log_pos"],
             [_text(x) for x in flags] if flags else [], v.get("checksum"), gtid, txn, xid,
             table_id, database, table, query, nrows if kind in ROWS_KINDS else None)
 
