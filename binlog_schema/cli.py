@@ -12,10 +12,19 @@ def cmd_decode(args) -> int:
     from .serial.write import Output, write_events
     out = Output()
     status = 0
+    options = dict(fmt=args.format, rows=args.rows, binary=args.binary,
+                   skip_errors=args.skip_errors)
+    # a whole file: large ones are decoded by several processes (the same output)
+    whole = args.start_position is None and args.stop_position is None and args.types is None
     for path in args.files:
-        status |= write_events(path, out, fmt=args.format, rows=args.rows, binary=args.binary,
-                               start=args.start_position, stop=args.stop_position,
-                               types=args.types, skip_errors=args.skip_errors)
+        done = None
+        if whole:
+            from .serial import parallel
+            done = parallel.write_file(path, out, **options)
+        if done is None:
+            done = write_events(path, out, start=args.start_position,
+                                stop=args.stop_position, types=args.types, **options)
+        status |= done
     out.flush()
     return status
 

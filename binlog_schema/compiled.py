@@ -50,6 +50,15 @@ class Bodies:
                                 ("json", self.jsons)):
                 table[kind] = self._loader(kind, part, table)
 
+    def load(self, kinds, parts=("parse", "json")) -> None:
+        """Load now the units of ``kinds`` (declared type codes) for ``parts``."""
+        tables = {"parse": self.parsers, "build": self.builders, "json": self.jsons}
+        for part in parts:
+            table = tables[part]
+            for kind in kinds:
+                if kind in table:
+                    table[kind] = unit(f"body.{kind}.{part}")[part]
+
     @staticmethod
     def _loader(kind, part, table):
         def first(*args):

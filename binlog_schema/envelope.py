@@ -165,6 +165,14 @@ def parse_event(data: bytes, ctx: Context | None = None, offset: int | None = No
         raise convert_error(e, stream.recorder[0]) from None
 
 
+def warm(kinds) -> None:
+    """Load the compiled headers and the bodies of the (standard) type codes ``kinds``, both
+    ways of reading (before worker processes are forked, so that each has them)."""
+    fast()
+    fast_json()
+    _bodies().load(kinds)
+
+
 def event_json(data: bytes, ctx: Context):
     """What :func:`parse_event` gives, with the header and the body as their JSON text (the
     encoder's text of parse_event's, made straight from the bytes); None when the event does

@@ -158,14 +158,18 @@ class BinlogReader:
     log position consistent, CRC32 valid when the file has checksums) and deliver a record for
     the skipped byte range (``record.gap == (start, end)``); implies ``skip_errors``. Needs a
     seekable source.
+    ``resume``: ``(offset, ctx)``, read from ``offset`` (where an event starts) with the
+    context ``ctx`` in force there, as a reader that had read the file up to it would go on
+    (the magic and the events before are not read; a seekable source).
     """
 
     def __init__(self, source, *, start: int | None = None, stop: int | None = None,
                  types=None, decode: bool = True, skip_errors: bool = False,
                  payloads: bool = True, ctx: Context | None = None,
                  max_event_size: int = MAX_EVENT_SIZE, recover: bool = False,
-                 max_scan: int = 64 << 20):
+                 max_scan: int = 64 << 20, resume: tuple | None = None):
         self.source = source
+        self.resume = resume
         self.start = start
         self.stop = stop
         self.types = None if types is None else {
@@ -188,24 +192,27 @@ class BinlogReader:
     def _iter(self):
         f, close = _open(self.source)
         try:
-            magic = f.read(4)
-            if magic != MAGIC:
-                if len(magic) < 4 and MAGIC.startswith(magic):
-                    self.tail = Tail(0, len(magic), 4)
-                    return
-                raise FormatError(f"not a binlog file: magic {magic.hex()!r}", offset=0,
-                                  path="magic", expected="fe62696e")
-            pos = 4
+            if self.resume is not None:
+                pos, self.ctx = self.resume
+                f.seek(pos)
+            else:
+                magic = f.read(4)
+                if magic != MAGIC:
+                    if len(magic) < 4 and MAGIC.startswith(magic):
+                        self.tail = Tail(0, len(magic), 4)
+                        return
+                    raise FormatError(f"not a binlog file: magic {magic.hex()!r}", offset=0,
+                                      path="magic", expected="fe62696e")
+                pos = 4
             # the file is read in blocks; an event is one slice of the block (``at``: where
             # ``pos`` is in ``buf``); recovery reads the file itself and the block starts anew
             read = f.read
             buf, at = b"", 0
             # every event decoded and delivered: only the context events and payloads take the
             # general path
-            plain = (self.decode is True and self.start is None and self.types is None
-                     and self.stop is None)
-            lazy = (self.decode == "lazy" and self.start is None and self.types is None
-                    and self.stop is None)
+            plain = self.decode is True and self.start is None and self.types is None
+            lazy = self.decode == "lazy" and self.start is None and self.types is None
+            stop = self.stop
             # events that need no record: not of a wanted type, and neither context, payload
             # nor (when decoding) TABLE_MAP events
             skipped = None if self.types is None else (
@@ -279,10 +286,14 @@ class BinlogReader:
                     pos += size
                     continue
                 if lazy and code not in _SPECIAL and not ctx.encrypted:
+                    if stop is not None and pos >= stop:
+                        return
                     yield PlainRecord(pos, raw, ctx)
                     pos += size
                     continue
                 if plain and code not in _SPECIAL and not ctx.encrypted:  # the common case
+                    if stop is not None and pos >= stop:
+                        return
                     try:
                         value = parse_event(raw, ctx, pos)
                     except BinlogError as e:

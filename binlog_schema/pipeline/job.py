@@ -958,8 +958,12 @@ def run_decode(args) -> int:
     if own_jvm:   # the pre-scan of local files while the JVM starts
         early = EarlyPrescan(args.inputs, parse_size(args.split_size), args.include_hidden)
         early.start()
+    if args.engine == "auto":
+        args.engine = "arrow" if have_pyarrow() else "spark"
+    # C1 only when the JVM merely schedules (rows through the JVM and Spark's writers are
+    # JVM work that C2's code does faster)
     spark = start_session(args.master, parse_conf(args.conf), class_cache="create",
-                          short_lived=True)
+                          short_lived=args.engine == "arrow" and args.format == "parquet")
     rc = None
     try:
         rc = _run_decode(spark, args, early)
@@ -978,8 +982,6 @@ def _run_decode(spark, args, early=None) -> int:
         return 2
     mode = "overwrite" if args.overwrite else "errorifexists"
     out = args.out.rstrip("/")
-    if args.engine == "auto":
-        args.engine = "arrow" if have_pyarrow() else "spark"
     progress.say(f"Spark {spark.version}, master {spark.sparkContext.master}, "
                  f"{spark.sparkContext.defaultParallelism} cores, engine {args.engine}")
     try:

@@ -78,13 +78,14 @@ def _problem(out: Output, text: str, err=None) -> None:
 
 def write_events(path, out: Output, *, fmt: str = "jsonl", rows: bool = False,
                  binary: str = "hex", start=None, stop=None, types=None,
-                 skip_errors: bool = False, err=None) -> int:
-    """Decode one file to ``out``; 1 when reading stopped at an error, else 0."""
+                 skip_errors: bool = False, err=None, resume=None) -> int:
+    """Decode one file to ``out``; 1 when reading stopped at an error, else 0. ``resume``:
+    ``(offset, ctx)``, start reading there (:class:`BinlogReader`'s)."""
     status = 0
     jsonl_format = fmt == "jsonl"
     # JSON Lines: events are parsed when their line needs it (a body seen before is not)
     reader = BinlogReader(path, start=start, stop=stop, types=types, skip_errors=skip_errors,
-                          decode="lazy" if jsonl_format else True)
+                          decode="lazy" if jsonl_format else True, resume=resume)
     decoder = None
     if rows:
         from ..model.row_change import RowDecoder

@@ -1,0 +1,263 @@
+"""Whole files decoded by several processes at once, written in file order.
+
+A command's time goes to per-event work that one process does one event after the other. On
+a machine with more than one core, a large file is cut into segments, each starting where a
+transaction starts (a GTID event; a statement in files without GTIDs), so that a segment holds
+the table maps its rows events need. Worker processes, forked once the package is loaded, each
+decode their segments with the sequential loop (:func:`.write.write_events`, reading from the
+segment's start with the file's context). A worker keeps a segment's output until the worker
+of the segment before it passes it the turn, writes it, and passes the turn on: the output is
+the sequential loop's, byte for byte, and a worker holds one segment's output at most.
+
+Only what is plain is cut. The segments after the first are read with the context of the
+file's first event (its FORMAT_DESCRIPTION), so the plan stops at any other context event (a
+relay log's next FDE, START_ENCRYPTION) and at anything the framing does not explain (a size
+out of bounds, a truncated end): the rest of the file is the last segment, read as the
+sequential loop reads it, which reports what it finds there.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from ..errors import BinlogError
+from ..mysql.codes import CONTEXT_KINDS, GTID_KINDS, START_ENCRYPTION_EVENT, STATEMENT_KINDS
+from ..mysql.framing import HEADER_SIZE
+from ..stream import MAX_EVENT_SIZE, BinlogReader
+from .write import Output, write_events
+
+MIN_SIZE = 1 << 20  # smaller files are decoded by the calling process alone
+SEGMENT = 4 << 20  # the most bytes of a segment (its output is held until its turn)
+_CONTEXT = CONTEXT_KINDS | {START_ENCRYPTION_EVENT}
+_GO, _STOP = b"g", b"s"
+
+
+def worker_count() -> int:
+    """Workers for a large file: ``$BINLOG_SCHEMA_WORKERS``, else the cores this process may
+    run on that other processes are not running on right now (at most 4; on a busy machine
+    more processes would only take turns). 1: the calling process decodes alone."""
+    env = os.environ.get("BINLOG_SCHEMA_WORKERS")
+    if env is not None:
+        try:
+            return max(int(env), 1)
+        except ValueError:
+            return 1
+    try:
+        n = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - platforms without it
+        n = os.cpu_count() or 1
+    return max(min(n - _running_others(), 4), 1)
+
+
+def _running_others() -> int:
+    """How many other processes are running now (Linux: the runnable count of
+    ``/proc/loadavg``, this one left out); 0 where that is not known."""
+    try:
+        with open("/proc/loadavg", "rb") as f:
+            return max(int(f.read().split()[3].split(b"/")[0]) - 1, 0)
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def first_context(path):
+    """(where the first event ends, the context after it) when the file starts with a
+    context event that decodes; None otherwise."""
+    reader = BinlogReader(path, decode="lazy")
+    events = iter(reader)
+    try:
+        rec = next(events, None)
+    except (BinlogError, OSError):
+        return None
+    finally:
+        events.close()
+    if rec is None or rec.kind not in _CONTEXT or rec.error is not None:
+        return None
+    return rec.offset + len(rec.raw), reader.ctx
+
+
+def plan(path, target: int):
+    """The segments of a file, ``(start, stop, ctx)``, as the scan finds them: the first
+    starts at the file's start (None), the last runs to its end (stop None); ``ctx`` is the
+    context to read a segment with (None for the first: its reader finds it). A segment ends
+    where a transaction starts once it holds ``target`` bytes. A file that does not start
+    with a context event is one segment."""
+    first = first_context(path)
+    if first is None:
+        yield None, None, None
+        return
+    start, ctx = first
+    remap = ctx.type_remap
+    seg, mark, gtids = None, target, False
+    try:
+        f = open(path, "rb", buffering=0)
+    except OSError:
+        f = None
+    with f or open(os.devnull, "rb") as f:
+        f.seek(start)
+        read = f.read
+        buf, at, pos = b"", 0, start
+        while True:
+            if len(buf) - at < HEADER_SIZE:
+                try:
+                    buf, at = buf[at:] + read(1 << 20), 0
+                except OSError:
+                    break
+                if len(buf) < HEADER_SIZE:
+                    break
+            size = int.from_bytes(buf[at + 9:at + 13], "little")
+            if not HEADER_SIZE <= size <= MAX_EVENT_SIZE:
+                break
+            code = buf[at + 4]
+            if remap:
+                code = remap.get(code, code)
+            if code in _CONTEXT:
+                break  # (reading what follows needs that event's context)
+            if code in GTID_KINDS:
+                gtids = cut = True
+            else:
+                cut = not gtids and code in STATEMENT_KINDS
+            if cut and pos >= mark:
+                yield seg, pos, ctx
+                seg, mark = pos, pos + target
+            at += size
+            pos += size
+            if at > len(buf):  # (the event runs past the block: on after it)
+                try:
+                    f.seek(pos)
+                except OSError:
+                    break
+                buf, at = b"", 0
+    yield seg, None, ctx
+
+
+class _Held:
+    """A segment's output, held until its turn: what went to stdout (bytes) and to stderr
+    (text), in order. ``stdout`` and ``stderr`` are the streams the sequential loop writes."""
+
+    def __init__(self):
+        self.parts: list = []
+        self.stdout = _Stream(self.parts, 1)
+        self.stderr = _Stream(self.parts, 2)
+
+    def replay(self, fds) -> None:
+        for which, data in self.parts:
+            _write_all(fds[which], data)
+        self.parts.clear()
+
+
+class _Stream:
+    encoding = "utf-8"
+
+    def __init__(self, parts, which):
+        self.parts, self.which = parts, which
+        self.buffer = self
+
+    def write(self, data):
+        self.parts.append((self.which, data.encode() if isinstance(data, str) else data))
+
+    def flush(self):
+        pass
+
+
+def _write_all(fd, data) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _lines(fd):
+    """The lines of a pipe, as they come."""
+    rest = b""
+    while True:
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            return
+        rest += chunk
+        *lines, rest = rest.split(b"\n")
+        yield from lines
+
+
+def _worker(path, options, target, index, count, turn, after, fds) -> int:
+    """Decode segments ``index``, ``index + count``... of the file's plan (each worker scans
+    it), each written when ``turn`` gives the go, which then goes to ``after``. 1 when reading
+    stopped at an error (the workers after write nothing more)."""
+    for k, (start, stop, ctx) in enumerate(plan(path, target)):
+        if k % count != index:
+            continue
+        held = _Held()
+        out = Output(held.stdout)
+        status = write_events(path, out, err=held.stderr, stop=stop,
+                              resume=None if start is None else (start, ctx), **options)
+        out.flush()
+        if os.read(turn, 1) != _GO:  # (a stop, or the worker before is gone)
+            _pass(after, _STOP)
+            return 0
+        try:
+            held.replay(fds)
+        except BrokenPipeError:  # (the reader of the output is gone: as the loop does)
+            _pass(after, _STOP)
+            return 0
+        if status:
+            _pass(after, _STOP)
+            return 1
+        _pass(after, _GO)
+    return 0
+
+
+def _pass(fd, token) -> None:
+    try:
+        os.write(fd, token)
+    except BrokenPipeError:  # (that worker had no more segments and is gone)
+        pass
+
+
+def write_file(path, out: Output, *, workers: int | None = None, min_size: int = MIN_SIZE,
+               segment: int = SEGMENT, fds=(1, 2), **options):
+    """Decode ``path`` as :func:`.write.write_events` does (``options`` are its own, but
+    neither ``start``, ``stop`` nor ``types``), the output written to the file descriptors
+    ``fds`` (stdout's, stderr's) by worker processes, in segments of about ``segment`` bytes
+    at most (a few per worker); None when the file is not one to share (smaller than
+    ``min_size``, a single core): the caller decodes it alone. ``out`` is flushed first."""
+    workers = worker_count() if workers is None else workers
+    if workers < 2 or not hasattr(os, "fork"):
+        return None
+    try:
+        size = os.path.getsize(path)
+    except OSError:
+        return None
+    if size < min_size:
+        return None
+    # a few segments per worker: the turn goes round while each decodes its next one
+    target = max(min(segment, size // (3 * workers)), 1)
+    out.flush()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    turns = [os.pipe() for _ in range(workers)]
+    pids = []
+    for i in range(workers):
+        pid = os.fork()
+        if pid == 0:  # a worker: keeps its turn's read end and the next one's write end
+            code = 2
+            after = turns[(i + 1) % workers][1]
+            try:
+                for fd in {fd for pair in turns for fd in pair} - {turns[i][0], after}:
+                    os.close(fd)
+                code = _worker(path, options, target, i, workers, turns[i][0], after,
+                               {1: fds[0], 2: fds[1]})
+            except BaseException as e:  # noqa: BLE001 - a crash: said, and the turn stopped
+                try:
+                    os.write(fds[1], f"{path}: a decoding worker failed: {e!r}\n".encode())
+                    os.write(after, _STOP)
+                except OSError:
+                    pass
+            os._exit(code)
+        pids.append(pid)
+    os.write(turns[0][1], _GO)
+    for r, w in turns:
+        os.close(r)
+        os.close(w)
+    status = 0
+    for pid in pids:
+        status |= 1 if os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) else 0
+    return status
