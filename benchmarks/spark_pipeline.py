@@ -13,7 +13,12 @@ ratios; below 1: the Spark command is slower).
 
 FILE defaults to the large MariaDB binlog .work/large/mariadb-large.* (scripts/
 make_large_binlog.sh). ``--python`` (default: this repository's .venv) and ``--ours-cwd``
-(default: the source tree of that venv) let another worktree's code be measured.
+(default: the source tree of that venv) let another worktree's code be measured. The untimed
+warm-up turn also lets the first ``spark decode`` of an installation record the JVM's
+class-data archive (``binlog_schema.pipeline.job.class_archive``), which every later command
+starts from. After the walls, where the Spark command's seconds went (start-up and exit,
+pre-scan, decode, driver-side tables: from its progress lines) and the tasks' rows and events
+per CPU second (from its ``files`` table).
 
 Throughput (``--throughput``): events/s and rows/s of the pipeline (default engine: tasks
 write Parquet) on local[1] and local[2], on one large binlog and on many small ones, against
@@ -212,6 +217,55 @@ def throughput(large):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+PHASES = (("pre-scan", "pre-scan"), ("decode", "decode"), ("tables", "table_maps, files"))
+
+
+def command_phases(wall, stderr_tail, out) -> dict:
+    """Where one run's seconds went, from its progress lines (``[   t s] label: done in x s``,
+    t counted from the session being up) and its ``files`` table (the tasks' own wall and
+    CPU seconds)."""
+    import re
+    ph = {"wall": wall}
+    last = 0.0
+    for line in stderr_tail.splitlines():
+        m = re.match(r"\[\s*([\d.]+)s\] (.*)", line.strip())
+        if not m:
+            continue
+        last = max(last, float(m.group(1)))
+        for key, label in PHASES:
+            d = re.match(re.escape(label) + r": done in ([\d.]+)s", m.group(2))
+            if d:
+                ph[key] = float(d.group(1))
+    # before the session was up, and after the last progress line (summary, exit)
+    ph["start-up, exit"] = wall - last
+    ph["listing, planning"] = max(0.0, last - sum(ph.get(k, 0.0) for k, _ in PHASES))
+    try:
+        import pyarrow.parquet as pq
+        files = pq.read_table(os.path.join(out, "files")).to_pylist()
+        ph["task_seconds"] = sum(f["task_seconds"] or 0 for f in files)
+        ph["task_cpu_seconds"] = sum(f["task_cpu_seconds"] or 0 for f in files)
+        ph["rows"] = sum(f["rows"] or 0 for f in files)
+        ph["events"] = sum(f["events_read"] or 0 for f in files)
+    except Exception:  # noqa: BLE001 - no pyarrow here, or no table
+        pass
+    return ph
+
+
+def print_phases(phases):
+    med = {k: statistics.median(p[k] for p in phases) for k in phases[0]
+           if all(k in p for p in phases)}
+    print("\nthe Spark command's seconds (median of the turns):")
+    for k in ("start-up, exit", "listing, planning", "pre-scan", "decode", "tables"):
+        if k in med:
+            print(f"  {k:20} {med[k]:6.2f}")
+    if "task_cpu_seconds" in med:
+        print(f"  tasks: {med['task_seconds']:.1f} s wall, {med['task_cpu_seconds']:.1f} CPU "
+              f"seconds in all; {med['rows'] / med['task_cpu_seconds']:,.0f} rows and "
+              f"{med['events'] / med['task_cpu_seconds']:,.0f} events per CPU second "
+              f"(per core); the decode stage ran at "
+              f"{med['task_cpu_seconds'] / max(med.get('decode', 0), 1e-9):.2f} cores")
+
+
 def whole_command(args):
     """The Spark command and mariadb-binlog, taking turns; wall seconds and their ratio."""
     path = args.file
@@ -249,6 +303,7 @@ def whole_command(args):
     else:
         print("(mariadb-binlog not found: the Spark command alone)")
     runs = {k: [] for k in commands}
+    phases = []
     try:
         with open(path, "rb") as fh:  # into the page cache
             while fh.read(1 << 24):
@@ -259,6 +314,8 @@ def whole_command(args):
             for key, (_label, argv, kcwd) in commands.items():
                 out = os.path.join(tmp, f"out-{key}")
                 r = run_command(argv(out), cwd=kcwd, env=env)
+                if key == "spark" and turn is not None:
+                    phases.append(command_phases(r.wall, r.stderr_tail, out))
                 shutil.rmtree(out, ignore_errors=True)
                 if r.rc != 0:
                     print(f"  ! {key} exited {r.rc}: {r.stderr_tail[-600:]}", file=sys.stderr)
@@ -284,6 +341,9 @@ def whole_command(args):
         print(f"  ratio mariadb-binlog/spark (per turn, median [min-max]): {q.fmt()}; "
               f"the Spark command takes {1 / q.median:.1f}x mariadb-binlog's time")
         result["ratio_peer_over_ours"] = q.__dict__
+    if phases:
+        print_phases(phases)
+        result["phases"] = phases
     tail = runs["spark"][0].stderr_tail.strip().splitlines() if runs["spark"] else []
     if tail:
         print(f"  spark decode said (last line, first turn): {tail[-1][:200]}")
