@@ -9,16 +9,18 @@ with the min-max spread, and the ratio mariadb-binlog/spark (the median of the p
 ratios; below 1: the Spark command is slower).
 
     .venv/bin/python benchmarks/spark_pipeline.py [FILE] [--python PY] [--ours-cwd DIR]
-        [--repeats N] [--master local[2]] [--json OUT]
+        [--repeats N] [--master local[2]] [--json OUT] [--baseline-cwd DIR]
 
 FILE defaults to the large MariaDB binlog .work/large/mariadb-large.* (scripts/
 make_large_binlog.sh). ``--python`` (default: this repository's .venv) and ``--ours-cwd``
-(default: the source tree of that venv) let another worktree's code be measured. The untimed
+(default: the source tree of that venv) let another worktree's code be measured;
+``--baseline-cwd`` runs the same command from another source tree too, in the same turns (a
+before/after in one run). The untimed
 warm-up turn also lets the first ``spark decode`` of an installation record the JVM's
 class-data archive (``binlog_schema.pipeline.job.class_archive``), which every later command
 starts from. After the walls, where the Spark command's seconds went (start-up and exit,
-pre-scan, decode, driver-side tables: from its progress lines) and the tasks' rows and events
-per CPU second (from its ``files`` table).
+pre-scan, decode, driver-side tables: from its progress lines) and the decode stage's rows and
+events per second per core (rows and events from its ``files`` table).
 
 Throughput (``--throughput``): events/s and rows/s of the pipeline (default engine: tasks
 write Parquet) on local[1] and local[2], on one large binlog and on many small ones, against
@@ -47,6 +49,7 @@ import argparse
 import json
 import os
 import pathlib
+import re
 import shutil
 import statistics
 import sys
@@ -222,9 +225,8 @@ PHASES = (("pre-scan", "pre-scan"), ("decode", "decode"), ("tables", "table_maps
 
 def command_phases(wall, stderr_tail, out) -> dict:
     """Where one run's seconds went, from its progress lines (``[   t s] label: done in x s``,
-    t counted from the session being up) and its ``files`` table (the tasks' own wall and
-    CPU seconds)."""
-    import re
+    t counted from the session being up) and its ``files`` table (rows, events, the splits'
+    own wall and CPU seconds)."""
     ph = {"wall": wall}
     last = 0.0
     for line in stderr_tail.splitlines():
@@ -251,19 +253,20 @@ def command_phases(wall, stderr_tail, out) -> dict:
     return ph
 
 
-def print_phases(phases):
+def print_phases(phases, cores):
     med = {k: statistics.median(p[k] for p in phases) for k in phases[0]
            if all(k in p for p in phases)}
     print("\nthe Spark command's seconds (median of the turns):")
     for k in ("start-up, exit", "listing, planning", "pre-scan", "decode", "tables"):
         if k in med:
             print(f"  {k:20} {med[k]:6.2f}")
-    if "task_cpu_seconds" in med:
-        print(f"  tasks: {med['task_seconds']:.1f} s wall, {med['task_cpu_seconds']:.1f} CPU "
-              f"seconds in all; {med['rows'] / med['task_cpu_seconds']:,.0f} rows and "
-              f"{med['events'] / med['task_cpu_seconds']:,.0f} events per CPU second "
-              f"(per core); the decode stage ran at "
-              f"{med['task_cpu_seconds'] / max(med.get('decode', 0), 1e-9):.2f} cores")
+    if "rows" in med and med.get("decode"):
+        core_seconds = med["decode"] * cores
+        print(f"  decode stage: {med['rows'] / core_seconds:,.0f} rows and "
+              f"{med['events'] / core_seconds:,.0f} events per second per core ({cores} "
+              f"cores); the splits' own decoding (files table, without each task's last "
+              f"batch and Parquet close) {med['task_seconds']:.1f} s wall, "
+              f"{med['task_cpu_seconds']:.1f} CPU s")
 
 
 def whole_command(args):
@@ -296,6 +299,14 @@ def whole_command(args):
                   lambda out: [python, "-m", "binlog_schema", "spark", "decode", path,
                                "--out", out, "--overwrite", "--master", args.master], cwd),
     }
+    if args.baseline_cwd:
+        base = os.path.abspath(args.baseline_cwd)
+        bwhere, bcommit = describe_ours(python, base)
+        print(f"baseline: the same command from {base} (imports {bwhere}, commit {bcommit})")
+        commands["baseline"] = (
+            f"the same, from {os.path.basename(base)}",
+            lambda out: [python, "-m", "binlog_schema", "spark", "decode", path, "--out",
+                         out, "--overwrite", "--master", args.master], base)
     if mb:
         commands["mariadb-binlog"] = (
             "mariadb-binlog --verbose --base64-output=decode-rows FILE > /dev/null",
@@ -341,8 +352,14 @@ def whole_command(args):
         print(f"  ratio mariadb-binlog/spark (per turn, median [min-max]): {q.fmt()}; "
               f"the Spark command takes {1 / q.median:.1f}x mariadb-binlog's time")
         result["ratio_peer_over_ours"] = q.__dict__
+        if "baseline" in runs:
+            b = Spread.of(ratios(runs["mariadb-binlog"], runs["baseline"]))
+            print(f"  ratio mariadb-binlog/baseline: {b.fmt()}; the baseline takes "
+                  f"{1 / b.median:.1f}x mariadb-binlog's time")
+            result["ratio_peer_over_baseline"] = b.__dict__
     if phases:
-        print_phases(phases)
+        m = re.fullmatch(r"local\[(\d+)\]", args.master)
+        print_phases(phases, int(m.group(1)) if m else os.cpu_count())
         result["phases"] = phases
     tail = runs["spark"][0].stderr_tail.strip().splitlines() if runs["spark"] else []
     if tail:
@@ -375,6 +392,8 @@ def main(argv=None):
     ap.add_argument("--no-warm-up", dest="warm_up", action="store_false",
                     help="skip the untimed first turn")
     ap.add_argument("--json", metavar="OUT", help="save the figures as JSON")
+    ap.add_argument("--baseline-cwd", metavar="DIR", help="also run the Spark command from "
+                    "this source tree (another version of the package), in the same turns")
     args = ap.parse_args(argv)
     if args.throughput:
         return throughput(pathlib.Path(args.file) if args.file else None)

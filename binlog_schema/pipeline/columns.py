@@ -2,19 +2,22 @@
 ``row_changes`` and ``errors`` made from Python lists per column, never a Python object per
 value in Spark's form.
 
-The bulk is the row images. Their column names and values are gathered flat (a list of
-names, a list of values, a length per image: the dicts the row decoder made are read in C,
-not looped over in Python); the ``Value`` structs are then made per *kind* of value: the
-values are grouped by Python type (type codes in an int8 array, positions by a vectorised
-compare) and each group becomes the arrays of the fields it fills in one call (ints ->
-``long`` by ``pa.array``, ``Decimal`` -> ``decimal`` checked by Arrow, temporal values by
-one pass computing days or microseconds...); each field's array is then scattered to the
-rows its groups cover (``take`` with a cumulative index). The maps are ``MapArray``s of
-offsets, names and those structs. Per-event facts of a rows event (file, offset, GTID,
-table...) are kept once per event and repeated by ``take``.
+The bulk is the row images (``map<column, Value>``). The images of a batch that name the
+same columns in the same order (every full image of one table shape) form a group; a
+group's values are taken column by column (one ``zip`` over its dicts, in C), and a column,
+whose values are of one Python type (and NULLs), becomes the arrays of the ``Value`` fields
+it fills in one call: ints -> ``long`` by ``pa.array``, ``Decimal`` -> ``decimal`` checked by
+Arrow, temporal values by one pass computing days or microseconds, ENUM/SET as index/bits and
+names... Each field is then laid out column after column and taken into the maps' row order
+by one index for all fields, made by vector operations (which image, which of its columns,
+its place in its group). A column of mixed types, and the images of a batch whose columns
+vary (minimal row images), are converted as one list grouped by Python type (type codes in
+an int8 array, each group converted at once and scattered back to its positions). A
+``Value`` is null exactly when it fills no field (a NULL). Per-event facts of a rows event
+(file, offset, GTID, table...) are kept once per event and repeated by ``take``.
 
 Which field holds a value is decided in one place, :func:`tasks.value_fields`: values
-whose type has no group converter here (and groups a converter declines, such as integers
+whose type has no group converter here (and values a converter declines, such as integers
 beyond 64 bits or decimals beyond DECIMAL(38,18)) go through it one by one.
 """
 
