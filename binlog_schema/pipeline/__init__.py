@@ -5,9 +5,11 @@
     tables = decode(["/data/binlogs/"], start_session("local[*]"), out="/tmp/tables")
 
 Layers: :mod:`tasks` (pre-scan, split reading and decoding; plain Python, runs in the
-executors), :mod:`parts` (Parquet parts written by the tasks), :mod:`job` (the driver: session,
-listing, planning, tables, reconciliation), :mod:`tools` (fixtures and validate jobs),
-:mod:`cli` (``binlog-schema spark ...``). pyspark is imported only when a job runs.
+executors), :mod:`columns` (the tasks' rows as Arrow record batches, built column by column),
+:mod:`parts` (Parquet parts written by the tasks), :mod:`job` (the driver: session and its
+JVM's start-up, listing, planning, tables, reconciliation), :mod:`daemon` (the executors'
+Python daemon), :mod:`tools` (fixtures and validate jobs), :mod:`cli` (``binlog-schema spark
+...``). pyspark is imported only when a job runs.
 """
 
 _API = {"decode": "job", "start_session": "job", "BinlogTables": "job", "table_view": "job",

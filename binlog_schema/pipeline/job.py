@@ -1,6 +1,7 @@
-"""The driver side of the pipeline: a Spark session, input listing through Hadoop's
-FileSystem API, split planning (pre-scan of large files as a Spark job), the decode job and
-its output DataFrames, the per-file reconciliation, progress and the summary table.
+"""The driver side of the pipeline: a Spark session (and its JVM's start-up: a class-data
+archive, C1 for commands), input listing through Hadoop's FileSystem API, split planning
+(pre-scan of large files as a Spark job, or on the driver while its JVM starts), the decode
+job and its output DataFrames, the per-file reconciliation, progress and the summary table.
 
 Run it as ``binlog-schema spark decode ...``, ``python -m binlog_schema.pipeline.job decode
 ...`` or ``spark-submit .../binlog_schema/pipeline/job.py decode ...`` (the driver and the
@@ -969,7 +970,12 @@ def run_decode(args) -> int:
         rc = _run_decode(spark, args, early)
     finally:
         if own_jvm:
-            finish_session(spark, ok=rc is not None and rc != 2)
+            ok = rc is not None and rc != 2
+            if ok and _ARCHIVE_PENDING and not args.quiet:
+                print("binlog-schema spark: recording the JVM's class-data archive (once per "
+                      "Java and Spark installation: later commands start faster)",
+                      file=sys.stderr, flush=True)
+            finish_session(spark, ok=ok)
     return rc
 
 
