@@ -315,3 +315,34 @@ def test_count_parts_reads_what_the_part_files_hold(tmp_path):
     assert counts == {"a": (2, 1, 1, 0), "b": (1, 1, 2, 4)}
     with pytest.raises(Exception):
         parts.count_parts(str(tmp_path / "missing"), ("event", "tail"))
+
+
+def test_repeated_table_maps_parsed_once_and_still_checked(tmp_path):
+    """A task parses each distinct TABLE_MAP body once (servers repeat them before every
+    transaction), yet every TABLE_MAP's header and CRC32 are still checked: one whose CRC
+    was damaged is quarantined like any bad event, the same maps around it decode."""
+    path = tmp_path / "f.bin"
+    write_fixture(path, seed=6, flavor="mysql", transactions=80)
+    data = bytearray(path.read_bytes())
+    maps = [pos for pos, code in headers(path) if code == 19]
+    assert len(maps) > 40
+    bad = maps[30]
+    size = int.from_bytes(data[bad + 9:bad + 13], "little")
+    data[bad + size - 1] ^= 0xFF        # the CRC32 (the body is that of other maps)
+    path.write_bytes(bytes(data))
+    parsed = []
+    real = tasks._Bodies.table_map
+
+    def counting(self, stream, this):
+        parsed.append(stream.getvalue() not in {k[0] for k in self.memo})
+        return real(self, stream, this)
+    tasks._Bodies.table_map = counting
+    try:
+        _, out = decode_file(path, 1 << 30)
+    finally:
+        tasks._Bodies.table_map = real
+    assert [(e["offset"], e["stage"], e["kind"]) for e in out["error"]] == [
+        (bad, "event", "checksum")]
+    read, decoded, quarantined, _ = reference_counts(str(path))
+    assert len(out["event"]) == decoded and quarantined == 1
+    assert sum(parsed) < len(maps) // 4    # most bodies came from the memo

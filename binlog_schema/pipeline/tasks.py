@@ -509,6 +509,7 @@ class _Bodies:
     def __init__(self):
         self.parsers = envelope.fast()[1]
         self.memo: dict = {}
+        self.ctx = self.facts = None
 
     def get(self, kind, default):
         if kind == TABLE_MAP_EVENT:
@@ -517,7 +518,10 @@ class _Bodies:
 
     def table_map(self, stream, this):
         ctx = this["_params"]["ctx"]
-        key = (stream.getvalue(), ctx.flavor, ctx.server_version)
+        if ctx is not self.ctx:
+            self.ctx, self.facts = ctx, (ctx.flavor, ctx.server_version,
+                                         tuple(ctx.post_header_lengths or ()))
+        key = (stream.getvalue(), self.facts)
         hit = self.memo.get(key)
         if hit is None:
             value = self.parsers[TABLE_MAP_EVENT](stream, this)
