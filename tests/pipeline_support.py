@@ -24,10 +24,10 @@ FIELDS = ("long", "decimal", "double", "string", "binary", "date", "datetime", "
 def reference_rows(path):
     """[(RowChange, JSON column names)] of a file: RowDecoder over BinlogReader, the way a
     single process decodes it (bad events skipped, a rows event that cannot be decoded
-    skipped)."""
+    skipped; the framing followed as read, as the pipeline's readers do)."""
     dec = RowDecoder(path)
     out = []
-    reader = BinlogReader(path, skip_errors=True, decode="lazy")
+    reader = BinlogReader(path, skip_errors=True, recover=False, decode="lazy")
     try:
         for rec in reader:
             for r in [rec] + list(rec.inner or ()):
@@ -53,7 +53,7 @@ def reference_counts(path):
     record and payload event counts as read; a truncated tail is read and quarantined."""
     read = decoded = quarantined = 0
     refused = False
-    reader = BinlogReader(path, skip_errors=True)
+    reader = BinlogReader(path, skip_errors=True, recover=False)
     try:
         for rec in reader:
             n = 1 + len(rec.inner or ())

@@ -249,6 +249,12 @@ class Window:
     def tell(self) -> int:
         return self.vpos
 
+    def seekable(self) -> bool:   # read forward only (the reader does not seek in it)
+        return False
+
+    def readable(self) -> bool:
+        return True
+
 
 def _file_context(f) -> Context:
     """The context of a file's first event (FORMAT_DESCRIPTION or START_EVENT_V3)."""
@@ -503,13 +509,11 @@ def image(values: dict | None, json_cols: frozenset):
 
 
 class _Bodies:
-    """The compiled body parsers, TABLE_MAP's behind a memo of the bodies already parsed
-    (keyed by the body's bytes and the facts of the context that shape its parse)."""
+    """The compiled body parsers, TABLE_MAP's answering with a body already parsed."""
 
     def __init__(self):
         self.parsers = envelope.fast()[1]
-        self.memo: dict = {}
-        self.ctx = self.facts = None
+        self.body = None
 
     def get(self, kind, default):
         if kind == TABLE_MAP_EVENT:
@@ -517,26 +521,17 @@ class _Bodies:
         return self.parsers.get(kind, default)
 
     def table_map(self, stream, this):
-        ctx = this["_params"]["ctx"]
-        if ctx is not self.ctx:
-            self.ctx, self.facts = ctx, (ctx.flavor, ctx.server_version,
-                                         tuple(ctx.post_header_lengths or ()))
-        key = (stream.getvalue(), self.facts)
-        hit = self.memo.get(key)
-        if hit is None:
-            value = self.parsers[TABLE_MAP_EVENT](stream, this)
-            if len(self.memo) > 4096:
-                self.memo.clear()
-            self.memo[key] = hit = (value, stream.tell())
-        else:
-            stream.seek(hit[1])
-        return hit[0]
+        stream.seek(0, 2)
+        return self.body
 
 
 class EventParser:
-    """Parses the records of a lazy :class:`BinlogReader` (``decode="lazy"``) as the reader
-    would, the bodies of repeated TABLE_MAPs from a memo. A record that does not parse here is
-    left to its own parse (its typed error)."""
+    """Servers write the same TABLE_MAP before every transaction on a table: a TABLE_MAP
+    record of a lazy :class:`BinlogReader` (``decode="lazy"``) whose body bytes an earlier
+    one had (in the same context) takes that record's parsed body; its header and CRC32 are
+    parsed and checked as every event's are. Every other record parses itself when its
+    value is asked for (as do a body's first TABLE_MAP and any whose first did not parse
+    cleanly): a record's value and error are always what its own parse gives."""
 
     def __init__(self):
         self.parse_header = envelope.fast()[0]
@@ -544,12 +539,29 @@ class EventParser:
         self.default = envelope.body_parser(-1)
         params = getattr(envelope, "_params", None)
         self.params = params if params is not None else (lambda ctx: {"ctx": ctx})
+        self.memo: dict = {}   # (body bytes, context facts) -> parsed body
+        self.ctx = self.facts = None
 
     def parse(self, rec):
-        if not getattr(rec, "_lazy", False):  # parsed by the reader, or an error
+        raw, ctx = rec.raw, rec.ctx
+        if len(raw) <= HEADER_SIZE or ctx.kind(raw[4]) != TABLE_MAP_EVENT or \
+                not getattr(rec, "_lazy", False):   # (not lazy: parsed, or an error)
             return
+        if ctx is not self.ctx:
+            self.ctx, self.facts = ctx, (ctx.flavor, ctx.server_version, ctx.checksum,
+                                         tuple(ctx.post_header_lengths or ()))
+        key = (raw[HEADER_SIZE:len(raw) - (4 if ctx.checksum else 0)], self.facts)
+        body = self.memo.get(key)
+        if body is None:
+            value = rec.value            # its own parse
+            if rec.error is None and value is not None and "trailing" not in value:
+                if len(self.memo) > 4096:
+                    self.memo.clear()
+                self.memo[key] = value["body"]
+            return
+        self.bodies.body = body
         try:
-            value = event_parse(rec.raw, {"_params": self.params(rec.ctx)}, self.parse_header,
+            value = event_parse(raw, {"_params": self.params(ctx)}, self.parse_header,
                                 self.bodies, self.default)
         except Exception:  # noqa: BLE001 - the record's own parse gives the typed error
             return
@@ -749,7 +761,9 @@ def _decode_open(f, split: Split, st: _SplitState, want_rows: bool, sink):
     else:
         window = Window(f, [(0, split.end)])
         skip_before = 0
-    reader = BinlogReader(window, decode="lazy", skip_errors=True)
+    # a bad event is quarantined and reading goes on; the framing is followed as read (no
+    # resynchronisation: a split's reader sees only its window)
+    reader = BinlogReader(window, decode="lazy", skip_errors=True, recover=False)
     event, error, rows_out = sink.event, sink.error, sink.rows
     fed = _FED_KINDS if want_rows else frozenset()
     ctx_of = None   # the context of the records, and how it names their kinds
