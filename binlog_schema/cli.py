@@ -8,6 +8,18 @@ from __future__ import annotations
 import sys
 
 
+STATUSES = """exit status: 0 every file read cleanly; 1 a file could not be read, or (without
+--skip-errors) reading stopped at its first error, said on stderr with the file, offset, field
+and reason; 3 (with --skip-errors) something was skipped or had an error: each said on stderr,
+with a summary line per file."""
+
+
+def worst(a: int, b: int) -> int:
+    """The status of two files' statuses: 1 (a file unread or stopped) over 3 (damage gone
+    round) over 0."""
+    return 1 if 1 in (a, b) else max(a, b)
+
+
 def cmd_decode(args) -> int:
     from .serial.write import Output, write_events
     out = Output()
@@ -24,7 +36,7 @@ def cmd_decode(args) -> int:
         if done is None:
             done = write_events(path, out, start=args.start_position,
                                 stop=args.stop_position, types=args.types, **options)
-        status |= done
+        status = worst(status, done)
     out.flush()
     return status
 
@@ -34,7 +46,7 @@ def cmd_table_maps(args) -> int:
     out = Output()
     status = 0
     for path in args.files:
-        status |= write_table_maps(path, out)
+        status = worst(status, write_table_maps(path, out, skip_errors=args.skip_errors))
     out.flush()
     return status
 
@@ -42,8 +54,14 @@ def cmd_table_maps(args) -> int:
 def cmd_roundtrip(args) -> int:
     from .roundtrip import roundtrip_file
     totals = {"files": 0, "events": 0, "identical": 0, "differ": 0, "failed": 0, "tails": 0}
+    status = 0
     for path in args.files:
-        r = roundtrip_file(path, rows=not args.no_rows)
+        try:
+            r = roundtrip_file(path, rows=not args.no_rows, skip_errors=args.skip_errors)
+        except OSError as e:
+            print(f"{path}: {e.strerror or e}", file=sys.stderr, flush=True)
+            status = 1
+            continue
         totals["files"] += 1
         totals["events"] += r["events"]
         totals["identical"] += r["identical"]
@@ -68,6 +86,13 @@ def cmd_roundtrip(args) -> int:
         if r["failed"]:
             f = r["failed"][0]
             line += f", FAILED {len(r['failed'])} (first: at {f['offset']}: {f['error']})"
+        if r["flagged"]:
+            line += f", {r['flagged']} corrupt (kept raw, flagged)"
+        if r["skipped"]:
+            k = r["skipped"][0]
+            totals["skipped"] = totals.get("skipped", 0) + sum(x["size"] for x in r["skipped"])
+            line += (f", SKIPPED {sum(x['size'] for x in r['skipped'])} bytes in "
+                     f"{len(r['skipped'])} ranges (first: at {k['offset']}: {k['error']})")
         if r["tail"]:
             totals["tails"] += 1
             t = r["tail"]
@@ -78,8 +103,13 @@ def cmd_roundtrip(args) -> int:
           f"{totals['identical']}, differ {totals['differ']}, failed {totals['failed']}, "
           f"truncated tails {totals['tails']}, rows {totals.get('rows', 0)}, rows identical "
           f"{totals.get('rows_identical', 0)}, rows not decodable in "
-          f"{totals.get('rows_failed', 0)} events")
-    return 1 if totals["differ"] or totals["failed"] else 0
+          f"{totals.get('rows_failed', 0)} events"
+          + (f", bytes skipped {totals['skipped']}" if totals.get("skipped") else ""))
+    if totals["differ"] or totals["failed"]:
+        status = worst(status, 3 if args.skip_errors else 1)
+    elif totals.get("skipped"):
+        status = worst(status, 3)
+    return status
 
 
 def cmd_build_table_map(args) -> int:
@@ -145,10 +175,11 @@ class Opt:
 
 
 class Cmd:
-    __slots__ = ("name", "help", "func", "opts")
+    __slots__ = ("name", "help", "func", "opts", "epilog")
 
-    def __init__(self, name, help, func, opts):
+    def __init__(self, name, help, func, opts, epilog=None):
         self.name, self.help, self.func, self.opts = name, help, func, opts
+        self.epilog = epilog
 
 
 SPECS = [
@@ -159,19 +190,28 @@ SPECS = [
         Opt("--stop-position", type=int),
         Opt("--types", type=_types, help="comma-separated type names or codes"),
         Opt("--skip-errors", action="store_true",
-            help="report a bad event and go on instead of stopping"),
+            help="go on after damage: every byte accounted for (an event with an error keeps "
+                 "its header and bytes; bytes no event owns become SKIPPED records, reading "
+                 "resumes at the next good event); one stderr line per problem, a summary "
+                 "per file, exit 3 when anything was skipped or had an error"),
         Opt("--rows", action="store_true", help="add the typed row values to each rows event"),
         Opt("--binary", choices=("hex", "base64"), default="hex",
             help="how binary values are written (with --rows)"),
-    ]),
+    ], epilog=STATUSES),
     Cmd("roundtrip", "parse and rebuild every event, compare bytes", cmd_roundtrip, [
         Opt("files", nargs="+"),
         Opt("--no-rows", action="store_true",
             help="do not decode and rebuild row images (events only)"),
-    ]),
+        Opt("--skip-errors", action="store_true",
+            help="read with recovery: ranges that are no event's are reported as SKIPPED "
+                 "(exit 3 when anything was skipped, failed or differs)"),
+    ], epilog=STATUSES),
     Cmd("table-maps", "one typed JSON object per TABLE_MAP", cmd_table_maps, [
         Opt("files", nargs="+"),
-    ]),
+        Opt("--skip-errors", action="store_true",
+            help="go on after damage (reading with recovery); one stderr line per problem, "
+                 "a summary per file, exit 3 when anything was skipped or had an error"),
+    ], epilog=STATUSES),
     Cmd("build-table-map", "table-maps JSON Lines on stdin -> event hex", cmd_build_table_map,
         []),
     Cmd("validate", "check the golden vectors both ways", cmd_validate, [
@@ -182,7 +222,7 @@ SPEC_OF = {c.name: c for c in SPECS}
 
 
 def _add(sub, cmd: Cmd):
-    p = sub.add_parser(cmd.name, help=cmd.help)
+    p = sub.add_parser(cmd.name, help=cmd.help, description=cmd.help, epilog=cmd.epilog)
     for opt in cmd.opts:
         p.add_argument(*opt.names, **opt.kw)
     p.set_defaults(func=cmd.func)

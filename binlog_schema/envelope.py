@@ -81,6 +81,23 @@ def _header_build(obj, io, this):
     return build(obj, io, this)
 
 
+def header_of(raw: bytes, ctx: Context) -> dict:
+    """The common header of an event's bytes, by the compiled declaration."""
+    return (_FAST[0] if _FAST else fast())[0](_BytesIO(raw), {"_params": _params(ctx)})
+
+
+def kept_raw(value, kind: int, offset: int | None = None) -> BinlogError | None:
+    """The error of an event of a declared type whose body did not fit its layout and was
+    kept raw (a corrupt QUERY's, which the servers reject too: lossless, but flagged); None
+    for any other value."""
+    body = value.get("body") if type(value) is dict else None
+    if type(body) is not bytes or kind not in _bodies().parsers:
+        return None
+    return FormatError(f"the body does not fit the {type_name(kind)} layout (the servers "
+                       "reject it too): kept raw", offset=offset, path="body",
+                       expected=f"a {type_name(kind)} body")
+
+
 def body_parser(kind: int):
     """The compiled parser ``f(io, this)`` of a body of standard type ``kind``."""
     return fast()[1].get(kind, _raw_parse)

@@ -44,20 +44,32 @@ def _roundtrip_rows(decoder, r, res, rows_kinds):
                               "path": "body.rows (typed values)"})
 
 
-def roundtrip_file(path, rows: bool = True) -> dict:
+def roundtrip_file(path, rows: bool = True, skip_errors: bool = False) -> dict:
     """Parse every event of a file and rebuild it; count identical events, report the first
     differences and failures. With ``rows``, every row image is also decoded through its table
-    map and built back from the typed values."""
+    map and built back from the typed values. Without ``skip_errors`` an event that does not
+    parse is a failure and reading goes on while the framing holds; with it the file is read
+    with recovery, and the byte ranges that are no event's are listed (``skipped``; a last
+    event cut short is the ``tail``). An event kept raw because its body is corrupt (flagged
+    by its error) is rebuilt like any other, and counted in ``flagged``."""
     from .model.row_change import RowDecoder
     res = {"file": path, "events": 0, "identical": 0, "differ": [], "failed": [], "tail": None,
-           "rows": 0, "rows_identical": 0, "rows_failed": []}
-    reader = BinlogReader(path, skip_errors=True)
+           "rows": 0, "rows_identical": 0, "rows_failed": [], "skipped": [], "flagged": 0}
+    reader = BinlogReader(path, skip_errors=True, recover=skip_errors)
     decoder = RowDecoder(path) if rows else None
     try:
         for rec in reader:
+            if rec.gap is not None:
+                tail = reader.tail
+                if tail is None or rec.gap[0] != tail.offset:
+                    res["skipped"].append({"offset": rec.gap[0], "size": rec.gap[1] - rec.gap[0],
+                                           "error": str(rec.error)})
+                continue
             for r in _records(rec):
                 res["events"] += 1
-                if r.error is not None:
+                if r.error is not None and r.value is not None:
+                    res["flagged"] += 1  # (a corrupt body kept raw: it rebuilds all the same)
+                elif r.error is not None:
                     res["failed"].append({"offset": r.offset, "error": str(r.error)})
                     continue
                 if r.ctx.encrypted:  # MariaDB ciphertext after START_ENCRYPTION: kept as is

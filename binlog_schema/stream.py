@@ -7,20 +7,23 @@ import io as _io
 import os
 
 from .context import Context
-from .envelope import build_event, parse_event
+from .envelope import build_event, kept_raw, parse_event
 from .errors import BinlogError, FormatError, LimitError, TruncatedError
-from .mysql.codes import (EVENT_TYPES, FORMAT_DESCRIPTION_EVENT, START_ENCRYPTION_EVENT,
+from . import scanning
+from .errors import ChecksumError
+from .mysql.codes import (CONTEXT_KINDS, FORMAT_DESCRIPTION_EVENT, START_ENCRYPTION_EVENT,
                           START_EVENT_V3, TABLE_MAP_EVENT, TRANSACTION_PAYLOAD_EVENT, code_of,
                           type_name)
 from .mysql.flavor import context_from_fde, context_from_start_v3
-from .mysql.framing import HEADER_SIZE, crc_ok
+from .mysql.framing import HEADER_SIZE
+from .scanning import MAGIC, Blocks
 
-MAGIC = b"\xfebin"
 MAX_EVENT_SIZE = 1 << 30  # 1 GiB: max_allowed_packet's ceiling; larger sizes are refused
 _BLOCK = 1 << 16  # the reader's block (larger blocks cost page faults; a larger event is read whole)
 
 _SPECIAL = frozenset({FORMAT_DESCRIPTION_EVENT, START_EVENT_V3, START_ENCRYPTION_EVENT,
                       TRANSACTION_PAYLOAD_EVENT})
+_CONTEXT = CONTEXT_KINDS | {START_ENCRYPTION_EVENT}  # events whose failure leaves no context
 
 
 class EventRecord:
@@ -54,6 +57,8 @@ class EventRecord:
             self._value = parse_event(self.raw, self.ctx, self.offset)
         except BinlogError as e:
             self._error = e
+        else:
+            self._error = kept_raw(self._value, self.ctx.kind(self.raw[4]), self.offset)
 
     @property
     def value(self):
@@ -92,7 +97,7 @@ class EventRecord:
 
     @property
     def type_name(self) -> str:
-        return "GAP" if self.gap is not None else type_name(self.kind)
+        return "SKIPPED" if self.gap is not None else type_name(self.kind)
 
     @property
     def size(self) -> int:
@@ -153,11 +158,16 @@ class BinlogReader:
     ``skip_errors``: a bad event is delivered with its ``error`` set and reading goes on;
     otherwise the typed error is raised (after every good event before it was delivered).
     ``payloads``: decode the events inside TRANSACTION_PAYLOAD events into ``record.inner``.
-    ``recover``: after a bad event whose framing cannot be trusted (an impossible size, or a
-    next header that does not check out), resynchronise on the next plausible event (size and
-    log position consistent, CRC32 valid when the file has checksums) and deliver a record for
-    the skipped byte range (``record.gap == (start, end)``); implies ``skip_errors``. Needs a
-    seekable source.
+    ``recover`` (the default with ``skip_errors``, on a seekable source): account for every
+    byte. An event is delivered when its size is confirmed (its CRC32 verifies, or the header
+    after it is plausible: :mod:`binlog_schema.scanning`), with its error when its body fails;
+    bytes that cannot be attributed to an event (damage up to the next confirmed event, a size
+    field that lies, a truncated last event, everything after a FORMAT_DESCRIPTION that is
+    missing or cannot be honoured) are delivered as a SKIPPED record of that byte range
+    (``record.gap == (start, end)``, ``record.error`` saying why). The records then tile the
+    file from offset 4 to its end. A second magic number with its FORMAT_DESCRIPTION (two files
+    concatenated) is a 4-byte SKIPPED record, and the events after it are read in their own
+    context. Implies ``skip_errors``.
     ``resume``: ``(offset, ctx)``, read from ``offset`` (where an event starts) with the
     context ``ctx`` in force there, as a reader that had read the file up to it would go on
     (the magic and the events before are not read; a seekable source).
@@ -166,7 +176,7 @@ class BinlogReader:
     def __init__(self, source, *, start: int | None = None, stop: int | None = None,
                  types=None, decode: bool = True, skip_errors: bool = False,
                  payloads: bool = True, ctx: Context | None = None,
-                 max_event_size: int = MAX_EVENT_SIZE, recover: bool = False,
+                 max_event_size: int = MAX_EVENT_SIZE, recover: bool | None = None,
                  max_scan: int = 64 << 20, resume: tuple | None = None):
         self.source = source
         self.resume = resume
@@ -175,9 +185,9 @@ class BinlogReader:
         self.types = None if types is None else {
             t if isinstance(t, int) else _code_of(t) for t in types}
         self.decode = decode
-        self.recover = recover
+        self.recover = skip_errors if recover is None else recover
         self.max_scan = max_scan
-        self.skip_errors = skip_errors or recover
+        self.skip_errors = skip_errors or bool(recover)
         self.gaps: list = []
         self.payloads = payloads
         self.ctx = ctx or Context(checksum=False)
@@ -204,8 +214,11 @@ class BinlogReader:
                     raise FormatError(f"not a binlog file: magic {magic.hex()!r}", offset=0,
                                       path="magic", expected="fe62696e")
                 pos = 4
+            if self.recover and f.seekable():
+                yield from self._recovering(f, pos)
+                return
             # the file is read in blocks; an event is one slice of the block (``at``: where
-            # ``pos`` is in ``buf``); recovery reads the file itself and the block starts anew
+            # ``pos`` is in ``buf``)
             read = f.read
             buf, at = b"", 0
             # every event decoded and delivered: only the context events and payloads take the
@@ -218,7 +231,8 @@ class BinlogReader:
             skipped = None if self.types is None else (
                 lambda code, keep=self.types | _SPECIAL | (
                     {TABLE_MAP_EVENT} if self.decode else set()): code not in keep)
-            max_size, recover, table_maps = self.max_event_size, self.recover, self.table_maps
+            max_size, table_maps = self.max_event_size, self.table_maps
+            first = 4 if self.resume is None else -1  # (where the context event must be)
             while True:
                 if len(buf) - at < HEADER_SIZE:
                     buf, at = buf[at:] + read(_BLOCK), 0
@@ -237,13 +251,7 @@ class BinlogReader:
                                          offset=pos + 9, path="header.event_size")
                     if not self.skip_errors:
                         raise err
-                    if self.recover:
-                        pos = yield from self._gap(f, pos, err)
-                        if pos is None:
-                            return
-                        buf, at = b"", 0
-                        continue
-                    self.events_read += 1
+                    self.events_read += 1  # (without recovery, the rest is not read)
                     yield EventRecord(pos, buf[at:at + HEADER_SIZE], self.ctx, error=err)
                     return
                 end = at + size
@@ -251,18 +259,9 @@ class BinlogReader:
                     buf, at = buf[at:] + read(max(_BLOCK, end - len(buf))), 0
                     end = size
                     if end > len(buf):
-                        if self.recover and self._find(f, pos + 1) is not None:
-                            f.seek(pos)
-                            pos = yield from self._gap(f, pos, TruncatedError(
-                                f"event of {size} bytes runs past the end", offset=pos + 9,
-                                path="header.event_size"))
-                            if pos is None:
-                                return
-                            buf, at = b"", 0
-                            continue
                         self.tail = Tail(pos, len(buf), size)
                         return
-                if skipped is not None and not recover:
+                if skipped is not None:
                     code = buf[at + 4]
                     ctx = self.ctx
                     if skipped(ctx.type_remap.get(code, code) if ctx.type_remap else code):
@@ -273,18 +272,16 @@ class BinlogReader:
                 raw = buf[at:end]
                 at = end
                 self.events_read += 1
-                if recover and not self.ctx.encrypted and not self._crc_ok(raw):
-                    f.seek(pos)
-                    pos = yield from self._gap(f, pos, None)
-                    if pos is None:
-                        return
-                    buf, at = b"", 0
-                    continue
                 ctx = self.ctx
                 code = ctx.type_remap.get(raw[4], raw[4]) if ctx.type_remap else raw[4]
-                if skipped is not None and skipped(code):
-                    pos += size
-                    continue
+                if pos == first and code not in CONTEXT_KINDS:
+                    err = FormatError("no FORMAT_DESCRIPTION where the file starts: its events "
+                                      "cannot be decoded", offset=pos, path="header.type_code",
+                                      expected="FORMAT_DESCRIPTION_EVENT")
+                    if not self.skip_errors:
+                        raise err
+                    yield EventRecord(pos, raw, ctx, error=err)
+                    return
                 if lazy and code not in _SPECIAL and not ctx.encrypted:
                     if stop is not None and pos >= stop:
                         return
@@ -296,6 +293,9 @@ class BinlogReader:
                         return
                     try:
                         value = parse_event(raw, ctx, pos)
+                        err = kept_raw(value, code, pos)
+                        if err is not None and not self.skip_errors:
+                            raise err
                     except BinlogError as e:
                         if not self.skip_errors:
                             raise
@@ -303,7 +303,7 @@ class BinlogReader:
                     else:
                         if code == TABLE_MAP_EVENT:
                             table_maps[value["body"]["table_id"]] = value
-                        yield EventRecord(pos, raw, ctx, value)
+                        yield EventRecord(pos, raw, ctx, value, error=err)
                     pos += size
                     continue
                 rec = self._record(pos, raw)
@@ -318,73 +318,106 @@ class BinlogReader:
 
     # ------------------------------------------------------------------ recovery
 
-    def _crc_ok(self, raw) -> bool:
-        return crc_ok(raw, self.ctx.kind(raw[4]), self.ctx)
+    def _recovering(self, f, pos):
+        """The reading of ``recover``: every byte from ``pos`` to the end of the file is an
+        event's or a SKIPPED record's (see the class docstring)."""
+        f.seek(0, 2)
+        end = f.tell()
+        blocks = Blocks(f)
+        max_size = self.max_event_size
+        lazy = self.decode == "lazy" and self.start is None and self.types is None
+        # until a context event is read (reading from the file's start), nothing else can be
+        no_context = self.resume is None
+        while pos < end:
+            if self.stop is not None and pos >= self.stop:
+                return
+            ctx = self.ctx
+            head = blocks.at(pos, HEADER_SIZE)
+            size = int.from_bytes(head[9:13], "little") if len(head) == HEADER_SIZE else None
+            fits = size is not None and HEADER_SIZE <= size <= max_size and pos + size <= end
+            sure = fits and (ctx.encrypted or scanning.confirmed(blocks, pos, size, end, ctx,
+                                                                 max_size))
+            if fits and not sure and (ctx.checksum or head[4] == FORMAT_DESCRIPTION_EVENT) \
+                    and not ctx.encrypted:
+                # a CRC32 that does not match: the event stands when the next one confirms
+                # its size (its record then carries the checksum error)
+                sure = pos + size == end or scanning.event_at(
+                    blocks, pos + size, end, ctx, max_size) is not None
+            code = ctx.kind(head[4]) if size is not None else None
+            if sure and not (no_context and code not in CONTEXT_KINDS):
+                raw = blocks.at(pos, size)
+                self.events_read += 1
+                if lazy and code not in _SPECIAL and not ctx.encrypted:
+                    rec = PlainRecord(pos, raw, ctx)
+                else:
+                    rec = self._record(pos, raw)
+                if rec is not None:
+                    yield rec
+                pos += size
+                if code in _CONTEXT:
+                    if rec is not None and rec.error is not None:
+                        if pos < end:  # (a context it cannot honour: nothing after reads)
+                            yield self._skipped(pos, end, FormatError(
+                                f"the context event at {pos - size} cannot be used: the "
+                                "events after it cannot be decoded", offset=pos,
+                                path="stream"))
+                        return
+                    no_context = False
+                continue
+            if not no_context and scanning.second_file_at(blocks, pos, end, ctx, max_size):
+                yield self._skipped(pos, pos + 4, FormatError(
+                    "the magic number of a second binlog file (files concatenated): its "
+                    "events follow, in their own context", offset=pos, path="magic",
+                    expected="an event"))
+                pos += 4
+                no_context = True
+                continue
+            nxt = None if no_context else scanning.resync(blocks, pos + 1, end, ctx,
+                                                          max_size, self.max_scan)
+            err = self._damage(pos, head, size, end, nxt)
+            if no_context and self.tail is None:
+                err = FormatError("no FORMAT_DESCRIPTION where the file starts: its events "
+                                  "cannot be decoded", offset=pos, path="header.type_code",
+                                  expected="FORMAT_DESCRIPTION_EVENT")
+            yield self._skipped(pos, end if nxt is None else nxt, err)
+            if nxt is None:
+                return
+            pos = nxt
 
-    def _plausible(self, f, q, head, strict_pos: bool) -> bool:
-        """An event could start at ``q``: a sane size, a known type, and a valid CRC32 (files
-        with checksums) or a log position that matches (files without)."""
-        size = int.from_bytes(head[9:13], "little")
-        if not HEADER_SIZE <= size <= self.max_event_size:
-            return False
-        if self.ctx.kind(head[4]) not in EVENT_TYPES:
-            return False
-        log_pos = int.from_bytes(head[13:17], "little")
-        pos_ok = log_pos == (q + size) & 0xFFFFFFFF
-        if strict_pos and not pos_ok:
-            return False
-        if not self.ctx.checksum:
-            return pos_ok
-        f.seek(q)
-        raw = f.read(size)
-        return len(raw) == size and self._crc_ok(raw)
+    def _damage(self, pos, head, size, end, nxt) -> BinlogError:
+        """Why the bytes from ``pos`` (to ``nxt``, the next good event, None: the end) are
+        no event's; a last event cut short is also the reader's ``tail``."""
+        if size is None:
+            self.tail = Tail(pos, end - pos, None)
+            return TruncatedError(f"the file ends {end - pos} bytes into an event header",
+                                  offset=pos, path="header")
+        if size < HEADER_SIZE:
+            return FormatError(f"event_size {size} is smaller than the header",
+                               offset=pos + 9, path="header.event_size")
+        if size > self.max_event_size:
+            return LimitError(f"event_size {size} exceeds the limit {self.max_event_size}",
+                              offset=pos + 9, path="header.event_size")
+        if pos + size > end:
+            if nxt is None:
+                self.tail = Tail(pos, end - pos, size)
+                return TruncatedError(f"last event cut short: {size} bytes announced, "
+                                      f"{end - pos} in the file", offset=pos + 9,
+                                      path="header.event_size")
+            return FormatError(f"event_size {size} runs past the end of the file while events "
+                               f"follow (at {nxt}): the size is corrupt", offset=pos + 9,
+                               path="header.event_size")
+        if self.ctx.checksum and not self.ctx.encrypted:
+            return ChecksumError("the CRC32 does not match and no event follows at the end "
+                                 "the size announces: the size cannot be trusted",
+                                 offset=pos + size - 4, path="checksum")
+        return FormatError(f"no plausible event header follows at {pos + size}, where "
+                           f"event_size {size} says the next event starts: the size cannot be "
+                           "trusted", offset=pos + 9, path="header.event_size")
 
-    def _find(self, f, start):
-        """The offset of the next plausible event at or after ``start`` (None: none within
-        ``max_scan`` bytes). With checksums a valid CRC32 makes a candidate (bytes may have
-        been inserted or removed before it, so log positions may not match); without, the log
-        position must match the offset."""
-        chunk = 1 << 20
-        q0 = start
-        while q0 < start + self.max_scan:
-            f.seek(q0)
-            buf = f.read(chunk + HEADER_SIZE)
-            if len(buf) < HEADER_SIZE:
-                return None
-            n = min(chunk, len(buf) - HEADER_SIZE + 1)
-            checksum = self.ctx.checksum
-            for k in range(n):
-                size = int.from_bytes(buf[k + 9:k + 13], "little")
-                if not HEADER_SIZE <= size <= self.max_event_size:
-                    continue
-                strict = not checksum
-                if strict and int.from_bytes(buf[k + 13:k + 17], "little") != (
-                        q0 + k + size) & 0xFFFFFFFF:
-                    continue
-                if self._plausible(f, q0 + k, buf[k:k + HEADER_SIZE], strict):
-                    return q0 + k
-            q0 += chunk
-        return None
-
-    def _gap(self, f, pos, err):
-        """Deliver a record for the bytes from ``pos`` to the next plausible event and return
-        that event's offset (None at the end of the file)."""
-        nxt = self._find(f, pos + 1)
-        if nxt is None:
-            f.seek(0, 2)
-            end = f.tell()
-        else:
-            end = nxt
-        message = f"skipped bytes {pos} to {end} ({end - pos} bytes)" + (
-            f" after: {err.message}" if err is not None else ": a bad event (CRC32 mismatch)")
-        gap = FormatError(message, offset=pos, path="stream",
-                          expected="a plausible event (size, log position, CRC32)")
-        self.gaps.append((pos, end))
+    def _skipped(self, start, end, err) -> "EventRecord":
+        self.gaps.append((start, end))
         self.events_read += 1
-        yield EventRecord(pos, b"", self.ctx, error=gap, gap=(pos, end))
-        if nxt is not None:
-            f.seek(nxt)
-        return nxt
+        return EventRecord(start, b"", self.ctx, error=err, gap=(start, end))
 
     def _record(self, pos, raw):
         ctx = self.ctx
@@ -402,6 +435,9 @@ class BinlogReader:
         if self.decode or is_context:
             try:
                 rec.value = parse_event(raw, ctx, pos)
+                rec.error = kept_raw(rec.value, code, pos)
+                if rec.error is not None and not self.skip_errors:
+                    raise rec.error
             except BinlogError as e:
                 if not self.skip_errors:
                     raise
@@ -464,6 +500,9 @@ class BinlogReader:
             inner = EventRecord(pos, raw, ctx, parent_offset=rec.offset)
             try:
                 inner.value = parse_event(raw, ctx, pos)
+                inner.error = kept_raw(inner.value, ctx.kind(raw[4]), pos)
+                if inner.error is not None:
+                    raise inner.error
             except BinlogError as e:
                 if not self.skip_errors:
                     raise type(e)(f"inner event at {e.offset} of the payload: {e.message}",

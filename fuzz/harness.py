@@ -311,16 +311,18 @@ def _diff(want: bytes, got: bytes) -> str:
 
 def stream(data: bytes):
     """(b) A whole file. The magic is prepended when absent. Read three times: skip_errors
-    (eager), skip_errors with lazy decoding, and recover=True; every record, value, error,
-    inner event and the tail are consumed. Beyond "only typed errors": a delivered record's
-    bytes are the file's at its offset; in recovery mode records, gaps and the tail cover the
-    file from byte 4 to its end with neither hole nor overlap (nothing lost)."""
+    (eager; it recovers), skip_errors with lazy decoding, and skip_errors without recovery;
+    every record, value, error, inner event and the tail are consumed. Beyond "only typed
+    errors": a delivered record's bytes are the file's at its offset; in recovery the records
+    (events and SKIPPED ranges, the truncated tail among them) tile the file from byte 4 to
+    its end with neither hole nor overlap (nothing lost)."""
     from binlog_schema.stream import BinlogReader
     if not data.startswith(MAGIC):
         data = MAGIC + data
     for n, options in enumerate(({"skip_errors": True}, {"skip_errors": True, "decode": "lazy"},
-                                 {"recover": True})):
+                                 {"skip_errors": True, "recover": False})):
         first = n == 0
+        recovering = options.get("recover", True)
         reader = BinlogReader(data, max_event_size=MAX_EVENT_SIZE, ctx=Context(
             checksum=False, **LIMITS), **options)
         covered = 4
@@ -338,7 +340,7 @@ def stream(data: bytes):
                     continue
                 if data[rec.offset:rec.offset + rec.size] != rec.raw:
                     raise Finding(f"record at {rec.offset}: bytes are not the file's")
-                if options.get("recover"):
+                if recovering:
                     if rec.offset != covered:
                         raise Finding(f"recovery: record at {rec.offset}, previous ended at "
                                       f"{covered}: bytes lost")
@@ -357,16 +359,14 @@ def stream(data: bytes):
             raise
         except Exception as e:  # noqa: BLE001
             raise untyped(f"BinlogReader({options})", e) from None
-        if reader.tail is not None:
+        if reader.tail is not None and recovering:
             tail = reader.tail.to_dict()
-            if options.get("recover"):
-                if tail["offset"] != covered or tail["offset"] + tail["have"] != len(data):
-                    raise Finding(f"recovery: tail {tail} does not cover {covered} to the end "
-                                  f"({len(data)})")
-                covered = len(data)
-        if options.get("recover") and covered != len(data):
-            raise Finding(f"recovery: bytes {covered} to {len(data)} neither read, skipped nor "
-                          "reported as the tail")
+            if (tail["offset"], len(data)) not in reader.gaps or \
+                    tail["offset"] + tail["have"] != len(data):
+                raise Finding(f"recovery: the tail {tail} is not the last SKIPPED range "
+                              f"{reader.gaps[-1:]}")
+        if recovering and covered != len(data):
+            raise Finding(f"recovery: bytes {covered} to {len(data)} neither read nor skipped")
 
 
 # ------------------------------------------------------------------------------- (c) table map

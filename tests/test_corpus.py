@@ -38,9 +38,9 @@ def test_truncated_files_report_their_tail(corpus):
 def test_every_table_map_rebuilds_from_its_typed_model(corpus):
     n = 0
     for path in corpus:
-        for rec in BinlogReader(path):
+        for rec in BinlogReader(path, skip_errors=True):
             for r in [rec] + list(rec.inner or []):
-                if r.kind != 19:
+                if rec.gap is not None or r.kind != 19:
                     continue
                 d = json.loads(json.dumps(table_map_from_event(r.value, r.ctx).to_dict()))
                 assert TableMap.from_dict(d).to_bytes() == r.raw, (path.name, r.offset)
@@ -80,7 +80,12 @@ def test_known_facts_of_the_corpus(corpus):
 def test_cli_table_maps_pipe_into_build_table_map(corpus, tmp_path):
     files = [str(p) for p in corpus]
     tm = subprocess.run([sys.executable, "-m", "binlog_schema", "table-maps", *files],
-                        capture_output=True, check=True)
+                        capture_output=True)
+    # (two corpus files end in a truncated event: said, status 1, every table map printed)
+    assert tm.returncode == 1
+    assert sorted(line.split(":")[0].rsplit("/", 1)[-1]
+                  for line in tm.stderr.decode().splitlines()) == \
+        ["binlog_truncated_event.000001", "binlog_truncated_prev_gtid_event.000001"]
     lines = tm.stdout.decode().splitlines()
     assert len(lines) >= 830
     built = subprocess.run([sys.executable, "-m", "binlog_schema", "build-table-map"],
@@ -89,7 +94,7 @@ def test_cli_table_maps_pipe_into_build_table_map(corpus, tmp_path):
     assert len(hexes) == len(lines)
     raw = {}
     for path in corpus:
-        for rec in BinlogReader(path):
+        for rec in BinlogReader(path, skip_errors=True):
             raw[(str(path), rec.offset, None)] = rec.raw
             for i in rec.inner or []:
                 raw[(str(path), i.offset, rec.offset)] = i.raw

@@ -92,8 +92,14 @@ def test_bad_magic_and_lying_sizes():
     with pytest.raises(LimitError) as e:
         read_events(bytes(data))
     assert e.value.offset == off + 9
-    recs = read_events(bytes(data), skip_errors=True)
-    assert recs[-1].error is not None and len(recs) == 3
+    recs = read_events(bytes(data), skip_errors=True)  # (resynchronises on the next event)
+    skipped = [r for r in recs if r.gap is not None]
+    assert [r.gap for r in skipped] == [(off, offsets(make_file())[3])]
+    assert isinstance(skipped[0].error, LimitError) and skipped[0].type_name == "SKIPPED"
+    assert [r.offset for r in recs if r.gap is None] == \
+        [o for o in offsets(make_file()) if o != off]
+    assert_tiles(recs, len(data))
+    assert len(read_events(bytes(data), skip_errors=True, recover=False)) == 3  # (stops)
     data[off + 9:off + 13] = (5).to_bytes(4, "little")
     with pytest.raises(FormatError):
         read_events(bytes(data))
@@ -194,6 +200,7 @@ def test_recovery_resynchronises_after_a_corrupted_event():
 
 
 def test_recovery_after_a_crc_mismatch_and_a_garbage_run():
+    from binlog_schema.errors import ChecksumError
     data = bytearray(make_file(6))
     offs = offsets(bytes(data))
     data[offs[2] + 25] ^= 0x01  # CRC mismatch, size intact
@@ -201,9 +208,23 @@ def test_recovery_after_a_crc_mismatch_and_a_garbage_run():
     data = data[:offs[4]] + junk + data[offs[4]:]  # garbage between two events
     recs = list(BinlogReader(bytes(data), recover=True))
     gaps = [r.gap for r in recs if r.gap is not None]
-    assert gaps[0] == (offs[2], offs[3])
-    assert gaps[1] == (offs[4], offs[4] + len(junk))
+    assert gaps == [(offs[4], offs[4] + len(junk))]
+    # the event whose CRC32 fails stands (the next event confirms its size), with its error
+    bad = next(r for r in recs if r.offset == offs[2])
+    assert isinstance(bad.error, ChecksumError) and len(bad.raw) == offs[3] - offs[2]
     assert len([r for r in recs if r.error is None]) == len(offs) - 1
+    assert_tiles(recs, len(data))
+
+
+def assert_tiles(recs, size):
+    """The top-level records cover [4, size) in order, without gap or overlap."""
+    pos = 4
+    for r in recs:
+        if r.parent_offset is not None:
+            continue
+        assert r.offset == pos, (r.offset, pos)
+        pos += (r.gap[1] - r.gap[0]) if r.gap is not None else len(r.raw)
+    assert pos == size
 
 
 def test_limits_give_typed_errors_quickly():

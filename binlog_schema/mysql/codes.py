@@ -68,6 +68,13 @@ QUERY_KINDS = frozenset({QUERY_EVENT, EXECUTE_LOAD_QUERY_EVENT, ROWS_QUERY_LOG_E
 STATEMENT_KINDS = frozenset({QUERY_EVENT, QUERY_COMPRESSED_EVENT})
 # events that set the context of the events after them
 CONTEXT_KINDS = frozenset({FORMAT_DESCRIPTION_EVENT, START_EVENT_V3})
+# the codes servers write (0 and SLAVE_EVENT, 7, never are), per flavor: a header of another
+# code is not an event's (what recovery judges headers by)
+_WRITTEN = frozenset(EVENT_TYPES) - {0, 7}
+MARIADB_ONLY_KINDS = frozenset(range(160, 172))
+MYSQL_ONLY_KINDS = frozenset(range(33, 43)) | {ROWS_QUERY_LOG_EVENT}
+WRITTEN_KINDS = {None: _WRITTEN, "mysql": _WRITTEN - MARIADB_ONLY_KINDS,
+                 "mariadb": _WRITTEN - MYSQL_ONLY_KINDS}
 
 
 def type_name(code: int) -> str:

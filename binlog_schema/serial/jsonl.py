@@ -27,14 +27,21 @@ from ..stream import PlainRecord
 
 
 def event_dict(path, rec) -> dict:
-    """The JSON object of one event record (its values shared, not copied)."""
+    """The JSON object of one event record (its values shared, not copied). A SKIPPED byte
+    range is ``{file, offset, type: "SKIPPED", size, error}``; an event with an error keeps
+    its header and its bytes (``raw``): every record covers its bytes of the file."""
+    if rec.gap is not None:
+        start, end = rec.gap
+        return {"file": path, "offset": start, "type": "SKIPPED", "size": end - start,
+                "error": rec.error.to_dict()}
     d = {"file": path, "offset": rec.offset, "type": rec.type_name, "type_code": rec.type_code}
     if rec.parent_offset is not None:
         d["in_payload_at"] = rec.parent_offset
     if rec.error is not None:
+        if len(rec.raw) >= HEADER_SIZE:
+            d["header"] = envelope.header_of(rec.raw, rec.ctx)
         d["error"] = rec.error.to_dict()
-        if rec.gap is not None:
-            d["gap"] = list(rec.gap)
+        d["raw"] = rec.raw
         return d
     value = rec.value
     if rec.ctx.encrypted and value is None:
@@ -63,8 +70,10 @@ class EventLines:
     event whose bytes were seen before, from that first time)."""
 
     # kinds whose bodies repeat byte for byte (a table's TABLE_MAP, BEGIN...): their JSON is
-    # kept by body bytes, per context, and such an event is not parsed again (its CRC32 is)
-    REPEATING = frozenset({19, 2, 4, 160, 165, 29})
+    # kept by body bytes, per context, and such an event is not parsed again (its CRC32 is).
+    # The kinds whose corrupt bodies are kept raw (QUERY's, flagged by their record) are
+    # among them: their records are parsed (a test checks)
+    REPEATING = frozenset({19, 2, 4, 160, 165, 29, 18})
     # rows events: the fields before the rows repeat (a table's id, flags and column bitmaps);
     # their JSON is kept by their bytes, and an event that starts with such bytes is not parsed
     # again: the rest of its body is its rows
@@ -112,12 +121,16 @@ class EventLines:
         return (f'{self.head}{rec.offset}{kp}{rec.raw[4]},"header":{h},'
                 f'"body":{body}{tail}{extra}}}')
 
-    def write(self, records, add, decoder=None, binary: str = "hex", add_parts=None) -> None:
+    def write(self, records, add, decoder=None, binary: str = "hex", add_parts=None,
+              on_error=None) -> None:
         """``add`` the line of every record (and of the events inside payloads): the loop of
         :meth:`parts` and :meth:`line`, with the common case (a plain event in a file's
         context) inline. With ``decoder`` (a RowDecoder), rows events carry their rows and
         the decoder follows the table maps and GTIDs. ``add_parts(first, data, last)``, when
-        given, takes a line in three parts, the middle one bytes (a rows event's hex)."""
+        given, takes a line in three parts, the middle one bytes (a rows event's hex). A
+        record with an error (a SKIPPED range among them) has its line, then
+        ``on_error(record)``; without ``on_error`` its error is raised instead (reading stops
+        after the good events before it)."""
         head, kinds = self.head, self.kinds
         repeating, cached_body = self.REPEATING, self._cached_body
         leading, led_body = self.LEADING, self._led_body
@@ -132,12 +145,12 @@ class EventLines:
         for rec in records:
             raw = rec.raw
             ctx = rec.ctx
-            kind = raw[4]
             if type(rec) is not PlainRecord or not rec._lazy or ctx.type_remap or \
-                    (decoder is not None and kind in _ROWS_KINDS and kind not in with_rows):
+                    (decoder is not None and raw[4] in _ROWS_KINDS and raw[4] not in with_rows):
                 for r in (rec,) if rec.inner is None else (rec, *rec.inner):
-                    self._one(r, add, decoder, binary)
+                    self._one(r, add, decoder, binary, on_error)
                 continue
+            kind = raw[4]
             if ctx is not last_ctx:
                 last_ctx, params = ctx, {"_params": envelope._params(ctx)}
             rows = None
@@ -153,17 +166,18 @@ class EventLines:
                 h = header_json(BytesIO(raw), params)
             else:
                 # the body's JSON straight from its bytes, unless the row decoder needs its
-                # value; an event that does not parse so is parsed for its typed error
-                value = None if kind in state or kind in with_rows else event_json(raw, ctx)
+                # value (or the record was parsed: a kept body's first time, an error); an
+                # event that does not parse so is parsed for its typed error
+                value = None if kind in state or kind in with_rows or not rec._lazy \
+                    else event_json(raw, ctx)
                 if value is None:
-                    try:
-                        value = parse(raw, ctx, rec.offset)
-                    except BinlogError as e:
-                        rec.error = e
-                        rec._lazy = False
+                    value = rec.value
+                    if rec.error is not None:
+                        if on_error is None:
+                            raise rec.error
                         add(line(rec))
+                        on_error(rec)
                         continue
-                    rec.value = value
                     body = object_json(value["body"])
                     h = header_json(BytesIO(raw), params)
                 else:
@@ -190,8 +204,10 @@ class EventLines:
                 add(f'{head}{rec.offset}{kp}{kind},"header":{h},"body":{body}'
                     f'{{"hex":"{rows.hex()}"}}}}{tail}}}')
 
-    def _one(self, r, add, decoder, binary):
+    def _one(self, r, add, decoder, binary, on_error=None):
         """One record the general way (as the loop without the inline case does it)."""
+        if r.error is not None and on_error is None:
+            raise r.error
         parts = self.parts(r)
         kind = r.kind
         extra = ""
@@ -202,6 +218,8 @@ class EventLines:
             if kind in _ROWS_KINDS:
                 extra = rows_json(r, decoder, binary)
         add(self.line(r, parts, extra))
+        if r.error is not None:
+            on_error(r)
 
     @staticmethod
     def _led_body(rec, ctx, raw, kind):
@@ -270,7 +288,7 @@ class EventLines:
                 return body, checksum
             return None
         value = rec.value
-        if value is None:
+        if value is None or rec.error is not None:
             return None
         body = object_json(value["body"])
         if "trailing" in value:

@@ -218,10 +218,11 @@ def write_file(path, out: Output, *, workers: int | None = None, min_size: int =
     neither ``start``, ``stop`` nor ``types``), the output written to the file descriptors
     ``fds`` (stdout's, stderr's) by worker processes, in segments of about ``segment`` bytes
     at most (a few per worker); None when the file is not one to share (smaller than
-    ``min_size``, a single core): the caller decodes it alone. ``out`` is flushed first."""
+    ``min_size``, a single core, ``skip_errors``: its account of the file is one process's):
+    the caller decodes it alone. ``out`` is flushed first."""
     workers = worker_count() if workers is None else workers
-    if workers < 2 or not hasattr(os, "fork"):
-        return None
+    if workers < 2 or not hasattr(os, "fork") or options.get("skip_errors"):
+        return None  # (with skip_errors, one account of the whole file: one process)
     try:
         size = os.path.getsize(path)
     except OSError:

@@ -76,75 +76,154 @@ def _problem(out: Output, text: str, err=None) -> None:
     (err or sys.stderr).write(text + "\n")
 
 
+# exit statuses of the commands that read files
+CLEAN, STOPPED, DAMAGED = 0, 1, 3
+
+
+class Account:
+    """What reading one file with ``--skip-errors`` met: the events decoded, the events with
+    an error, the byte ranges skipped and the events of types not declared; one stderr line
+    per problem, as it comes, and a summary line at the end."""
+
+    def __init__(self, path, out: Output, err=None):
+        self.path, self.out, self.err = path, out, err
+        self.events = self.errors = self.ranges = self.skipped = 0
+        self.kinds: dict = {}
+
+    def counted(self, records):
+        """``records``, counted as they pass."""
+        kinds = self.kinds
+        for rec in records:
+            if rec.gap is None:
+                for r in (rec,) if rec.inner is None else (rec, *rec.inner):
+                    code = r.raw[4]
+                    kinds[code] = kinds.get(code, 0) + 1
+                    self.events += 1
+            yield rec
+
+    def problem(self, rec) -> None:
+        if rec.gap is not None:
+            start, end = rec.gap
+            self.ranges += 1
+            self.skipped += end - start
+            text = f"skipped bytes {start} to {end} ({end - start} bytes): {rec.error}"
+        else:
+            self.errors += 1
+            text = str(rec.error)
+        _problem(self.out, f"{self.path}: {text}", self.err)
+
+    @property
+    def status(self) -> int:
+        return DAMAGED if self.errors or self.ranges else CLEAN
+
+    def summary(self) -> str:
+        from .. import compiled
+        from ..mysql.codes import type_name
+        declared = compiled.kinds()
+        undeclared = ", ".join(f"{type_name(k)} {n}" for k, n in sorted(self.kinds.items())
+                               if k not in declared)
+        return (f"{self.path}: {self.events - self.errors} events decoded, {self.errors} with "
+                f"errors, {self.skipped} bytes skipped in {self.ranges} ranges"
+                + (f"; not declared (kept raw): {undeclared}" if undeclared else ""))
+
+
 def write_events(path, out: Output, *, fmt: str = "jsonl", rows: bool = False,
                  binary: str = "hex", start=None, stop=None, types=None,
                  skip_errors: bool = False, err=None, resume=None) -> int:
-    """Decode one file to ``out``; 1 when reading stopped at an error, else 0. ``resume``:
+    """Decode one file to ``out``. Without ``skip_errors`` the good events before the first
+    error are written, then one stderr line says what and where (status 1); with it every byte
+    is accounted for (:class:`BinlogReader`'s recovery): a stderr line per problem and a
+    summary line, status 3 when anything was skipped or had an error, else 0. ``resume``:
     ``(offset, ctx)``, start reading there (:class:`BinlogReader`'s)."""
-    status = 0
     jsonl_format = fmt == "jsonl"
     # JSON Lines: events are parsed when their line needs it (a body seen before is not)
     reader = BinlogReader(path, start=start, stop=stop, types=types, skip_errors=skip_errors,
                           decode="lazy" if jsonl_format else True, resume=resume)
+    account = Account(path, out, err) if skip_errors else None
+    on_error = account.problem if account is not None else None
+    records = account.counted(reader) if account is not None else reader
     decoder = None
     if rows:
         from ..model.row_change import RowDecoder
         decoder = RowDecoder(path)
-    if jsonl_format:
-        lines = jsonl.EventLines(path)
-    else:
-        from . import text
     try:
-        records = reader
         if jsonl_format:
-            lines.write(reader, out.add, decoder, binary, out.add_parts)
-            records = ()
-        for rec in records:
-            for r in (rec,) if rec.inner is None else _records(rec):
-                kind = r.kind
-                if jsonl_format:
-                    parts = lines.parts(r)
-                    if decoder is not None and kind in _ROWS_STATE_KINDS and (
-                            parts is not None or (r.error is None and r.value is not None)):
-                        decoder._one(r)
-                    extra = ""
-                    if decoder is not None and kind in ROWS_KINDS:
-                        extra = jsonl.rows_json(r, decoder, binary)
-                    out.add(lines.line(r, parts, extra))
-                    continue
-                if decoder is not None and kind in _ROWS_STATE_KINDS and r.value is not None:
-                    decoder._one(r)
-                out.add(text.event_lines(r))
-                if decoder is not None and kind in ROWS_KINDS:
-                    for line in text.rows_lines(r, decoder, binary):
-                        out.add(line)
+            jsonl.EventLines(path).write(records, out.add, decoder, binary, out.add_parts,
+                                         on_error)
+        else:
+            _write_text(records, out, decoder, binary, on_error)
     except BinlogError as e:
         _problem(out, f"{path}: {e}", err)
-        status = 1
-    if reader.tail is not None:
-        import json
-        _problem(out, f"{path}: truncated last event: {json.dumps(reader.tail.to_dict())}", err)
-    return status
+        return STOPPED
+    except OSError as e:  # (a file that cannot be read: said, not a traceback)
+        _problem(out, f"{path}: {e.strerror or e}", err)
+        return STOPPED
+    if account is None:
+        if reader.tail is not None:  # (with skip_errors, the tail is a SKIPPED range)
+            import json
+            _problem(out, f"{path}: truncated last event: "
+                     f"{json.dumps(reader.tail.to_dict())}", err)
+            return STOPPED
+        return CLEAN
+    _problem(out, account.summary(), err)
+    return account.status
 
 
-def write_table_maps(path, out: Output, err=None) -> int:
-    """One JSON object per TABLE_MAP of one file; 1 when one could not be read, else 0."""
-    status = 0
+def _write_text(records, out, decoder, binary, on_error) -> None:
+    from . import text
+    for rec in records:
+        for r in (rec,) if rec.inner is None else _records(rec):
+            kind = r.kind
+            if r.error is not None and on_error is None:
+                raise r.error
+            if decoder is not None and kind in _ROWS_STATE_KINDS and r.value is not None:
+                decoder._one(r)
+            out.add(text.event_lines(r))
+            if decoder is not None and kind in ROWS_KINDS:
+                for line in text.rows_lines(r, decoder, binary):
+                    out.add(line)
+            if r.error is not None:
+                on_error(r)
+
+
+def write_table_maps(path, out: Output, err=None, skip_errors: bool = False) -> int:
+    """One JSON object per TABLE_MAP of one file. Without ``skip_errors`` reading stops at the
+    first TABLE_MAP (or framing) error, said on stderr (status 1); with it the file is read
+    with recovery: a stderr line per problem and a summary line, status 3 when anything was
+    skipped or had an error."""
     reader = BinlogReader(path, types=[TABLE_MAP_EVENT, TRANSACTION_PAYLOAD_EVENT],
-                          skip_errors=True, decode="lazy")
+                          skip_errors=skip_errors, decode="lazy")
+    account = Account(path, out, err) if skip_errors else None
     lines = jsonl.TableMapLines(path)
     try:
-        for rec in reader:
+        for rec in account.counted(reader) if account is not None else reader:
             for r in _records(rec):
+                if r.gap is not None:
+                    account.problem(r)
+                    continue
                 if r.kind != TABLE_MAP_EVENT:
+                    if r.error is not None and account is not None:
+                        account.problem(r)
+                    elif r.error is not None:
+                        raise r.error
                     continue
                 line = lines.line(r)
                 if line is None:
-                    _problem(out, f"{path}@{r.offset}: {r.error}", err)
-                    status = 1
+                    if account is None:
+                        raise r.error
+                    account.problem(r)
                     continue
                 out.add(line)
     except BinlogError as e:
         _problem(out, f"{path}: {e}", err)
-        status = 1
-    return status
+        return STOPPED
+    except OSError as e:
+        _problem(out, f"{path}: {e.strerror or e}", err)
+        return STOPPED
+    if account is None:
+        if reader.tail is not None:
+            _problem(out, f"{path}: truncated last event at {reader.tail.offset}", err)
+            return STOPPED
+        return CLEAN
+    _problem(out, account.summary(), err)
+    return account.status
