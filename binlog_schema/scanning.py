@@ -4,8 +4,9 @@ confirmed, and where the next good event starts after damage (resynchronisation)
 An event at ``pos`` is *plausible* when its header names a type the file's flavor writes and
 a size between the header's and the limit that ends within the file; it is *confirmed* when,
 in a file with checksums, its CRC32 verifies, and without them when the header right after it
-is plausible too (or it ends exactly at the end of the file): log positions are not trusted
-(relay logs carry the source's, and inserted or removed bytes shift them). After damage the
+is plausible too (or it ends exactly at the end of the file), or when its log position is its
+end. A log position that is not is no evidence against an event (relay logs carry the
+source's, and inserted or removed bytes shift them). After damage the
 next good event is the first confirmed one; a second file's magic number followed by a
 confirmed FORMAT_DESCRIPTION (two files concatenated) is one too.
 """
@@ -53,12 +54,15 @@ def announced_size(head: bytes, pos: int, end: int, ctx, max_size: int) -> int |
 
 def confirmed(blocks: Blocks, pos: int, size: int, end: int, ctx, max_size: int) -> bool:
     """Whether the event of ``size`` bytes at ``pos`` is one: its CRC32 verifies (a file
-    with checksums, and a FORMAT_DESCRIPTION, which says itself whether it has one), or the
-    header after it is plausible (or the file ends there, or within the next header)."""
+    with checksums, and a FORMAT_DESCRIPTION, which says itself whether it has one); without
+    checksums, the header after it is plausible (or the file ends there, or within the next
+    header), or its log position is where it ends (the next header may be the damaged one)."""
     if (ctx.checksum and not ctx.encrypted) or \
             blocks.at(pos + 4, 1) == bytes((FORMAT_DESCRIPTION_EVENT,)):
         raw = blocks.at(pos, size)
         return len(raw) == size and crc_ok(raw, ctx.kind(raw[4]), ctx)
+    if int.from_bytes(blocks.at(pos + 13, 4), "little") == (pos + size) & 0xFFFFFFFF:
+        return True
     return follows(blocks, pos + size, end, ctx, max_size)
 
 

@@ -17,6 +17,9 @@ def event_lines(rec) -> str:
     v = rec.value
     lines = [f"# at {rec.offset}" if rec.parent_offset is None
              else f"#   in payload at {rec.parent_offset}, +{rec.offset}"]
+    if rec.gap is not None:
+        lines.append(f"# SKIPPED {rec.gap[1] - rec.gap[0]} bytes: {rec.error}")
+        return "\n".join(lines)
     if rec.error is not None:
         lines.append(f"# ERROR {rec.error}")
         return "\n".join(lines)

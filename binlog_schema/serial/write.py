@@ -109,7 +109,9 @@ class Account:
             text = f"skipped bytes {start} to {end} ({end - start} bytes): {rec.error}"
         else:
             self.errors += 1
-            text = str(rec.error)
+            where = rec.offset if rec.parent_offset is None else \
+                f"{rec.parent_offset} (payload +{rec.offset})"
+            text = f"{rec.type_name} at {where}: {rec.error}"
         _problem(self.out, f"{self.path}: {text}", self.err)
 
     @property
