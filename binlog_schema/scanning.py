@@ -13,7 +13,7 @@ confirmed FORMAT_DESCRIPTION (two files concatenated) is one too.
 
 from __future__ import annotations
 
-from .mysql.codes import FORMAT_DESCRIPTION_EVENT, WRITTEN_KINDS
+from .mysql.codes import FORMAT_DESCRIPTION_EVENT, START_EVENT_V3, WRITTEN_KINDS
 from .mysql.framing import HEADER_SIZE, crc_ok
 
 MAGIC = b"\xfebin"
@@ -60,7 +60,8 @@ def confirmed(blocks: Blocks, pos: int, size: int, end: int, ctx, max_size: int)
     if (ctx.checksum and not ctx.encrypted) or \
             blocks.at(pos + 4, 1) == bytes((FORMAT_DESCRIPTION_EVENT,)):
         raw = blocks.at(pos, size)
-        return len(raw) == size and crc_ok(raw, ctx.kind(raw[4]), ctx)
+        return len(raw) == size and size >= HEADER_SIZE + 4 and \
+            crc_ok(raw, ctx.kind(raw[4]), ctx)
     if int.from_bytes(blocks.at(pos + 13, 4), "little") == (pos + size) & 0xFFFFFFFF:
         return True
     return follows(blocks, pos + size, end, ctx, max_size)
@@ -86,15 +87,56 @@ def event_at(blocks: Blocks, pos: int, end: int, ctx, max_size: int) -> int | No
     return size
 
 
+def fde_like(blocks: Blocks, pos: int, size: int) -> bool:
+    """Whether the FORMAT_DESCRIPTION of ``size`` bytes at ``pos`` has the body of one this
+    reader can use: binlog version 4 and 19-byte headers. (A FORMAT_DESCRIPTION without a
+    checksum has none to verify: where resynchronisation finds one, this tells it from
+    noise.)"""
+    body = blocks.at(pos + HEADER_SIZE, 57)
+    return size >= HEADER_SIZE + 57 and len(body) == 57 and body[0:2] == b"\x04\x00" and \
+        body[56] == HEADER_SIZE
+
+
 def second_file_at(blocks: Blocks, pos: int, end: int, ctx, max_size: int) -> bool:
     """Whether a second file starts at ``pos``: its magic number, then a confirmed
     FORMAT_DESCRIPTION."""
     if blocks.at(pos, 4) != MAGIC:
         return False
     head = blocks.at(pos + 4, HEADER_SIZE)
-    return len(head) == HEADER_SIZE and head[4] == FORMAT_DESCRIPTION_EVENT and \
-        event_at(blocks, pos + 4, end, ctx.replace(type_remap=None, flavor=None), max_size) \
-        is not None
+    if len(head) != HEADER_SIZE or head[4] != FORMAT_DESCRIPTION_EVENT:
+        return False
+    size = event_at(blocks, pos + 4, end, ctx.replace(type_remap=None, flavor=None), max_size)
+    return size is not None and fde_like(blocks, pos + 4, size)
+
+
+def context_at(blocks: Blocks, start: int, end: int, ctx, max_size: int) -> int | None:
+    """Without a context (no FORMAT_DESCRIPTION read yet): the first offset from ``start``
+    where a second file starts or a confirmed FORMAT_DESCRIPTION does (None when none
+    does). Other events cannot be told from noise before one."""
+    ctx = ctx.replace(type_remap=None, flavor=None)
+    fde = bytes((FORMAT_DESCRIPTION_EVENT,))
+    q = start
+    while q <= end - HEADER_SIZE:
+        buf = blocks.at(q, Blocks.SIZE + HEADER_SIZE)
+        n = min(len(buf) - HEADER_SIZE, end - HEADER_SIZE - q) + 1
+        if n <= 0:
+            break
+        hits = []
+        for i in (buf.find(MAGIC, 0, n + 3), buf.find(fde, 4, n + 4) - 4):
+            if i >= 0:
+                hits.append(i)
+        if not hits:
+            q += n
+            continue
+        i = min(hits)
+        if second_file_at(blocks, q + i, end, ctx, max_size):
+            return q + i
+        if buf[i + 4] == FORMAT_DESCRIPTION_EVENT:
+            size = event_at(blocks, q + i, end, ctx, max_size)
+            if size is not None and fde_like(blocks, q + i, size):
+                return q + i
+        q += i + 1
+    return None
 
 
 def resync(blocks: Blocks, start: int, end: int, ctx, max_size: int,
@@ -113,11 +155,13 @@ def resync(blocks: Blocks, start: int, end: int, ctx, max_size: int,
             if buf[i] == 0xFE and buf[i:i + 4] == MAGIC and \
                     second_file_at(blocks, q + i, end, ctx, max_size):
                 return q + i
-            if (remap.get(code, code) if remap else code) not in kinds:
+            kind = remap.get(code, code) if remap else code
+            if kind not in kinds or kind == START_EVENT_V3:  # (only ever a file's first)
                 continue
             size = int.from_bytes(buf[i + 9:i + 13], "little")
             if HEADER_SIZE <= size <= max_size and q + i + size <= end and \
-                    confirmed(blocks, q + i, size, end, ctx, max_size):
+                    confirmed(blocks, q + i, size, end, ctx, max_size) and (
+                        kind != FORMAT_DESCRIPTION_EVENT or fde_like(blocks, q + i, size)):
                 return q + i
         if n <= 0:
             break

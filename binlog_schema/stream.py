@@ -8,7 +8,7 @@ import os
 
 from .context import Context
 from .envelope import build_event, kept_raw, parse_event
-from .errors import BinlogError, FormatError, LimitError, TruncatedError
+from .errors import BinlogError, FormatError, LimitError, TruncatedError, not_a_binlog
 from . import scanning
 from .errors import ChecksumError
 from .mysql.codes import (CONTEXT_KINDS, FORMAT_DESCRIPTION_EVENT, START_ENCRYPTION_EVENT,
@@ -151,13 +151,19 @@ class BinlogReader:
     """Iterate the events of a binlog or relay-log file.
 
     ``start``/``stop``: byte positions (an event is delivered when it starts at or after
-    ``start`` and before ``stop``); the FDE is always read for the context, as mysqlbinlog does.
+    ``start`` and before ``stop``: an event that starts before ``stop`` is delivered whole);
+    the FDE is always read for the context, as mysqlbinlog does. A ``start`` inside an event
+    is not an error: delivery begins at the next event, and ``snapped`` is then the
+    ``(offset, size)`` of the event ``start`` fell into (None while it has not).
     ``types``: type codes or names to deliver (others are skipped without decoding).
     ``decode``: parse event bodies (else records carry bytes only); ``"lazy"``: parse each
     record when its value is first asked for (errors then land in ``record.error``).
     ``skip_errors``: a bad event is delivered with its ``error`` set and reading goes on;
     otherwise the typed error is raised (after every good event before it was delivered).
     ``payloads``: decode the events inside TRANSACTION_PAYLOAD events into ``record.inner``.
+    A source that does not start with the magic number raises :class:`~.errors.NotBinlogError`
+    (empty, or what it starts with: compressed, text...), one that ends inside it a
+    :class:`~.errors.TruncatedError`, before any record.
     ``recover`` (the default with ``skip_errors``, on a seekable source): account for every
     byte. An event is delivered when its size is confirmed (its CRC32 verifies, or the header
     after it is plausible: :mod:`binlog_schema.scanning`), with its error when its body fails;
@@ -195,6 +201,7 @@ class BinlogReader:
         self.tail: Tail | None = None
         self.table_maps: dict = {}
         self.events_read = 0
+        self.snapped: tuple | None = None
 
     def __iter__(self):
         return self._iter()  # (a generator: it opens the file and closes it when done)
@@ -207,12 +214,8 @@ class BinlogReader:
                 f.seek(pos)
             else:
                 magic = f.read(4)
-                if magic != MAGIC:
-                    if len(magic) < 4 and MAGIC.startswith(magic):
-                        self.tail = Tail(0, len(magic), 4)
-                        return
-                    raise FormatError(f"not a binlog file: magic {magic.hex()!r}", offset=0,
-                                      path="magic", expected="fe62696e")
+                if magic != MAGIC:  # (empty, cut short, compressed, text...: said so)
+                    raise not_a_binlog(magic)
                 pos = 4
             if self.recover and f.seekable():
                 yield from self._recovering(f, pos)
@@ -264,6 +267,8 @@ class BinlogReader:
                 if skipped is not None:
                     code = buf[at + 4]
                     ctx = self.ctx
+                    if self.start is not None and pos < self.start < pos + size:
+                        self.snapped = (pos, size)
                     if skipped(ctx.type_remap.get(code, code) if ctx.type_remap else code):
                         at = end  # (not a wanted type: not even copied)
                         self.events_read += 1
@@ -340,12 +345,19 @@ class BinlogReader:
             if fits and not sure and (ctx.checksum or head[4] == FORMAT_DESCRIPTION_EVENT) \
                     and not ctx.encrypted:
                 # a CRC32 that does not match: the event stands when the next one confirms
-                # its size (its record then carries the checksum error)
-                sure = pos + size == end or scanning.event_at(
-                    blocks, pos + size, end, ctx, max_size) is not None
+                # its size and no confirmed event starts inside it (its record then carries
+                # the checksum error)
+                sure = (pos + size == end or scanning.event_at(
+                    blocks, pos + size, end, ctx, max_size) is not None) and \
+                    scanning.resync(blocks, pos + 1, end, ctx, max_size, size - 2) is None
             code = ctx.kind(head[4]) if size is not None else None
             if sure and not (no_context and code not in CONTEXT_KINDS):
                 raw = blocks.at(pos, size)
+                inside = raw.find(MAGIC, 1)
+                if inside > 0 and scanning.second_file_at(blocks, pos + inside, end, ctx,
+                                                          max_size):
+                    sure = False  # (a file cut short, another appended: not this size)
+            if sure and not (no_context and code not in CONTEXT_KINDS):
                 self.events_read += 1
                 if lazy and code not in _SPECIAL and not ctx.encrypted:
                     rec = PlainRecord(pos, raw, ctx)
@@ -355,16 +367,26 @@ class BinlogReader:
                     yield rec
                 pos += size
                 if code in _CONTEXT:
-                    if rec is not None and rec.error is not None:
-                        if pos < end:  # (a context it cannot honour: nothing after reads)
-                            yield self._skipped(pos, end, FormatError(
+                    # a context event that fails leaves none: the file's first one, or a
+                    # START_ENCRYPTION (a later FORMAT_DESCRIPTION that fails is an error
+                    # record, and the context read before stays)
+                    if rec is not None and rec.error is not None and (
+                            no_context or code == START_ENCRYPTION_EVENT):
+                        # (a context it cannot honour: nothing reads until a new one)
+                        nxt = scanning.context_at(blocks, pos, end, ctx, max_size)
+                        if pos < end and nxt != pos:
+                            yield self._skipped(pos, end if nxt is None else nxt, FormatError(
                                 f"the context event at {pos - size} cannot be used: the "
-                                "events after it cannot be decoded", offset=pos,
-                                path="stream"))
-                        return
+                                "events after it cannot be decoded"
+                                + ("" if nxt is None else f" (a new one at {nxt})"),
+                                offset=pos, path="stream"))
+                        if nxt is None:
+                            return
+                        pos, no_context = nxt, True
+                        continue
                     no_context = False
                 continue
-            if not no_context and scanning.second_file_at(blocks, pos, end, ctx, max_size):
+            if scanning.second_file_at(blocks, pos, end, ctx, max_size):
                 yield self._skipped(pos, pos + 4, FormatError(
                     "the magic number of a second binlog file (files concatenated): its "
                     "events follow, in their own context", offset=pos, path="magic",
@@ -372,12 +394,14 @@ class BinlogReader:
                 pos += 4
                 no_context = True
                 continue
-            nxt = None if no_context else scanning.resync(blocks, pos + 1, end, ctx,
-                                                          max_size, self.max_scan)
+            nxt = scanning.context_at(blocks, pos + 1, end, ctx, max_size) if no_context \
+                else scanning.resync(blocks, pos + 1, end, ctx, max_size, self.max_scan)
             err = self._damage(pos, head, size, end, nxt)
             if no_context and self.tail is None:
                 err = FormatError("no FORMAT_DESCRIPTION where the file starts: its events "
-                                  "cannot be decoded", offset=pos, path="header.type_code",
+                                  "cannot be decoded" + ("" if nxt is None else
+                                                         " (one follows at %d)" % nxt),
+                                  offset=pos, path="header.type_code",
                                   expected="FORMAT_DESCRIPTION_EVENT")
             yield self._skipped(pos, end if nxt is None else nxt, err)
             if nxt is None:
@@ -422,6 +446,8 @@ class BinlogReader:
     def _record(self, pos, raw):
         ctx = self.ctx
         code = ctx.kind(raw[4])
+        if self.start is not None and pos < self.start < pos + len(raw):
+            self.snapped = (pos, len(raw))
         is_context = code in (FORMAT_DESCRIPTION_EVENT, START_EVENT_V3, START_ENCRYPTION_EVENT)
         wanted = ((self.start is None or pos >= self.start)
                   and (self.types is None or code in self.types))
@@ -520,7 +546,15 @@ def _code_of(name: str) -> int:
     try:
         return code_of(name)
     except KeyError:
-        raise ValueError(f"unknown event type {name!r}") from None
+        raise ValueError(f"unknown event type {name!r} (known: {', '.join(type_names())})") \
+            from None
+
+
+def type_names() -> list:
+    """The event type names ``types`` accepts, in code order (each also without its
+    ``_EVENT`` / ``_LOG_EVENT`` ending, or as its code)."""
+    from .mysql.codes import EVENT_TYPES
+    return [EVENT_TYPES[c] for c in sorted(EVENT_TYPES)]
 
 
 def read_events(source, **options):

@@ -670,6 +670,11 @@ def seeds(name: str, small: bool = False):
                 i = index.get((tm[19:], ctx.flavor, ctx.server_version))
                 if i is not None:
                     add(f"corpus{kind}", _rows_seed(i, kind, raw, ctx))
+    elif name == "damage":  # the fuzzer's choices: which file, which damage, where
+        import random
+        rnd = random.Random(11)
+        for k in range(20 if small else 200):
+            add("damage", rnd.randbytes(rnd.choice((8, 16, 32, 64, 128))))
     elif name == "build":
         import random
         rnd = random.Random(7)
@@ -678,6 +683,214 @@ def seeds(name: str, small: bool = False):
     else:
         raise KeyError(name)
     return sorted(out.items())
+
+
+# ------------------------------------------------------------------------------- (f) damage
+
+DAMAGE_MAX_FILE = 64 << 10
+_damage_files = None
+
+
+def damage_files() -> list:
+    """The corpus files the damage target starts from (each at most 64 KiB, read cleanly):
+    (name, bytes, its events as (offset, raw), whether it has checksums)."""
+    global _damage_files
+    if _damage_files is None:
+        from binlog_schema.stream import BinlogReader
+        _damage_files = []
+        for path in corpus_files(max_size=DAMAGE_MAX_FILE):
+            data = path.read_bytes()
+            if not data.startswith(MAGIC):
+                continue
+            try:
+                recs = list(BinlogReader(data, skip_errors=True, decode=False))
+            except BinlogError:
+                continue
+            if len(recs) < 3 or any(r.gap is not None or r.error is not None for r in recs):
+                continue
+            _damage_files.append((path.name, data, [(r.offset, r.raw) for r in recs],
+                                  bool(recs[1].ctx.checksum)))
+    return _damage_files
+
+
+DAMAGES = ("size", "zero", "insert", "flip", "cut", "concat", "drop_fde", "duplicate",
+           "delete")
+
+
+def damaged(fdp):
+    """A corpus file with one to four kinds of damage done to it, chosen by the fuzzer: an
+    event's size field changed, a block zeroed, garbage inserted, a byte changed, the file
+    cut, a second file appended, the FORMAT_DESCRIPTION removed, a range duplicated or
+    deleted. Returns the bytes, where each byte came from (its offset in the originals, a
+    file ``k`` counted from ``k << 24``; -1 for a byte the damage wrote), the originals'
+    events (by that numbering) and whether each original has checksums."""
+    files = damage_files()
+    k = fdp.ConsumeIntInRange(0, len(files) - 1)
+    name, data, events, crc = files[k]
+    buf = bytearray(data)
+    src = list(range(len(data)))
+    groups = [(0, events, crc)]
+    for _ in range(fdp.ConsumeIntInRange(1, 4)):
+        op = DAMAGES[fdp.ConsumeIntInRange(0, len(DAMAGES) - 1)]
+        n = len(buf)
+        pos = fdp.ConsumeIntInRange(4, max(n - 1, 4))
+        if op == "size":  # a header's event_size (the header at an original event start)
+            starts = [i for i, (o, _) in enumerate(events) if o < n]
+            o = events[fdp.PickValueInList(starts)][0] if starts else 4
+            if o + 13 <= n:
+                v = int.from_bytes(buf[o + 9:o + 13], "little")
+                v = fdp.PickValueInList([v + 1, v - 1, v ^ (1 << fdp.ConsumeIntInRange(0, 31)),
+                                         0, 0xFFFFFFFF, v * 2, fdp.ConsumeIntInRange(0, 1 << 17)])
+                buf[o + 9:o + 13] = (v & 0xFFFFFFFF).to_bytes(4, "little")
+                src[o + 9:o + 13] = [-1] * 4
+        elif op == "zero":
+            m = fdp.ConsumeIntInRange(1, 4096)
+            m = min(m, n - pos)
+            buf[pos:pos + m] = bytes(m)
+            src[pos:pos + m] = [-1] * m
+        elif op == "insert":
+            junk = fdp.ConsumeBytes(fdp.ConsumeIntInRange(1, 64))
+            buf[pos:pos] = junk
+            src[pos:pos] = [-1] * len(junk)
+        elif op == "flip":
+            if pos < n:
+                buf[pos] ^= fdp.ConsumeIntInRange(1, 255)
+                src[pos] = -1
+        elif op == "cut":
+            del buf[pos:], src[pos:]
+        elif op == "concat":
+            j = fdp.ConsumeIntInRange(0, len(files) - 1)
+            _, other, oevents, ocrc = files[j]
+            base = (len(groups)) << 24
+            src += [base + i for i in range(len(other))]
+            buf += other
+            groups.append((base, oevents, ocrc))
+        elif op == "drop_fde":
+            size = events[1][0] - 4
+            if src[4:4 + size] == list(range(4, 4 + size)):
+                del buf[4:4 + size], src[4:4 + size]
+        elif op == "duplicate":
+            m = min(fdp.ConsumeIntInRange(1, 2048), n - pos)
+            at = fdp.ConsumeIntInRange(4, n)
+            buf[at:at] = buf[pos:pos + m]
+            src[at:at] = src[pos:pos + m]
+        elif op == "delete":
+            m = min(fdp.ConsumeIntInRange(1, 2048), n - pos)
+            del buf[pos:pos + m], src[pos:pos + m]
+    return bytes(buf), src, groups
+
+
+def _untouched(src, groups):
+    """Every whole copy, in the damaged file, of an original event: {new offset: (raw, with
+    checksums, the file it came from)}."""
+    where = {}
+    for i, s in enumerate(src):
+        if s >= 0:
+            where.setdefault(s, []).append(i)
+    out = {}
+    for k, (base, events, crc) in enumerate(groups):
+        for o, raw in events:
+            for i in where.get(base + o, ()):
+                if src[i:i + len(raw)] == list(range(base + o, base + o + len(raw))):
+                    out[i] = (raw, crc, k)
+    return out
+
+
+def damage(data: bytes):
+    """(f) The tiling promise of ``decode --skip-errors``, on corpus files damaged at random
+    (:func:`damaged`): its JSON Lines, written by the command's own function, have records
+    that tile ``[4, size)`` exactly, in order (events inside a TRANSACTION_PAYLOAD aside);
+    each SKIPPED record has an error; the status is 3 when something was skipped or had an
+    error, else 0 and then the file is the original; every whole copy of an original event
+    read in its own file's context (the last FORMAT_DESCRIPTION read before it is an untouched
+    one of its file; a FORMAT_DESCRIPTION itself in any) is an event record at its new offset,
+    with its bytes and without error. Without checksums nothing proves a size: a damaged header may claim the bytes
+    of the events after it, and an event whose next header is damaged (and whose log position
+    the damage shifted) cannot be confirmed; an untouched event may be missing only so; with
+    checksums, never."""
+    import bisect
+    import io
+    import tempfile
+    from binlog_schema.serial.write import Output, write_events
+    from fuzz.gen import provider
+    fdp = provider(data)
+    buf, src, groups = damaged(fdp)
+    global _damage_path
+    if _damage_path is None:
+        fd, _damage_path = tempfile.mkstemp(prefix="fuzz-damage-", suffix=".bin")
+        os.close(fd)
+    with open(_damage_path, "wb") as f:
+        f.write(buf)
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        status = write_events(_damage_path, Output(out), skip_errors=True, err=err)
+    except BinlogError as e:
+        raise Finding(f"decode --skip-errors raised {type(e).__name__}: {e}") from None
+    except Finding:
+        raise
+    except Exception as e:  # noqa: BLE001
+        raise untyped("decode --skip-errors", e) from None
+    lines = [json.loads(x) for x in out.getvalue().splitlines()]
+    pos, records, troubled = 4, {}, False
+    for d in lines:
+        if "in_payload_at" in d:
+            troubled = troubled or "error" in d
+            continue
+        if d.get("offset") != pos:
+            raise Finding(f"record at {d.get('offset')} ({d.get('type')}); the last ended at "
+                          f"{pos}: the records do not tile the file")
+        if d.get("type") == "SKIPPED":
+            if not d.get("error") or d["size"] <= 0:
+                raise Finding(f"SKIPPED record at {pos} without error or size: {d}")
+            size, troubled = d["size"], True
+        else:
+            size = d["header"]["event_size"]
+            troubled = troubled or "error" in d
+            records[pos] = (size, d)
+        pos += size
+    if pos != len(buf):
+        raise Finding(f"records end at {pos}, the file at {len(buf)}")
+    if status != (3 if troubled else 0):
+        raise Finding(f"status {status} with{'' if troubled else 'out'} problems")
+    if (len(err.getvalue().splitlines()) > 1) != troubled:
+        raise Finding(f"stderr {err.getvalue()!r} does not match the records")
+    spans = sorted(records)
+    untouched = _untouched(src, groups)
+    # the file whose context reads each event: the last context event read before it (one
+    # of an original's, untouched; another: no original's events are expected after it)
+    contexts, group = [], None
+    for off in spans:
+        d = records[off][1]
+        if d["type"] in ("FORMAT_DESCRIPTION_EVENT", "START_EVENT_V3") and "error" not in d:
+            group = untouched[off][2] if off in untouched else None
+        contexts.append(group)
+    for off, (raw, crc, k) in sorted(untouched.items()):
+        context_event = raw[4] == 15 or (raw[4] == 1 and off == 4)
+        j = bisect.bisect_left(spans, off) - 1
+        if not context_event and (j < 0 or contexts[j] != k):
+            continue  # (read in another file's context, or in none)
+        got = records.get(off)
+        if got is not None and got[0] == len(raw) and "error" not in got[1]:
+            continue
+        if got is not None and got[0] == len(raw):
+            raise Finding(f"untouched event at {off} has an error: {got[1].get('error')}")
+        if crc:
+            raise Finding(f"untouched event at {off} ({len(raw)} bytes, type {raw[4]}) lost "
+                          "in a file with checksums")
+        k = bisect.bisect_right(spans, off) - 1
+        holder = spans[k] if k >= 0 else None
+        absorbed = holder is not None and holder + records[holder][0] > off and \
+            holder not in untouched
+        end = off + len(raw)
+        # its size unconfirmable: the header after it damaged, its log position shifted
+        unconfirmable = end < len(buf) and end not in untouched and \
+            int.from_bytes(raw[13:17], "little") != end
+        if not (absorbed or unconfirmable):
+            raise Finding(f"untouched event at {off} ({len(raw)} bytes, type {raw[4]}) lost"
+                          " though its size could be confirmed")
+
+
+_damage_path = None
 
 
 def _body(raw: bytes, ctx: Context) -> bytes:
@@ -708,6 +921,8 @@ def warm_up(name: str):
     unit("event")
     if name == "rows":
         table_maps()
+    if name == "damage":
+        damage_files()
 
 
 TARGETS = {
@@ -716,6 +931,7 @@ TARGETS = {
     "table_map": (table_map, 4096),
     "rows": (rows, 4096),
     "build": (build, 4096),
+    "damage": (damage, 512),
 }
 
 
