@@ -56,6 +56,53 @@ class FormatError(BinlogError):
     kind = "format"
 
 
+class NotBinlogError(FormatError):
+    """The input is not a binlog file at all: it is empty, or its first four bytes are not
+    the magic number ``fe 62 69 6e`` (``\\xfebin``). The message says what it starts with,
+    and what it seems to be when that is known (compressed, an archive, text). Rendered as
+    the message alone: it is about the whole file, not a field of it."""
+
+    def _render(self) -> str:
+        return self.message
+
+
+# what a file that is not a binlog starts with, when it is something else that is known
+_LOOKALIKES = (
+    (b"\x1f\x8b", "compressed with gzip: decompress it first (gunzip)"),
+    (b"\x28\xb5\x2f\xfd", "compressed with zstd: decompress it first (unzstd)"),
+    (b"\xfd7zX", "compressed with xz: decompress it first (unxz)"),
+    (b"BZh", "compressed with bzip2: decompress it first (bunzip2)"),
+    (b"\x04\x22\x4d\x18", "compressed with lz4: decompress it first (unlz4)"),
+    (b"PK\x03\x04", "a zip archive: extract its files first (unzip)"),
+    (b"7z\xbc\xaf", "a 7-Zip archive: extract its files first (7z x)"),
+    (b"\xfdbin", "a binlog encrypted by MySQL (binlog_encryption=ON): only the server, with "
+                 "its keyring, can decrypt it (mysqlbinlog --read-from-remote-server gets its "
+                 "events in clear)"),
+)
+
+
+def not_a_binlog(head: bytes) -> BinlogError:
+    """The error for a file whose first bytes ``head`` (at most 4 read) are not the magic
+    number: empty, cut short inside the magic, or something else (named when it is known)."""
+    magic = b"\xfebin"
+    if not head:
+        return NotBinlogError("empty file: not a binlog", offset=0, path="magic",
+                              expected="fe62696e")
+    if len(head) < 4 and magic.startswith(head):
+        n = f"{len(head)} byte" + ("s" if len(head) > 1 else "")
+        return TruncatedError(f"the file ends after {n}, inside the magic number: a binlog "
+                              "cut short", offset=0, path="magic",
+                              expected="fe62696e")
+    seen = " ".join(f"{b:02x}" for b in head)
+    hint = next((h for m, h in _LOOKALIKES if head.startswith(m)), None)
+    if hint is None and all(32 <= b < 127 or b in b"\t\r\n" for b in head):
+        hint = ("it looks like text, not a binary log (a binlog .index file? give the binlog "
+                "files it lists)")
+    return NotBinlogError(f"not a binlog: it starts with {seen}, not the magic number "
+                          f"fe 62 69 6e" + (f": {hint}" if hint else ""),
+                          offset=0, path="magic", expected="fe62696e")
+
+
 class LimitError(BinlogError):
     """A declared size or count exceeds a configured limit; refused before allocating."""
 

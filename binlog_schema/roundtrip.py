@@ -51,7 +51,9 @@ def roundtrip_file(path, rows: bool = True, skip_errors: bool = False) -> dict:
     parse is a failure and reading goes on while the framing holds; with it the file is read
     with recovery, and the byte ranges that are no event's are listed (``skipped``; a last
     event cut short is the ``tail``). An event kept raw because its body is corrupt (flagged
-    by its error) is rebuilt like any other, and counted in ``flagged``."""
+    by its error) is rebuilt like any other, and counted in ``flagged``. A file that is not a
+    binlog (its magic number: :class:`~.stream.BinlogReader`) raises, as one that cannot be
+    opened does."""
     from .model.row_change import RowDecoder
     res = {"file": path, "events": 0, "identical": 0, "differ": [], "failed": [], "tail": None,
            "rows": 0, "rows_identical": 0, "rows_failed": [], "skipped": [], "flagged": 0}
@@ -88,6 +90,8 @@ def roundtrip_file(path, rows: bool = True, skip_errors: bool = False) -> dict:
                 else:
                     res["differ"].append(_difference(r, built))
     except BinlogError as e:
+        if e.path == "magic":  # not a binlog at all (empty, compressed...): the caller says so
+            raise
         res["failed"].append({"offset": e.offset, "error": str(e)})
     if reader.tail is not None:
         res["tail"] = reader.tail.to_dict()

@@ -76,6 +76,39 @@ def _problem(out: Output, text: str, err=None) -> None:
     (err or sys.stderr).write(text + "\n")
 
 
+def os_problem(e: OSError) -> str:
+    """What is wrong with a path that cannot be read, in a few words."""
+    if isinstance(e, IsADirectoryError):
+        return "is a directory (this command reads binlog files: give the files in it)"
+    if isinstance(e, FileNotFoundError):
+        return "no such file or directory"
+    if isinstance(e, PermissionError):
+        return "permission denied"
+    if isinstance(e, NotADirectoryError):
+        return "not a directory (a part of the path is a file)"
+    return (e.strerror or str(e)).lower()
+
+
+def _snap_note(reader, path, out, err):
+    """The note said when ``start`` fell inside an event (reading begins at the next one)."""
+    at, size = reader.snapped
+    _problem(out, f"{path}: --start-position {reader.start} is inside the event at {at} (size "
+             f"{size}); starting at the next event at {at + size}", err)
+
+
+def _noting_snap(reader, records, path, out, err):
+    """``records``, with the note of :func:`_snap_note` said before the first record after
+    ``start`` (or at the end)."""
+    noted = False
+    for rec in records:
+        if not noted and reader.snapped is not None:
+            noted = True
+            _snap_note(reader, path, out, err)
+        yield rec
+    if not noted and reader.snapped is not None:
+        _snap_note(reader, path, out, err)
+
+
 # exit statuses of the commands that read files
 CLEAN, STOPPED, DAMAGED = 0, 1, 3
 
@@ -144,6 +177,8 @@ def write_events(path, out: Output, *, fmt: str = "jsonl", rows: bool = False,
     account = Account(path, out, err) if skip_errors else None
     on_error = account.problem if account is not None else None
     records = account.counted(reader) if account is not None else reader
+    if start:  # (a position inside an event: a note, reading begins at the next one)
+        records = _noting_snap(reader, records, path, out, err)
     decoder = None
     if rows:
         from ..model.row_change import RowDecoder
@@ -158,7 +193,7 @@ def write_events(path, out: Output, *, fmt: str = "jsonl", rows: bool = False,
         _problem(out, f"{path}: {e}", err)
         return STOPPED
     except OSError as e:  # (a file that cannot be read: said, not a traceback)
-        _problem(out, f"{path}: {e.strerror or e}", err)
+        _problem(out, f"{path}: {os_problem(e)}", err)
         return STOPPED
     if account is None:
         if reader.tail is not None:  # (with skip_errors, the tail is a SKIPPED range)
@@ -220,7 +255,7 @@ def write_table_maps(path, out: Output, err=None, skip_errors: bool = False) -> 
         _problem(out, f"{path}: {e}", err)
         return STOPPED
     except OSError as e:
-        _problem(out, f"{path}: {e.strerror or e}", err)
+        _problem(out, f"{path}: {os_problem(e)}", err)
         return STOPPED
     if account is None:
         if reader.tail is not None:
