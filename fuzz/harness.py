@@ -874,9 +874,11 @@ def damage(data: bytes):
             continue
         if got is not None and got[0] == len(raw):
             raise Finding(f"untouched event at {off} has an error: {got[1].get('error')}")
-        if crc:
+        # the reader's context where it is lost: whether sizes there are proven by checksums
+        context = contexts[j] if j >= 0 else None
+        if groups[context][2] if context is not None else crc:
             raise Finding(f"untouched event at {off} ({len(raw)} bytes, type {raw[4]}) lost "
-                          "in a file with checksums")
+                          "where the context has checksums")
         k = bisect.bisect_right(spans, off) - 1
         holder = spans[k] if k >= 0 else None
         absorbed = holder is not None and holder + records[holder][0] > off and \
