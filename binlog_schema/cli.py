@@ -8,9 +8,10 @@ from __future__ import annotations
 import sys
 
 
-STATUSES = """exit status: 0 every file read cleanly; 1 a file could not be read, or (without
---skip-errors) reading stopped at its first error, said on stderr with the file, offset, field
-and reason; 3 (with --skip-errors) something was skipped or had an error: each said on stderr,
+STATUSES = """exit status: 0 every file read cleanly; 1 a file could not be read (missing, a
+directory, empty, not a binlog), or (without --skip-errors) reading stopped at its first error,
+said on stderr with the file, offset, field and reason; 2 the command line is wrong (said with
+the usage); 3 (with --skip-errors) something was skipped or had an error: each said on stderr,
 with a summary line per file."""
 
 
@@ -22,13 +23,20 @@ def worst(a: int, b: int) -> int:
 
 def cmd_decode(args) -> int:
     from .serial.write import Output, write_events
+    start, stop = args.start_position, args.stop_position
+    if start is not None and stop is not None and stop <= start:
+        _usage_error("decode", f"--stop-position {stop} is not after --start-position {start}:"
+                               " nothing would be read")
     out = Output()
     status = 0
     options = dict(fmt=args.format, rows=args.rows, binary=args.binary,
                    skip_errors=args.skip_errors)
     # a whole file: large ones are decoded by several processes (the same output)
-    whole = args.start_position is None and args.stop_position is None and args.types is None
+    whole = start is None and stop is None and args.types is None
     for path in args.files:
+        if start and _past_end(path, start, out):
+            status = worst(status, 1)
+            continue
         done = None
         if whole:
             from .serial import parallel
@@ -39,6 +47,23 @@ def cmd_decode(args) -> int:
         status = worst(status, done)
     out.flush()
     return status
+
+
+def _past_end(path, start, out) -> bool:
+    """Whether ``start`` is past the end of the file ``path`` (said on stderr; a file that
+    cannot be looked at is the reader's to report)."""
+    import os
+    import stat
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    if not stat.S_ISREG(st.st_mode) or start <= st.st_size:
+        return False
+    out.flush()
+    print(f"{path}: --start-position {start} is past the end of the file ({st.st_size} "
+          "bytes)", file=sys.stderr, flush=True)
+    return True
 
 
 def cmd_table_maps(args) -> int:
@@ -52,14 +77,17 @@ def cmd_table_maps(args) -> int:
 
 
 def cmd_roundtrip(args) -> int:
+    from .errors import BinlogError
     from .roundtrip import roundtrip_file
     totals = {"files": 0, "events": 0, "identical": 0, "differ": 0, "failed": 0, "tails": 0}
     status = 0
     for path in args.files:
         try:
             r = roundtrip_file(path, rows=not args.no_rows, skip_errors=args.skip_errors)
-        except OSError as e:
-            print(f"{path}: {e.strerror or e}", file=sys.stderr, flush=True)
+        except (OSError, BinlogError) as e:  # (unreadable, or not a binlog at all)
+            from .serial.write import os_problem
+            print(f"{path}: {os_problem(e) if isinstance(e, OSError) else e}",
+                  file=sys.stderr, flush=True)
             status = 1
             continue
         totals["files"] += 1
@@ -117,38 +145,123 @@ def cmd_build_table_map(args) -> int:
     from .errors import BinlogError
     from .model.table_map import TableMap
     status = 0
-    for n, line in enumerate(sys.stdin, 1):
-        if not line.strip():
-            continue
-        try:
-            print(TableMap.from_dict(json.loads(line)).to_bytes().hex())
-        except (BinlogError, KeyError, TypeError, ValueError) as e:
-            print(f"line {n}: cannot build: {type(e).__name__}: {e}", file=sys.stderr)
-            print("")
+    for name, lines in _inputs(args.files):
+        if lines is None:
             status = 1
+            continue
+        for n, line in enumerate(lines, 1):
+            where = f"line {n}" if name is None else f"{name}, line {n}"
+            try:
+                text = line.decode("utf-8")
+                if not text.strip():
+                    continue
+                doc = json.loads(text)
+                if not isinstance(doc, dict):
+                    raise TypeError(f"a JSON {type(doc).__name__}, expected an object (one "
+                                    "line of table-maps)")
+                print(TableMap.from_dict(doc).to_bytes().hex())
+            except (BinlogError, KeyError, TypeError, ValueError, AttributeError,
+                    IndexError) as e:
+                print(f"{where}: cannot build: {type(e).__name__}: {e}", file=sys.stderr)
+                print("")
+                status = 1
     return status
+
+
+def _inputs(files):
+    """(name, lines as bytes) of each file of ``files`` (None: stdin); lines None, said on
+    stderr, for a file that cannot be read."""
+    if not files:
+        if sys.stdin.isatty():
+            print("build-table-map: reading table-maps JSON Lines from stdin (end with "
+                  "Ctrl-D)", file=sys.stderr, flush=True)
+        yield None, sys.stdin.buffer
+        return
+    from .serial.write import os_problem
+    for path in files:
+        try:
+            with open(path, "rb") as f:
+                yield path, f
+        except OSError as e:
+            print(f"{path}: {os_problem(e)}", file=sys.stderr, flush=True)
+            yield path, None
 
 
 # ------------------------------------------------------------------------------ validate
 
 
 def cmd_validate(args) -> int:
+    import os
     from .vectors import validate
-    results = validate(args.dir)
+    root = args.dir or "specs"
+    if not os.path.exists(root):
+        if args.dir is None:
+            print("no such folder: specs (validate reads the YAML vectors under DIR, default "
+                  "./specs)", file=sys.stderr)
+        elif root.endswith((".yaml", ".yml")):
+            print(f"no such file: {root}", file=sys.stderr)
+        else:
+            print(f"no such file or folder: {root}", file=sys.stderr)
+        return 1
+    results = validate(root)
     failed = [r for r in results if not r.ok]
     for r in failed:
-        print(f"FAIL {r.file} [{r.name}]")
+        where = r.file if r.line is None else f"{r.file}, line {r.line}"
+        if not r.name:  # (the file itself: not YAML, or not vectors)
+            print(f"FAIL {where}: {'; '.join(r.problems)}")
+            continue
+        print(f"FAIL {where} [{r.name}]")
         for p in r.problems:
             print(f"    {p}")
+    if not results:
+        print(f"no vectors in {root} (validate reads the *.yaml and *.yml files under it)",
+              file=sys.stderr)
+        return 1
     print(f"{len(results) - len(failed)} passed, {len(failed)} failed")
-    return 1 if failed or not results else 0
+    return 1 if failed else 0
 
 
 # ------------------------------------------------------------------------------ options
 
 
+def _bad_value(message):
+    import argparse  # (only on this path: the fast start of common lines does without it)
+    return argparse.ArgumentTypeError(message)
+
+
 def _types(text):
-    return [int(t) if t.isdigit() else t for t in text.split(",") if t]
+    """``--types``: names (with or without ``_EVENT``) or codes, comma-separated."""
+    from .mysql.codes import code_of
+    out = []
+    for t in (t.strip() for t in text.split(",")):
+        if not t:
+            continue
+        if t.isdigit():
+            if int(t) > 255:
+                raise _bad_value(f"{t}: an event type code is 0 to 255")
+            out.append(int(t))
+            continue
+        try:
+            code_of(t)
+        except KeyError:
+            from .stream import type_names
+            raise _bad_value(f"unknown event type {t!r}; known types (or their codes): "
+                             f"{', '.join(type_names())}") from None
+        out.append(t)
+    if not out:
+        raise _bad_value("no event type given (comma-separated names or codes)")
+    return out
+
+
+def _position(text):
+    """A byte position: a whole number from 0."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise _bad_value(f"{text!r}: a byte position is a whole number from 0")
+    return n
 
 
 class Opt:
@@ -182,41 +295,78 @@ class Cmd:
         self.epilog = epilog
 
 
+FILES_HELP = ("binlog or relay-log files (not directories: give the files in one, e.g. "
+              "DIR/binlog.0*)")
+SKIP_ERRORS_HELP = (
+    "go on after damage, every byte accounted for: an event with an error keeps its header "
+    "and bytes, the bytes no event owns become SKIPPED records and reading resumes at the "
+    "next good event; one stderr line per problem, a summary line per file, exit 3 when "
+    "anything was skipped or had an error. Without it: the good events before the first "
+    "error, then one stderr line (file, offset, field, reason) and exit 1")
+
 SPECS = [
     Cmd("decode", "one JSON object (or text line) per event", cmd_decode, [
-        Opt("files", nargs="+"),
-        Opt("--format", choices=("jsonl", "text"), default="jsonl"),
-        Opt("--start-position", type=int),
-        Opt("--stop-position", type=int),
-        Opt("--types", type=_types, help="comma-separated type names or codes"),
-        Opt("--skip-errors", action="store_true",
-            help="go on after damage: every byte accounted for (an event with an error keeps "
-                 "its header and bytes; bytes no event owns become SKIPPED records, reading "
-                 "resumes at the next good event); one stderr line per problem, a summary "
-                 "per file, exit 3 when anything was skipped or had an error"),
-        Opt("--rows", action="store_true", help="add the typed row values to each rows event"),
+        Opt("files", nargs="+", metavar="FILE", help=FILES_HELP),
+        Opt("--format", choices=("jsonl", "text"), default="jsonl",
+            help="jsonl (default): one JSON object per event, with file, offset, type, "
+                 "header and body; text: mysqlbinlog-like lines (# at OFFSET, then the event)"),
+        Opt("--start-position", type=_position, metavar="N",
+            help="print the events that start at or after byte N (0 to 4: from the first "
+                 "event). The FORMAT_DESCRIPTION before N is still read, for the context, "
+                 "not printed (with --rows, a rows event whose TABLE_MAP is before N is "
+                 "printed without its rows). N inside an event is not an error: a stderr "
+                 "note names that event and printing starts at the next one. N past the end "
+                 "of the file: an error (exit 1)"),
+        Opt("--stop-position", type=_position, metavar="N",
+            help="stop before the first event that starts at or after byte N: an event that "
+                 "starts before N is printed whole, even when it ends after N (as "
+                 "mysqlbinlog's --stop-position). Past the end of the file: read to the end"),
+        Opt("--types", type=_types, metavar="T,T,...",
+            help="only events of these types: comma-separated names (TABLE_MAP_EVENT or "
+                 "TABLE_MAP, WRITE_ROWS_EVENT, QUERY...) or codes (19); an unknown name is an "
+                 "error that lists the known ones"),
+        Opt("--skip-errors", action="store_true", help=SKIP_ERRORS_HELP),
+        Opt("--rows", action="store_true",
+            help="add the typed row values to each rows event (decoded through the TABLE_MAP "
+                 "in force; JSON-safe forms: see the README)"),
         Opt("--binary", choices=("hex", "base64"), default="hex",
-            help="how binary values are written (with --rows)"),
+            help="how binary values are written with --rows: hex (default) or base64"),
     ], epilog=STATUSES),
     Cmd("roundtrip", "parse and rebuild every event, compare bytes", cmd_roundtrip, [
-        Opt("files", nargs="+"),
+        Opt("files", nargs="+", metavar="FILE", help=FILES_HELP),
         Opt("--no-rows", action="store_true",
             help="do not decode and rebuild row images (events only)"),
         Opt("--skip-errors", action="store_true",
             help="read with recovery: ranges that are no event's are reported as SKIPPED "
-                 "(exit 3 when anything was skipped, failed or differs)"),
+                 "(exit 3 when anything was skipped, failed or differs). Without it an event "
+                 "that fails or differs is counted (exit 1) and reading goes on while the "
+                 "framing holds"),
     ], epilog=STATUSES),
     Cmd("table-maps", "one typed JSON object per TABLE_MAP", cmd_table_maps, [
-        Opt("files", nargs="+"),
+        Opt("files", nargs="+", metavar="FILE", help=FILES_HELP),
         Opt("--skip-errors", action="store_true",
             help="go on after damage (reading with recovery); one stderr line per problem, "
-                 "a summary per file, exit 3 when anything was skipped or had an error"),
+                 "a summary per file, exit 3 when anything was skipped or had an error. "
+                 "Without it: reading stops at the first error, said on stderr (exit 1)"),
     ], epilog=STATUSES),
-    Cmd("build-table-map", "table-maps JSON Lines on stdin -> event hex", cmd_build_table_map,
-        []),
+    Cmd("build-table-map", "table-maps JSON Lines -> TABLE_MAP event hex", cmd_build_table_map,
+        [Opt("files", nargs="*", metavar="FILE",
+             help="JSON Lines files (default: stdin): one table-maps object per line, as "
+                  "`binlog-schema table-maps` writes them (edited or not); each gives one "
+                  "line of hex, the TABLE_MAP event's bytes. A line that cannot be built "
+                  "gives an empty line (the output stays line for line) and a stderr line "
+                  "naming it; exit 1 then")],
+        epilog="example: binlog-schema table-maps binlog.000001 | binlog-schema "
+               "build-table-map"),
     Cmd("validate", "check the golden vectors both ways", cmd_validate, [
-        Opt("dir", nargs="?", default="specs"),
-    ]),
+        Opt("dir", nargs="?", default=None, metavar="DIR",
+            help="a YAML vector file, or a folder whose *.yaml and *.yml files are read "
+                 "recursively (default: ./specs, the folder of the repository's vectors)"),
+    ], epilog="Each vector is checked both ways: its hex parses to its expect (or its error), "
+              "and expect builds to its hex. A file that is not YAML, or a document that is "
+              "not a vector, is one FAIL line naming the file and line; the other files are "
+              "still checked. exit status: 0 all passed; 1 a failure, a bad file, no vector "
+              "found or no such file or folder; 2 the command line is wrong."),
 ]
 SPEC_OF = {c.name: c for c in SPECS}
 
@@ -262,7 +412,7 @@ def fast_args(argv):
             convert = opt.kw.get("type")
             try:
                 value = convert(text) if convert else text
-            except (TypeError, ValueError):
+            except Exception:  # noqa: BLE001 - argparse parses it again and says what is wrong
                 return None
             if "choices" in opt.kw and value not in opt.kw["choices"]:
                 return None
@@ -271,8 +421,8 @@ def fast_args(argv):
             loose.append(arg)
     for opt in (o for o in cmd.opts if o.positional):
         nargs = opt.kw.get("nargs")
-        if nargs == "+":
-            if not loose:
+        if nargs in ("+", "*"):
+            if not loose and nargs == "+":
                 return None
             values[opt.dest], loose = loose, []
         elif nargs == "?":
@@ -295,22 +445,85 @@ def _add_fixtures(sub):
 def _add_spark(sub):
     from .pipeline import cli as pipeline_cli
     pipeline_cli.register(sub)
+    _check_spark_values(sub.choices["spark"])
+
+
+def _subparsers(parser) -> dict:
+    import argparse
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return action.choices
+    return {}
+
+
+def _check_spark_values(spark):
+    """Values of ``spark`` options checked as they are parsed (a usage error, not a
+    traceback once Spark has started): sizes and counts."""
+    checks = {"split_size": _size, "files": _count, "transactions": _count}
+    for parser in _subparsers(spark).values():
+        for action in parser._actions:
+            if action.dest in checks and action.option_strings:
+                action.type = checks[action.dest]
+
+
+def _size(text):
+    """``--split-size``: bytes, or a number with k, m or g (checked; kept as given)."""
+    import re
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmg]?)b?\s*", str(text), re.I)
+    if not m or float(m.group(1)) * {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}[
+            m.group(2).lower()] < 1:
+        raise _bad_value(f"{text!r}: a size in bytes, or with k, m or g (8m, 512k, 1g)")
+    return text
+
+
+def _count(text):
+    try:
+        n = int(text)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise _bad_value(f"{text!r}: a whole number from 0")
+    return n
 
 
 COMMANDS = {**{c.name: (lambda sub, c=c: _add(sub, c)) for c in SPECS},
             "fixtures": _add_fixtures, "spark": _add_spark}
 
 
+def version() -> str:
+    """The installed package's version (its metadata; imported only when asked for)."""
+    from importlib.metadata import PackageNotFoundError, version as of
+    try:
+        return of("binlog-schema")
+    except PackageNotFoundError:
+        return "unknown (not installed: run from a source tree)"
+
+
 def build_parser(only: str | None = None):
     """The argument parser: every command, or only ``only`` (the one the user asked for)."""
     import argparse
+
+    class Version(argparse.Action):  # (the version looked up only when --version is given)
+        def __call__(self, parser, namespace, values, option_string=None):
+            print(f"binlog-schema {version()}")
+            parser.exit()
+
     p = argparse.ArgumentParser(prog="binlog-schema",
-                                description="MySQL/MariaDB binary logs, declared once.")
-    sub = p.add_subparsers(dest="command", required=True)
+                                description="MySQL/MariaDB binary logs, declared once.",
+                                epilog="binlog-schema COMMAND --help: that command's options "
+                                       "and exit statuses")
+    p.add_argument("--version", action=Version, nargs=0, help="print the version and exit")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, add in COMMANDS.items():
         if only is None or name == only:
             add(sub)
     return p
+
+
+def _usage_error(command: str, message: str):
+    """Exit as argparse does for a wrong command line (status 2), with the usage of
+    ``command``."""
+    _subparsers(build_parser(command))[command].error(message)
 
 
 def main(argv=None) -> int:
@@ -325,6 +538,9 @@ def main(argv=None) -> int:
         return args.func(args)
     except BrokenPipeError:
         return 0
+    except KeyboardInterrupt:  # (Ctrl-C: the usual status, no traceback)
+        print("interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -35,9 +35,21 @@ CONTEXT_KEYS = {"checksum", "table_id_size", "server_version", "flavor", "offset
 @dataclass
 class Result:
     file: str
-    name: str
+    name: str  # "" for a problem of the file itself (not YAML, not a vector)
     ok: bool
     problems: list
+    line: int | None = None  # where the vector's document starts (or the file's problem is)
+
+
+class VectorFileError(ValueError):
+    """A vector file that cannot be read: not YAML (with the line and column yaml stopped
+    at), or not readable."""
+
+    def __init__(self, file, message, line=None, column=None):
+        self.file, self.line, self.column, self.message = str(file), line, column, message
+        where = "" if line is None else f", line {line}" + (
+            "" if column is None else f", column {column}")
+        super().__init__(f"{self.file}{where}: {message}")
 
 
 def context_of(vector: dict) -> Context:
@@ -170,25 +182,93 @@ def _check_table_map(want, data, ctx) -> list:
     return problems
 
 
-def iter_vectors(root):
+def vector_files(root) -> list:
+    """The YAML files of ``root``: itself when it is a file, else its *.yaml and *.yml files,
+    recursively, in order."""
     root = pathlib.Path(root)
-    files = [root] if root.is_file() else sorted(
-        p for p in root.rglob("*") if p.suffix in (".yaml", ".yml"))
-    for path in files:
-        for i, doc in enumerate(yaml.safe_load_all(path.read_text(encoding="utf-8"))):
+    if root.is_file():
+        return [root]
+    return sorted(p for p in root.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
+
+
+def documents(path):
+    """(index, line, document) of each YAML document of ``path`` (the line where it starts,
+    from 1). A file that is not YAML raises :class:`VectorFileError` naming it and the line,
+    after the documents before the error."""
+    try:
+        f = open(path, "rb")  # (bytes: yaml finds the encoding, and says where it is bad)
+    except OSError as e:
+        raise VectorFileError(path, f"cannot read: {e.strerror or e}") from None
+    with f:
+        loader = None
+        try:
+            loader = yaml.SafeLoader(f)
+            i = 0
+            while loader.check_node():
+                node = loader.get_node()
+                yield i, node.start_mark.line + 1, loader.construct_document(node)
+                i += 1
+        except yaml.YAMLError as e:
+            mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
+            what = "; ".join(str(x) for x in (getattr(e, "context", None),
+                                              getattr(e, "problem", None)) if x)
+            if isinstance(e, yaml.reader.ReaderError):  # (bytes that are not text)
+                raise VectorFileError(path, f"not YAML: not text ({e.reason}) at byte "
+                                      f"{e.position}") from None
+            if mark is None:
+                raise VectorFileError(path, f"not YAML: {e}") from None
+            raise VectorFileError(path, f"not YAML: {what or e}", mark.line + 1,
+                                  mark.column + 1) from None
+        finally:
+            if loader is not None:
+                loader.dispose()
+
+
+VECTOR_SHAPE = "a mapping with hex (the event's bytes) and expect or error"
+
+
+def shape_problem(doc) -> str | None:
+    """What is wrong with the shape of a vector document (None: the shape is right)."""
+    if not isinstance(doc, dict):
+        shown = repr(doc) if len(repr(doc)) <= 40 else repr(doc)[:37] + "..."
+        return f"a YAML {type(doc).__name__} ({shown}), expected a vector: {VECTOR_SHAPE}"
+    if "hex" not in doc:
+        return f"no hex: a vector is {VECTOR_SHAPE}"
+    return None
+
+
+def iter_vectors(root):
+    """(path, index, document) of every vector under ``root``; a file that is not YAML raises
+    :class:`VectorFileError`."""
+    for path in vector_files(root):
+        for i, _, doc in documents(path):
             if doc:
                 yield path, i, doc
 
 
 def validate(root) -> list:
+    """A :class:`Result` per vector under ``root``; a file that is not YAML, or a document
+    that is not a vector, is a failed Result of its own (``name`` "" for the file) and the
+    other files are still checked."""
     results = []
-    for path, i, doc in iter_vectors(root):
-        name = doc.get("name") or f"{path.name}#{i}"
+    for path in vector_files(root):
         try:
-            problems = check_vector(doc)
-        except Exception as e:  # noqa: BLE001 - a broken vector file is a failure, not a crash
-            problems = [f"vector could not be checked: {type(e).__name__}: {e}"]
-        results.append(Result(str(path), name, not problems, problems))
+            for i, line, doc in documents(path):
+                if doc is None:
+                    continue
+                wrong = shape_problem(doc)
+                if wrong is not None:
+                    results.append(Result(str(path), "", False, [f"document {i + 1}: {wrong}"],
+                                          line))
+                    continue
+                name = str(doc.get("name") or f"{path.name}#{i}")
+                try:
+                    problems = check_vector(doc)
+                except Exception as e:  # noqa: BLE001 - a broken vector is a failure
+                    problems = [f"vector could not be checked: {type(e).__name__}: {e}"]
+                results.append(Result(str(path), name, not problems, problems, line))
+        except VectorFileError as e:
+            results.append(Result(str(path), "", False, [e.message], e.line))
     return results
 
 
