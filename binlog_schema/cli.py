@@ -512,7 +512,8 @@ def build_parser(only: str | None = None):
                                 description="MySQL/MariaDB binary logs, declared once.",
                                 epilog="binlog-schema COMMAND --help: that command's options "
                                        "and exit statuses")
-    p.add_argument("--version", action=Version, nargs=0, help="print the version and exit")
+    p.add_argument("--version", action=Version, nargs=0, default=argparse.SUPPRESS,
+                   help="print the version and exit")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, add in COMMANDS.items():
         if only is None or name == only:
