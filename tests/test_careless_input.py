@@ -264,9 +264,9 @@ def test_build_table_map_says_which_line_cannot_be_built(tmp_path, small):
 
 # ------------------------------------------------------------------ validate
 
-VECTOR = ("name: raw-7\ncontext: {{checksum: false}}\nhex: '{hex}'\nexpect: {{header: {{timestamp: 1,"
-          " type_code: 7, server_id: 1, event_size: 21, log_pos: 0, flags: []}}, body: "
-          "{{hex: '0102'}}}}\n")
+VECTOR = ("name: raw-7\ncontext: {{checksum: false}}\nhex: '{hex}'\nexpect: {{header: "
+          "{{timestamp: 1, type_code: 7, server_id: 1, event_size: 21, log_pos: 0, flags: []}}, "
+          "body: {{hex: '0102'}}}}\n")
 
 
 def _vector_text():
