@@ -16,11 +16,11 @@ import yaml
 from binlog_schema.roundtrip import roundtrip_file
 from binlog_schema.fixtures import (SERVERS, SpecError, generate, load_spec, random_spec,
                                     server_for, tables_from_ddl)
-from binlog_schema.fixtures.collations import collation_id, default_collation
 from binlog_schema.fixtures.ddl import DDLError, parse_column_type
 from binlog_schema.fixtures.generate import Generator
 from binlog_schema.fixtures.sql import create_table, expected_text
 from binlog_schema.fixtures.vector import event_vector
+from binlog_schema.mysql.charsets import collation_id, default_collation
 from binlog_schema.model.row_change import RowDecoder
 from binlog_schema.stream import BinlogReader
 from binlog_schema.vectors import check_vector, iter_vectors
@@ -170,9 +170,10 @@ def test_collation_names_map_to_ids_per_flavor():
         collation_id("utf8mb4_0900_ai_ci", "mariadb")
     with pytest.raises(ValueError):
         collation_id("utf8mb4_uca1400_ai_ci", "mysql")
-    assert default_collation("utf8mb4", server_for("mysql-8.0")) == "utf8mb4_0900_ai_ci"
-    assert default_collation("utf8mb4", server_for("mysql-5.7")) == "utf8mb4_general_ci"
-    assert default_collation("utf8mb4", server_for("mariadb-10.11")) == "utf8mb4_general_ci"
+    for server, default in [("mysql-8.0", "utf8mb4_0900_ai_ci"),
+                            ("mysql-5.7", "utf8mb4_general_ci"),
+                            ("mariadb-10.11", "utf8mb4_general_ci")]:
+        assert default_collation("utf8mb4", server_for(server).default_collations) == default
 
 
 def columns_of(server, cols):

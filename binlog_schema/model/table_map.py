@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..records import factory, fields, record
 
-from ..charsets import decode_text, encode_text
+from ..mysql.charsets import decode_text, encode_text
 from ..context import Context
 from ..envelope import build_event
 from ..errors import BuildError

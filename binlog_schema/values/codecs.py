@@ -3,6 +3,7 @@
 ``codec_for(column)`` returns a :class:`Codec` whose ``parse(data, pos) -> (value, pos)`` and
 ``build(value, out: bytearray)`` are the two directions of one layout, specialised once per
 column (widths, signedness, lengths, charsets) so that decoding a row is a list of calls.
+Text is read in its collation's character set by :func:`..mysql.charsets.text_codec`.
 
 Python values: int (integers, YEAR, BIT), float, ``decimal.Decimal``, str (text in the
 column's charset) or bytes (binary), :mod:`temporal` dataclasses, :class:`EnumValue` /
@@ -13,18 +14,15 @@ builds back to the bytes it came from.
 
 from __future__ import annotations
 
-import codecs
 import struct
 from ..records import record
 
-from ..construct_ext.errors import IntegerError, StreamError, StringError, ValidationError
+from ..construct_ext.errors import IntegerError, StreamError, ValidationError
 
-from ..charsets import codec_for as charset_codec
+from ..mysql.charsets import UTF8MB4_BIN_ID, text_codec
 from ..mysql.flavor import json_is_binary
 from . import temporal as t
 from .decimal_bin import decimal_build, decimal_parse, decimal_text
-
-BINARY = 63
 
 
 @record(frozen=True)
@@ -205,89 +203,7 @@ def _length_prefixed(width: int):
     return read, write
 
 
-# MySQL's and MariaDB's "latin1" is Windows-1252, with the five bytes cp1252 leaves undefined
-# (81 8D 8F 90 9D) mapped to the C1 controls of the same number (ctype-latin1.c): 0x80 is "€".
-_LATIN1_TABLE = "".join(bytes([b]).decode("cp1252", errors="ignore") or chr(b)
-                        for b in range(256))
-_LATIN1_ENCODING = codecs.charmap_build(_LATIN1_TABLE)
-_LATIN1_IDS = frozenset({5, 8, 15, 31, 47, 48, 49, 94, 1032, 1071})
-# character sets ..charsets does not name, by MariaDB's collation ids (information_schema.
-# COLLATIONS of 10.11): ucs2 (UCS-2 big-endian), and the utf16/utf32 collations added in 10.10
-# (uca1400) and 10.x (the 640.. *_myanmar/thai/vietnamese and nopad ranges)
-_UCS2_IDS = frozenset([35, 90, 159, 640, 641, 642, 1059, 1114, 1152, 1174]
-                      + list(range(128, 152)) + list(range(2560, 2760)))
-_UTF16_IDS = frozenset([672, 673, 674, 1078, 1079, 1125, 1147] + list(range(2816, 3016)))
-_UTF32_IDS = frozenset([736, 737, 738, 1084, 1085, 1184, 1206] + list(range(3072, 3272)))
-
-
-def _latin1_decode(raw: bytes) -> str:
-    return codecs.charmap_decode(raw, "strict", _LATIN1_TABLE)[0]
-
-
-def _latin1_encode(text: str) -> bytes:
-    return codecs.charmap_encode(text, "strict", _LATIN1_ENCODING)[0]
-
-
-def value_charset(collation_id):
-    """The Python codec name a collation's text values decode with (None: binary), or
-    ``"mysql-latin1"`` for latin1 (Windows-1252 plus the five C1 controls)."""
-    if collation_id == BINARY:
-        return None
-    if collation_id in _LATIN1_IDS:
-        return "mysql-latin1"
-    if collation_id in _UCS2_IDS or collation_id in _UTF16_IDS:
-        return "utf-16-be"
-    if collation_id in _UTF32_IDS:
-        return "utf-32-be"
-    return charset_codec(collation_id) or "utf-8"
-
-
-def text_codec(collation_id):
-    """(decode, encode) for text values in a collation: bytes for binary; str when the bytes
-    round-trip through the charset, else the bytes themselves (never lossy). ``encode`` takes
-    either and gives the stored bytes."""
-    if collation_id == BINARY:
-        return bytes, bytes
-    codec = value_charset(collation_id)
-    if codec == "mysql-latin1":
-        to_text, to_bytes = _latin1_decode, _latin1_encode
-    else:
-        def to_text(raw):
-            return raw.decode(codec)
-
-        def to_bytes(text):
-            return text.encode(codec)
-
-    if codec == "utf-8":
-        # valid UTF-8 decodes to text that encodes back to the same bytes (the strict codec
-        # refuses overlong forms and surrogates): no round trip to check
-        def dec(raw):
-            try:
-                return raw.decode("utf-8")
-            except UnicodeDecodeError:
-                return bytes(raw)
-    else:
-        def dec(raw):
-            raw = bytes(raw)
-            try:
-                s = to_text(raw)
-                if to_bytes(s) == raw:
-                    return s
-            except (UnicodeError, LookupError):
-                pass
-            return raw
-
-    def enc(value):
-        if isinstance(value, str):
-            try:
-                return to_bytes(value)
-            except UnicodeError as e:
-                raise StringError(f"{value!r:.40} is not {codec}: {e}") from None
-        return bytes(value)
-    return dec, enc
-
-
-_text = text_codec
+_text = text_codec  # (also importable from here, as before it moved to ..mysql.charsets)
 
 
 def _string(width, collation_id, name) -> Codec:
@@ -487,7 +403,7 @@ def codec_for(col, flavor: str = "mysql") -> Codec:
         return _blob(col.pack_length or 2, col.collation_id, ty)
     if ty == "JSON":
         if not json_is_binary(flavor):  # MariaDB's JSON is text, logged as a BLOB
-            return _blob(col.pack_length or 4, 46, ty)
+            return _blob(col.pack_length or 4, UTF8MB4_BIN_ID, ty)
         return _json_mysql(col.pack_length or 4)
     if ty == "GEOMETRY":
         return _geometry(col.pack_length or 4)
