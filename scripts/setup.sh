@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Set up (idempotent): a virtual environment in .venv with the package and what the tests
-# need (the dev and spark extras), and a Java 17+ for PySpark (scripts/find_java.sh: found,
+# need (the dev and spark extras), a Java 17+ for PySpark (scripts/find_java.sh: found,
 # or installed from Debian or PyPI), whose JAVA_HOME is kept in .venv/java-home for run.sh,
-# test.sh and the pipeline's commands. Safe to run alone.
+# test.sh and the pipeline's commands, and the Kaitai Struct compiler in .work/node (npm's
+# kaitai-struct-compiler, a JavaScript build: node is all it needs) for tests/test_ksy.py.
+# Safe to run alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
@@ -16,7 +18,7 @@ fi
 # time, and end-to-end timings would measure it)
 .venv/bin/python -m pip install -q -e ".[dev,spark]" --config-settings editable_mode=compat \
     >.venv/install.log 2>&1 || { tail -n 30 .venv/install.log; exit 1; }
-.venv/bin/python -c "import binlog_schema, construct, yaml, zstandard, pytest, hypothesis, pyspark, pyarrow"
+.venv/bin/python -c "import binlog_schema, construct, yaml, zstandard, pytest, hypothesis, pyspark, pyarrow, kaitaistruct, ruamel.yaml"
 # bytecode of the package's modules, and the compiled declarations in their cache: read by every
 # later process (even with PYTHONDONTWRITEBYTECODE set, Python reads the .pyc files it finds)
 .venv/bin/python -m compileall -q binlog_schema >/dev/null
@@ -26,4 +28,27 @@ if java_home=$(bash scripts/find_java.sh); then
 else
     rm -f .venv/java-home
     echo "setup.sh: no Java 17+ found or installable: the Spark pipeline cannot run" >&2
+fi
+# The Kaitai Struct compiler, pinned (tests/test_ksy.py compiles specs/binlog.ksy with it and
+# reads this pin): nothing to do when that version is there; without npm (none on PATH, and
+# Debian's cannot be installed) the test skips, saying so
+KSC_VERSION=0.11.0
+ksc=.work/node/node_modules/kaitai-struct-compiler/package.json
+if ! grep -qs "\"version\": \"$KSC_VERSION\"" "$ksc"; then
+    if ! command -v npm >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 &&
+            [[ $(id -u) == 0 ]]; then
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null 2>&1 || {
+            apt-get update -qq >/dev/null 2>&1 &&
+                DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null 2>&1; } ||
+            true
+    fi
+    if command -v npm >/dev/null 2>&1; then
+        npm install --prefix .work/node --no-audit --no-fund --silent \
+            "kaitai-struct-compiler@$KSC_VERSION" >.venv/npm.log 2>&1 ||
+            echo "setup.sh: npm could not install kaitai-struct-compiler@$KSC_VERSION" \
+                "(.venv/npm.log): tests/test_ksy.py will skip" >&2
+    else
+        echo "setup.sh: no npm (nor Debian's): the Kaitai Struct compiler is not installed;" \
+            "tests/test_ksy.py will skip" >&2
+    fi
 fi

@@ -64,3 +64,15 @@ def bitmap_build(obj, io, count, msb, greedy, pad=False):
         obj = list(obj) + [True] * (nbytes * 8 - n)
     io.write(bytes_of(obj, nbytes, msb))
     return obj
+
+
+def bitmap_ksy(k, count, msb, greedy, pad=False):
+    """Kaitai: ``count`` bits, MSB or LSB first in each byte (a bitmap that runs to the end
+    of its block: the bytes). The spare bits of the last byte are skipped."""
+    order = "MSB" if msb else "LSB"
+    if greedy:
+        return k.raw(f"a bitmap to the end of its block ({order} first in each byte)")
+    return {"type": "b1be" if msb else "b1le", "repeat": "expr", "repeat-expr": k.value(count),
+            "doc": f"one bit per item, {order} first in each byte"}
+
+

@@ -58,6 +58,11 @@ def bounded_build(obj, io, this, sub, lenparse, lenbuild):
     return obj
 
 
+def bounded_ksy(k, sub, lenparse, lenbuild):
+    """Kaitai: a type of the length (``length``) and the block it sizes (``value``)."""
+    return k.prefixed(sub, k.length_prefix(lenparse.fn))
+
+
 def bounded_text_parse(io, this, sub, lenparse, lenbuild):
     """A length-prefixed text without a sub-stream: the same result as bounded_parse."""
     return text_of(block_bytes(io, lenparse))
@@ -90,6 +95,11 @@ def sized_build(obj, io, this, sub, n):
         raise RangeError(f"block of {len(data)} bytes where its length field says {n}")
     io.write(data)
     return obj
+
+
+def sized_ksy(k, sub, n):
+    """Kaitai: a block of ``n`` bytes that ``sub`` reads (raw, said so, when it cannot)."""
+    return k.block(sub, k.expr(n))
 
 
 # --------------------------------------------------------------------------------------
@@ -162,6 +172,20 @@ def ifmore_build(obj, io, this, sub):
     if obj is not None:
         sub(obj, io, this)
     return obj
+
+
+def ifmore_ksy(k, sub):
+    """Kaitai: the field when bytes are left (at a static offset: ``_io.size > N``, which
+    later conditions can read again; elsewhere ``not _io.eof``, which they cannot)."""
+    attr = k.attr(sub, k.current)
+    if attr is None:
+        return None
+    at = k.here.offset if k.here.bounded else None
+    if at is not None:
+        return k.conditional(attr, f"_io.size > {at}")
+    out = k.conditional(attr, "not _io.eof")
+    out["_unstable"] = True
+    return out
 
 
 # --------------------------------------------------------------------------------------
@@ -267,6 +291,14 @@ def padto_build(obj, io, total):
     return None
 
 
+def padto_ksy(k, total):
+    """Kaitai: the padding's bytes (that they are zero is not checked)."""
+    if not k.here.bounded:
+        k.fail("padding relative to a stream that is not the block's")
+    return {"size": f"_io.pos < {total} ? {total} - _io.pos : 0",
+            "doc": f"zero padding up to {total} bytes from the start"}
+
+
 def salvage_parse(io, this, sub, corrupt, *args):
     """``sub``, unless it fails and ``corrupt(head, size, this, *args)`` says the servers
     reject the layout: then the rest stays raw bytes (lossless)."""
@@ -295,6 +327,11 @@ def salvage_build(obj, io, this, sub, corrupt, *args):
     return sub(obj, io, this)
 
 
+def salvage_ksy(k, sub, corrupt, *args):
+    """Kaitai: the struct's fields when the corruption rule does not hold, else ``raw``."""
+    return k.salvaged(sub, getattr(corrupt, "fn", corrupt), args)
+
+
 def buildcheck_parse(io, this, check, args):
     return None
 
@@ -302,6 +339,10 @@ def buildcheck_parse(io, this, check, args):
 def buildcheck_build(obj, io, this, check, args):
     check(this, *args)
     return None
+
+
+def buildcheck_ksy(k, this, check, args):
+    return None  # (parses nothing)
 
 
 def built_size(this, key, build) -> int:

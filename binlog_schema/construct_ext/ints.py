@@ -69,6 +69,22 @@ def packed_build(obj, io):
     return obj
 
 
+PACKED_INT_KSY = {
+    "doc": "MySQL's length-encoded integer: a byte below 251 is the value; 0xfc, 0xfd, 0xfe "
+           "are followed by 2, 3, 8 bytes (little-endian); 0xfb is NULL (is_null, value 0).",
+    "seq": [{"id": "prefix", "type": "u1"},
+            {"id": "wide", "type": {"switch-on": "prefix",
+                                    "cases": {252: "u2le", 253: "b24le", 254: "u8le"}}}],
+    "instances": {"is_null": {"value": "prefix == 251"},
+                  "value": {"value": "prefix < 251 ? prefix : (prefix == 251 ? 0 : wide)"}},
+}
+
+
+def packed_ksy(k):
+    """Kaitai: the ``packed_int`` type (its number in ``.value``)."""
+    return {"type": k.type("packed_int", PACKED_INT_KSY)}
+
+
 def packed_size(value) -> int:
     if value is None or value < 251:
         return 1
@@ -109,6 +125,11 @@ def count_build(obj, io, limit):
     return packed_build(obj, io)
 
 
+def count_ksy(k, limit):
+    """Kaitai: a packed integer (the limit is this library's guard, not the format's)."""
+    return packed_ksy(k)
+
+
 def packedcode_parse(io, names):
     v = packed_parse(io)
     return names.get(v, v)
@@ -137,6 +158,18 @@ def uint_build(obj, io, width):
     return obj
 
 
+UINT_KSY = {1: "u1", 2: "u2le", 3: "b24le", 4: "u4le", 5: "b40le", 6: "b48le", 7: "b56le",
+            8: "u8le"}
+
+
+def uint_ksy(k, width):
+    """Kaitai: the width's integer (``bNNle`` for 3 and 6 bytes), switched on a width the
+    context gives."""
+    if isinstance(width, int):
+        return {"type": UINT_KSY[width]}
+    return {"type": {"switch-on": k.expr(width), "cases": dict(UINT_KSY)}}
+
+
 def u8_parse(io):
     b = io.read(1)
     if not b:
@@ -149,6 +182,10 @@ def u8_build(obj, io):
         raise IntegerError(f"{obj} does not fit in one byte")
     io.write(bytes((obj,)))
     return obj
+
+
+def u8_ksy(k):
+    return {"type": "u1"}
 
 
 # --------------------------------------------------------------------------------------
@@ -168,6 +205,11 @@ def code_build(obj, io, names):
         raise MappingError(f"unknown code {obj!r}")
     io.write(bytes((code,)))
     return obj
+
+
+def code_ksy(k, names):
+    """Kaitai: a byte with the enum of ``names`` (unknown values stay numbers)."""
+    return {"type": "u1", "enum": k.named(names)}
 
 
 def codes_parse(io, count, names):
@@ -196,6 +238,11 @@ def codes_build(obj, io, count, names):
     return obj
 
 
+def codes_ksy(k, count, names):
+    return {"type": "u1", "enum": k.named(names), "repeat": "expr",
+            "repeat-expr": k.value(count)}
+
+
 def flags_parse(io, width, names):
     data = io.read(width)
     if len(data) != width:
@@ -222,6 +269,13 @@ def flags_build(obj, io, width, names):
     return obj
 
 
+def flags_ksy(k, width, names):
+    """Kaitai: the flags word as a number (its bits named in ``doc``)."""
+    bits = ", ".join(f"{bit:#x} {name}" for bit, name in sorted(
+        (b, n) for b, n in names.items() if isinstance(b, int)))
+    return {"type": UINT_KSY[width], "doc": f"flags: {bits}"}
+
+
 def nzflags_parse(io, names):
     """A one-byte flags field written only when non-zero (a zero byte here is padding)."""
     pos = io.tell()
@@ -239,6 +293,14 @@ def nzflags_build(obj, io, names):
     if value:
         io.write(bytes((value,)))
     return obj
+
+
+def nzflags_ksy(k, names):
+    """Kaitai: the byte is the field only when it is there and not zero (a peek first)."""
+    peek = k.peek(1)
+    out = flags_ksy(k, 1, names)
+    out["if"] = f"{peek}.size == 1 and {peek}[0] != 0"
+    return out
 
 
 # --------------------------------------------------------------------------------------
@@ -281,6 +343,10 @@ def uuid_build(obj, io):
     return obj
 
 
+def uuid_ksy(k):
+    return {"size": 16, "doc": "a UUID (16 bytes)"}
+
+
 # --------------------------------------------------------------------------------------
 # an int, and a second one that a bit of the first announces
 
@@ -308,6 +374,16 @@ def pair_build(obj, io, width, bit):
     if second is not None:
         io.write(second.to_bytes(width, "little"))
     return obj
+
+
+def pair_ksy(k, width, bit):
+    """Kaitai: ``immediate``, and ``original`` when bit ``bit`` of the first int is set."""
+    t = UINT_KSY[width]
+    return {"type": k.type(f"flagged_pair_{width}_{bit}", {
+        "doc": f"an int of {width} bytes whose bit {bit} says a second one follows",
+        "seq": [{"id": "first", "type": t},
+                {"id": "original", "type": t, "if": f"((first >> {bit}) & 1) == 1"}],
+        "instances": {"immediate": {"value": f"first & {(1 << bit) - 1}"}}})}
 
 
 # --------------------------------------------------------------------------------------

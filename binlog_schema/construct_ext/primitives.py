@@ -116,6 +116,10 @@ class Leaf(_Compiles, Construct):
     def _emitbuild(self, code):
         return f"{ref(self._bf, code)}(obj, io{self._emitargs(code)})"
 
+    def _emitfulltype(self, ksy, bitwise):  # Kaitai: its parse function's emitter
+        from . import kaitai
+        return kaitai.leaf(self._pf, self._args, ksy)
+
 
 class BuildOnlyLeaf(Leaf):
     """A leaf that parses nothing (no code at all on the parse side)."""
@@ -159,6 +163,10 @@ class Wrapper(_Compiles, Construct):
         sub = callable_of(self.subcon._compilebuild(code), code, build=True)
         return f"{ref(self._bf, code)}(obj, io, this, {sub}{self._emitargs(code)})"
 
+    def _emitfulltype(self, ksy, bitwise):  # Kaitai: its parse function's emitter
+        from . import kaitai
+        return kaitai.wrapper(self._pf, self.subcon, self._args, ksy)
+
 
 # --------------------------------------------------------------------------------------
 # expressions (evaluated interpreted; pasted into generated code through repr or emit)
@@ -179,6 +187,9 @@ class Call:
         args = "".join(", " + emit_value(code, a) for a in self.args)
         return f"{ref(self.fn, code)}(this{args})"
 
+    def ksy_expr(self, k, guards):  # Kaitai: the function's registered expression
+        return k.call(self.fn, self.args, guards)
+
 
 class Apply:
     """Expression: ``fn(this[k1][k2]...)`` for the field at the path of keys ``path``;
@@ -194,6 +205,9 @@ class Apply:
 
     def __repr__(self):
         return f"{ref(self.fn)}(this{''.join(f'[{k!r}]' for k in self.path)})"
+
+    def ksy_expr(self, k, guards):  # Kaitai: the function's expression, given the path
+        return k.call(self.fn, self.path, guards)
 
 
 class FieldIs:
@@ -213,6 +227,9 @@ class FieldIs:
     def __repr__(self):
         ref_ = "this" + "".join(f"[{k!r}]" for k in self.path)
         return f"({ref_} {'!=' if self.negate else '=='} {self.value!r})"
+
+    def ksy_expr(self, k, guards):  # Kaitai: the field against its enum's value
+        return k.equals(self.path, self.value, self.negate, guards)
 
 
 class FlagSet:
@@ -237,6 +254,9 @@ class FlagSet:
         return (f"((({v} & {self.mask}) != 0) if isinstance({v}, int) "
                 f"else ({' or '.join(tests)}))")
 
+    def ksy_expr(self, k, guards):  # Kaitai: the flags field is a number there
+        return f"({k.path((self.key,), guards)} & {self.mask}) != 0"
+
 
 class CtxKey:
     """Expression: a value of the explicit context object (``default`` when there is none)."""
@@ -250,6 +270,9 @@ class CtxKey:
 
     def __repr__(self):
         return f"{ref(exprs.ctx_value)}(this, {self.key!r}, {self.default!r})"
+
+    def ksy_expr(self, k, guards):  # Kaitai: the event type's instance of that value
+        return k.context(self.key)
 
 
 class FuncRef:
@@ -435,6 +458,15 @@ class Struct(_Compiles, c.Struct):
 
     def _emitparse(self, code):
         return self._emit_lean(code, json=False)
+
+    def _emitseq(self, ksy, bitwise):  # Kaitai: the fields (kaitai.Ksy.seq)
+        from . import kaitai
+        return kaitai.state(ksy).seq(self.subcons)
+
+    def _emitfulltype(self, ksy, bitwise):  # Kaitai: a type of its own
+        from . import kaitai
+        k = kaitai.state(ksy)
+        return {"type": k.struct_type(self, k.type_base(k.current))}
 
     def _emitjson(self, code):
         """A call of the generated function that parses this struct to its JSON text."""

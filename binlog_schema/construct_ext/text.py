@@ -44,6 +44,10 @@ def bytes_build(obj, io, length):
     return obj
 
 
+def bytes_ksy(k, length):
+    return {"size": k.value(length)}
+
+
 def greedybytes_parse(io):
     return io.read()
 
@@ -53,6 +57,10 @@ def greedybytes_build(obj, io):
         raise StringError(f"expected bytes, got {obj!r:.40}")
     io.write(obj)
     return obj
+
+
+def greedybytes_ksy(k):
+    return {"size-eos": True}
 
 
 def bytelist_parse(io, n):
@@ -70,6 +78,10 @@ def bytelist_build(obj, io, n):
     return obj
 
 
+def bytelist_ksy(k, n):
+    return {"size": k.value(n)}
+
+
 def leaving_parse(io, leave):
     """The rest of the stream as a list of byte values, except its last ``leave`` bytes."""
     data = io.read()
@@ -84,6 +96,11 @@ def leaving_parse(io, leave):
 def leaving_build(obj, io, leave):
     io.write(bytes(obj))
     return obj
+
+
+def leaving_ksy(k, leave):
+    """Kaitai: the bytes up to ``leave`` before the end of the stream."""
+    return {"size": f"_io.size - _io.pos - {k.expr(leave)}"}
 
 
 # --------------------------------------------------------------------------------------
@@ -103,6 +120,13 @@ def text_build(obj, io):
     return obj
 
 
+TEXT_DOC = "text: UTF-8 when valid (the library gives str), else bytes; kept as bytes here"
+
+
+def text_ksy(k):
+    return {"size-eos": True, "doc": TEXT_DOC}
+
+
 def textn_parse(io, length):
     """``length`` bytes as text (``str`` when UTF-8, else bytes)."""
     return text_of(read_exact(io, length))
@@ -114,6 +138,10 @@ def textn_build(obj, io, length):
         raise StringError(f"{len(data)} bytes of text where the length says {length}")
     io.write(data)
     return obj
+
+
+def textn_ksy(k, length):
+    return {"size": k.value(length), "doc": TEXT_DOC}
 
 
 def sizedtext_parse(io, width):
@@ -128,6 +156,14 @@ def sizedtext_build(obj, io, width):
         raise StringError(f"{len(data)} bytes do not fit a {width}-byte length")
     io.write(len(data).to_bytes(width, "little") + data)
     return obj
+
+
+def sizedtext_ksy(k, width):
+    """Kaitai: a ``sized_text_N`` type (``length``, then ``value``)."""
+    t = {1: "u1", 2: "u2le", 4: "u4le"}[width]
+    return {"type": k.type(f"sized_text_{width}", {
+        "doc": f"a {width}-byte length, then that many bytes ({TEXT_DOC})",
+        "seq": [{"id": "length", "type": t}, {"id": "value", "size": "length"}]})}
 
 
 def cstr_parse(io):
@@ -147,6 +183,10 @@ def cstr_build(obj, io):
         raise StringError(f"{obj!r:.40} contains a NUL byte")
     io.write(data + b"\0")
     return obj
+
+
+def cstr_ksy(k):
+    return {"terminator": 0, "doc": "NUL-terminated " + TEXT_DOC}
 
 
 def lennames_parse(io, lens):
@@ -191,3 +231,9 @@ def fixed_text_build(obj, io, size):
         raise StringError(f"{obj!r} is longer than {size} bytes")
     io.write(data.ljust(size, b"\0"))
     return obj
+
+
+def fixed_text_ksy(k, size):
+    return {"size": k.value(size), "terminator": 0,
+            "doc": f"{size} bytes of NUL-padded ASCII (the library keeps the bytes when the "
+                   "padding is not all NUL)"}

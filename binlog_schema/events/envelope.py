@@ -49,6 +49,10 @@ class Envelope(Wrapper):
         body = callable_of(self.subcon._compilebuild(code), code, build=True)
         return f"{ref(envelope_build, code)}(obj, io, this, {header}, {body})"
 
+    def _emitprimitivetype(self, ksy, bitwise):  # Kaitai: the event type
+        from ..mysql import kaitai
+        return kaitai.event_type(self, ksy)
+
 
 class _Kind:
     """The body switch's key: the standard type code of the event being parsed or built (see
