@@ -16,4 +16,6 @@ Modules with construct (declaring and compiling):
   helpers (``PackedInt``, ``Bounded``, ``Bitmap``, ``TaggedList``, ``Struct``...)
 * :mod:`.codegen` - the one emit mechanism (references to functions, lean structs) and the
   compiler that turns a declaration into module source
+* :mod:`.kaitai` - the Kaitai Struct export (``export_ksy()``): the primitives' Kaitai forms
+  (``x_ksy`` beside each ``x_parse``/``x_build``), expressions, what stays raw and why
 """

@@ -3,6 +3,8 @@ codes and flag words with names, UUIDs, flagged pairs, words split in high and l
 
 Each primitive is a pair of plain functions, ``x_parse(io, *args)`` and ``x_build(obj, io,
 *args)``; the construct classes in :mod:`.primitives` call them, and so does generated code.
+Beside a pair, ``x_ksy(k, *args)`` gives its Kaitai Struct form (:mod:`.kaitai`; the same in
+:mod:`.text`, :mod:`.bits` and :mod:`.blocks`).
 """
 
 from __future__ import annotations
