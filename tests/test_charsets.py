@@ -145,9 +145,10 @@ def test_no_second_collation_table_in_the_package():
     modules; no other module lists collation ids or picks a text codec."""
     own = {"mysql/charsets.py", "mysql/charset_data.py", "mysql/collation_data.py"}
     latin1_ids = re.compile(r"\b5,\s*8,\s*15,\s*31\b|\b47,\s*48,\s*49\b")
-    codec_names = re.compile(r"""["'](cp1252|latin-1|iso-?8859-1|utf-(16|32)(-[bl]e)?|"""
-                             r"""euc_jp|shift_jis|cp949)["']""", re.I)
-    data_import = re.compile(r"(collation|charset)_data\b")
+    codec_names = re.compile(r"""(\.decode|\.encode|codecs\.\w+)\(\s*["'](cp1252|latin-?1|"""
+                             r"""iso-?8859-\d+|utf-(16|32)(-[bl]e)?|euc_jp|shift_jis|cp\d+)["']|"""
+                             r"""charmap_(build|decode|encode)""", re.I)
+    data_import = re.compile(r"(from|import) +[.\w]*(collation|charset)_data\b")
     package = ROOT / "binlog_schema"
     for path in sorted(package.rglob("*.py")):
         rel = path.relative_to(package).as_posix()

@@ -12,7 +12,7 @@ from binlog_schema.roundtrip import roundtrip_file
 from binlog_schema.fixtures import SERVERS, generate, load_spec
 from binlog_schema.fixtures.generate import Generator
 from binlog_schema.fixtures.reverse import table_spec
-from binlog_schema.mysql.flavor import version_tuple
+from binlog_schema.mysql.flavor import flavor_name_of, version_tuple
 from binlog_schema.model.table_map import table_map_from_event
 from binlog_schema.stream import BinlogReader
 
@@ -56,7 +56,7 @@ def test_fde_post_header_tables_are_those_of_real_files(corpus):
         if not isinstance(body, dict) or "post_header_lengths" not in body:
             continue
         version = body["server_version"]
-        flavor = "mariadb" if "mariadb" in str(version).lower() else "mysql"
+        flavor = flavor_name_of(version)
         v = version_tuple(str(version))
         for key, fits in PROFILE_VERSIONS.items():
             if SERVERS[key].flavor == flavor and fits(v):

@@ -14,7 +14,10 @@ from ..records import factory, record
 from ..construct_ext.errors import LayoutError
 from ..envelope import convert_error
 from ..errors import BinlogError, FormatError
-from ..mysql.codes import GTID_KINDS, ROWS_KINDS, TABLE_MAP_EVENT
+from ..mysql.codes import (GTID_KINDS, GTID_LOG_EVENT, GTID_TAGGED_LOG_EVENT, MARIA_GTID_EVENT,
+                           ROWS_KINDS, TABLE_MAP_EVENT)
+from ..mysql.flavor import checksum_length
+from ..mysql.framing import HEADER_SIZE
 from ..serial.value_forms import jsonable
 from ..values.rows import RowsCodec, operation_of
 from .table_map import table_map_from_event
@@ -59,7 +62,7 @@ def gtid_of(rec) -> str | None:
     if not isinstance(body, dict):
         return None
     kind = rec.kind
-    if kind in (33, 42):  # GTID_LOG, GTID_TAGGED_LOG
+    if kind == GTID_LOG_EVENT or kind == GTID_TAGGED_LOG_EVENT:
         sid = body.get("sid") or body.get("uuid")
         gno = body.get("gno")
         tag = body.get("tag")
@@ -67,7 +70,7 @@ def gtid_of(rec) -> str | None:
             return None
         sid = sid if isinstance(sid, str) else bytes(sid).hex()
         return f"{sid}:{tag}:{gno}" if tag else f"{sid}:{gno}"
-    if kind == 162:       # MariaDB GTID
+    if kind == MARIA_GTID_EVENT:
         seq = body.get("seq_no")
         dom = body.get("domain_id")
         if seq is None or dom is None:
@@ -144,7 +147,7 @@ class RowDecoder:
             # servers write the same TABLE_MAP before every transaction on a table: the typed
             # model and the row codec are built once per distinct map (and, from a lazy
             # reader, the event is not even parsed again)
-            key = (rec.raw[19:len(rec.raw) - (4 if rec.ctx.checksum else 0)],
+            key = (rec.raw[HEADER_SIZE:len(rec.raw) - checksum_length(kind, None, rec.ctx)],
                    rec.ctx.flavor, rec.ctx.server_version)
             hit = self._seen.get(key)
             if hit is None:

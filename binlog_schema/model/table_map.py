@@ -15,6 +15,7 @@ from ..context import Context
 from ..envelope import build_event
 from ..errors import BuildError
 from ..mysql.coltypes import TYPES
+from ..mysql.codes import TABLE_MAP_EVENT
 from ..mysql.flavor import Flavor, flavor_for, flavor_name_of
 from ..mysql.names import OPTIONAL_METADATA_CODES
 from ..serial.event_forms import from_plain, to_plain
@@ -299,13 +300,13 @@ class TableMap:
         }
 
     def context(self) -> Context:
-        code = self.header.get("type_code", 19)
+        code = self.header.get("type_code", TABLE_MAP_EVENT)
         return Context(checksum=self.checksum, table_id_size=self.table_id_size,
                        server_version=self.server_version, flavor=self.flavor,
-                       type_remap=None if code == 19 else {code: 19})
+                       type_remap=None if code == TABLE_MAP_EVENT else {code: TABLE_MAP_EVENT})
 
     def to_event(self) -> dict:
-        header = {"timestamp": 0, "type_code": 19, "server_id": 1, "log_pos": None,
+        header = {"timestamp": 0, "type_code": TABLE_MAP_EVENT, "server_id": 1, "log_pos": None,
                   "flags": []}
         header.update({k: v for k, v in self.header.items() if k != "event_size"})
         return {"header": header, "body": self.body()}

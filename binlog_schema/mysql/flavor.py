@@ -6,7 +6,9 @@ metadata TLVs the server writes at ``binlog_row_metadata`` MINIMAL and FULL, in 
 
 from __future__ import annotations
 
-from .codes import FORMAT_DESCRIPTION_EVENT
+from .codes import (BEGIN_LOAD_QUERY_EVENT, EXECUTE_LOAD_QUERY_EVENT, FORMAT_DESCRIPTION_EVENT,
+                    PRE_GA_DELETE_ROWS_EVENT, PRE_GA_UPDATE_ROWS_EVENT, PRE_GA_WRITE_ROWS_EVENT,
+                    TABLE_MAP_EVENT, XID_EVENT)
 from .coltypes import BLOB_TYPES, NUMERIC_TYPES
 
 # ---------------------------------------------------------------------------- versions
@@ -14,17 +16,31 @@ from .coltypes import BLOB_TYPES, NUMERIC_TYPES
 
 def version_tuple(version) -> tuple:
     """``(major, minor, patch)`` of a server version string ((0, 0, 0) when it has none)."""
-    text = version_text(version) if version else ""
+    parts = version_numbers(version_text(version) if version else "")
+    return parts if len(parts) == 3 else (0, 0, 0)
+
+
+def version_numbers(text: str) -> tuple:
+    """The dotted numbers a version text starts with, at most three: ``"8.0"`` -> (8, 0),
+    ``"10.11.6-MariaDB-log"`` -> (10, 11, 6), ``"x"`` -> () (no regex import)."""
     parts, i, n = [], 0, len(text)
-    while len(parts) < 3:  # digits "." digits "." digits at the start (no regex import)
+    while len(parts) < 3:
         j = i
         while j < n and text[j].isdecimal():
             j += 1
-        if j == i or (len(parts) < 2 and (j >= n or text[j] != ".")):
-            return (0, 0, 0)
+        if j == i:
+            break
         parts.append(int(text[i:j]))
+        if j >= n or text[j] != ".":
+            break
         i = j + 1
     return tuple(parts)
+
+
+def version_suffix(version: str) -> str:
+    """What follows the numbers of a version text after its first ``-``: ``"log"``,
+    ``"MariaDB-log"`` ("" when none)."""
+    return version.split("-", 1)[1] if "-" in version else ""
 
 
 def version_text(version) -> str:
@@ -74,12 +90,18 @@ def checksum_length(kind: int, body: bytes, ctx, building: bool = False) -> int:
 
 # The 5.2.2 "WL#2325" development tree numbered the row events before XID: its FDE gives type
 # 16 a 6-byte post-header (GA's XID has none). Its codes 16-22 map to GA's 19-22, 16-18.
-WL2325_REMAP = {16: 19, 17: 20, 18: 21, 19: 22, 20: 16, 21: 17, 22: 18}
+WL2325_REMAP = {16: TABLE_MAP_EVENT, 17: PRE_GA_WRITE_ROWS_EVENT, 18: PRE_GA_UPDATE_ROWS_EVENT,
+                19: PRE_GA_DELETE_ROWS_EVENT, 20: XID_EVENT, 21: BEGIN_LOAD_QUERY_EVENT,
+                22: EXECUTE_LOAD_QUERY_EVENT}
+_WL2325_CODE = {v: k for k, v in WL2325_REMAP.items()}   # GA code -> the tree's
 
 
 def numbering_of(phl) -> dict | None:
-    """The type-code numbering of a file from its FDE's post-header lengths (None: GA's)."""
-    if len(phl) == 22 and phl[15] == 6 and phl[19] == 0:
+    """The type-code numbering of a file from its FDE's post-header lengths (None: GA's): the
+    tree's 22 types, its TABLE_MAP's 6-byte post-header where GA's XID has none, and its
+    XID's none."""
+    if len(phl) == max(WL2325_REMAP) and \
+            phl[_WL2325_CODE[TABLE_MAP_EVENT] - 1] == 6 and phl[_WL2325_CODE[XID_EVENT] - 1] == 0:
         return WL2325_REMAP
     return None
 
@@ -88,7 +110,7 @@ def context_from_fde(body, ctx):
     """The context an FDE sets for the events after it."""
     phl = list(body["post_header_lengths"])
     remap = numbering_of(phl)
-    tm_code = 16 if remap else 19
+    tm_code = _WL2325_CODE[TABLE_MAP_EVENT] if remap else TABLE_MAP_EVENT
     version = version_text(body["server_version"])
     return ctx.replace(
         checksum=body.get("checksum_alg") == 1,
