@@ -295,17 +295,7 @@ types:
   table_map_body:
     seq:
     - id: table_id
-      type:
-        switch-on: _parent.table_id_size
-        cases:
-          1: u1
-          2: u2le
-          3: b24le
-          4: u4le
-          5: b40le
-          6: b48le
-          7: b56le
-          8: u8le
+      type: uint_le(_parent.table_id_size)
     - id: flags
       type: u2le
       doc: 'flags: 0x1 BIT_LEN_EXACT, 0x2 REFERRED_FK_DB, 0x4 GENERATED_INVISIBLE_PK, 0x4000 HAS_TRIGGERS'
@@ -336,6 +326,21 @@ types:
     - id: optional_metadata
       size-eos: true
       doc: 'kept raw: TaggedList has no Kaitai form'
+  uint_le:
+    doc: a little-endian unsigned int of width bytes (3, 5, 6, 7 or a width the context gives; by
+      arithmetic, as every Kaitai target can)
+    params:
+    - id: width
+      type: u1
+    seq:
+    - id: bytes
+      size: width
+    instances:
+      value:
+        value: '(width > 0 ? bytes[0] * 1 : 0) + (width > 1 ? bytes[1] * 256 : 0) + (width > 2 ? bytes[2]
+          * 65536 : 0) + (width > 3 ? bytes[3] * 16777216 : 0) + (width > 4 ? bytes[4] * 4294967296
+          : 0) + (width > 5 ? bytes[5] * 1099511627776 : 0) + (width > 6 ? bytes[6] * 281474976710656
+          : 0) + (width > 7 ? bytes[7] * 72057594037927936 : 0)'
   packed_int:
     doc: 'MySQL''s length-encoded integer: a byte below 251 is the value; 0xfc, 0xfd, 0xfe are followed
       by 2, 3, 8 bytes (little-endian); 0xfb is NULL (is_null, value 0).'
@@ -572,24 +577,24 @@ types:
     doc: an int of 7 bytes whose bit 55 says a second one follows
     seq:
     - id: first
-      type: b56le
+      type: uint_le(7)
     - id: original
-      type: b56le
-      if: ((first >> 55) & 1) == 1
+      type: uint_le(7)
+      if: (first.bytes[6] & 128) != 0
     instances:
       immediate:
-        value: first & 36028797018963967
+        value: 'first.value - ((first.bytes[6] & 128) != 0 ? 36028797018963968 : 0)'
   flagged_pair_4_31:
     doc: an int of 4 bytes whose bit 31 says a second one follows
     seq:
     - id: first
-      type: u4le
+      type: uint_le(4)
     - id: original
-      type: u4le
-      if: ((first >> 31) & 1) == 1
+      type: uint_le(4)
+      if: (first.bytes[3] & 128) != 0
     instances:
       immediate:
-        value: first & 2147483647
+        value: 'first.value - ((first.bytes[3] & 128) != 0 ? 2147483648 : 0)'
   mariadb_gtid_body:
     seq:
     - id: seq_no

@@ -130,10 +130,16 @@ def _enum(value):
         else value.name.upper()
 
 
+def _num(k):
+    """A number: Kaitai's ``uint_le`` type holds it in ``.value``."""
+    return k.value if hasattr(k, "value") else k
+
+
 def _pair(k):
     if k is None:
         return None
-    return {"immediate": k.immediate, "original": _absent(k, "original")}
+    original = _absent(k, "original")
+    return {"immediate": k.immediate, "original": None if original is None else original.value}
 
 
 def _packed(k):
@@ -219,7 +225,7 @@ def _column_meta(entry, column_type):
 def _table_map(b, ours, raw_body):
     count = ours["column_count"]
     meta = _absent(b, "column_metadata")
-    got = {"table_id": b.table_id, "flags": b.flags, "database": b.database.value,
+    got = {"table_id": _num(b.table_id), "flags": b.flags, "database": b.database.value,
            "table": b.table.value, "column_count": b.column_count.value,
            "column_types": [_enum(t) for t in b.column_types],
            "column_metadata": None if meta is None else [

@@ -160,16 +160,23 @@ def uint_build(obj, io, width):
     return obj
 
 
-UINT_KSY = {1: "u1", 2: "u2le", 3: "b24le", 4: "u4le", 5: "b40le", 6: "b48le", 7: "b56le",
-            8: "u8le"}
+UINT_KSY = {1: "u1", 2: "u2le", 4: "u4le", 8: "u8le"}
+UINT_LE_KSY = {
+    "doc": "a little-endian unsigned int of width bytes (3, 5, 6, 7 or a width the context "
+           "gives; by arithmetic, as every Kaitai target can)",
+    "params": [{"id": "width", "type": "u1"}],
+    "seq": [{"id": "bytes", "size": "width"}],
+    "instances": {"value": {"value": " + ".join(
+        f"(width > {i} ? bytes[{i}] * {256 ** i} : 0)" for i in range(8))}},
+}
 
 
 def uint_ksy(k, width):
-    """Kaitai: the width's integer (``bNNle`` for 3 and 6 bytes), switched on a width the
-    context gives."""
-    if isinstance(width, int):
+    """Kaitai: u1/u2le/u4le/u8le, else the ``uint_le(width)`` type (its number in
+    ``.value``)."""
+    if width in UINT_KSY:
         return {"type": UINT_KSY[width]}
-    return {"type": {"switch-on": k.expr(width), "cases": dict(UINT_KSY)}}
+    return {"type": f"{k.type('uint_le', UINT_LE_KSY)}({k.value(width)})"}
 
 
 def u8_parse(io):
@@ -380,12 +387,13 @@ def pair_build(obj, io, width, bit):
 
 def pair_ksy(k, width, bit):
     """Kaitai: ``immediate``, and ``original`` when bit ``bit`` of the first int is set."""
-    t = UINT_KSY[width]
+    t = f"{k.type('uint_le', UINT_LE_KSY)}({width})"
+    flag = f"(first.bytes[{bit // 8}] & {1 << bit % 8}) != 0"
     return {"type": k.type(f"flagged_pair_{width}_{bit}", {
         "doc": f"an int of {width} bytes whose bit {bit} says a second one follows",
         "seq": [{"id": "first", "type": t},
-                {"id": "original", "type": t, "if": f"((first >> {bit}) & 1) == 1"}],
-        "instances": {"immediate": {"value": f"first & {(1 << bit) - 1}"}}})}
+                {"id": "original", "type": t, "if": flag}],
+        "instances": {"immediate": {"value": f"first.value - ({flag} ? {1 << bit} : 0)"}}})}
 
 
 # --------------------------------------------------------------------------------------

@@ -178,7 +178,7 @@ class Ksy:
     def number(self, ref: str, attr: dict) -> str:
         """The number a field holds: ``.value`` of a type that has one (packed_int)."""
         t = attr.get("type")
-        spec = self.gen.types.get(t) if isinstance(t, str) else None
+        spec = self.gen.types.get(t.split("(")[0]) if isinstance(t, str) else None
         return f"{ref}.value" if spec and "value" in spec.get("instances", {}) else ref
 
     def prefixed(self, sub, length: dict) -> dict:
@@ -259,9 +259,6 @@ class Ksy:
         if t is c.FormatField:
             name = con._emitprimitivetype(self.gen, False)
             return {"type": name[:2] if name[1] == "1" else name}
-        if t is c.BytesInteger and not con.signed and con.swapped and isinstance(con.length,
-                                                                                 int):
-            return {"type": f"b{8 * con.length}le"}
         if t is c.Const:
             return {"contents": list(con.value)}
         if t is c.IfThenElse:

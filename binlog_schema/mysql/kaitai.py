@@ -204,7 +204,7 @@ EXPRESSIONS.update({
 
 
 def _field_ksy(k, name, width):
-    t = {1: "u1", 2: "u2le", 3: "b24le", 4: "u4le"}[width]
+    t = {1: "u1", 2: "u2le", 3: "b24le", 4: "u4le"}[width]  # (b24le: every target reads it)
     return {"type": k.type(f"column_meta_{name}_{width}",
                            {"seq": [{"id": name, "type": t}]})}
 
