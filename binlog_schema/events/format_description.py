@@ -10,6 +10,7 @@ from __future__ import annotations
 import construct as c
 
 from ..construct_ext.primitives import Apply, ByteListLeaving, FixedText, Struct
+from ..mysql.codes import FORMAT_DESCRIPTION_EVENT, START_EVENT_V3
 from ..mysql.flavor import fde_alg_len, fde_has_checksum
 
 _ALG_LEN = Apply(fde_alg_len, "server_version")
@@ -30,4 +31,4 @@ StartEventV3Body = Struct(
     "create_timestamp" / c.Int32ul,                       # 4
 )
 
-BODIES = {1: StartEventV3Body, 15: FormatDescriptionBody}
+BODIES = {START_EVENT_V3: StartEventV3Body, FORMAT_DESCRIPTION_EVENT: FormatDescriptionBody}

@@ -49,6 +49,7 @@ from ..construct_ext.primitives import (Bounded, BuildCheck, ByteString, Call, F
                                         PackedNumber, PadTo, PeekHigh, Raw, RepeatUntilValue,
                                         SerField, SidCount, SizedText, Struct, Text, TextN, Uuid,
                                         VarFlags, VarSInt, VarText, VarUInt, VarUuid)
+from ..mysql import codes
 from ..mysql.names import (GTID_FLAGS, GTID_SET_FORMATS, HEARTBEAT_FIELDS, MARIA_GTID_FLAGS2,
                            MARIA_GTID_FLAGS_EXTRA, MARIA_GTID_LIST_FLAGS)
 
@@ -237,17 +238,17 @@ StartEncryptionBody = Struct(
 key from the key-management plugin; not decrypted here)."""
 
 BODIES = {
-    27: HeartbeatBody,
-    33: GtidBody,
-    34: GtidBody,
-    35: PreviousGtidsBody,
-    36: TransactionContextBody,
-    37: ViewChangeBody,
-    38: XaPrepareBody,
-    41: HeartbeatV2Body,
-    42: TaggedGtidBody,
-    161: BinlogCheckpointBody,
-    162: MariaGtidBody,
-    163: MariaGtidListBody,
-    164: StartEncryptionBody,
+    codes.HEARTBEAT_LOG_EVENT: HeartbeatBody,
+    codes.GTID_LOG_EVENT: GtidBody,
+    codes.ANONYMOUS_GTID_LOG_EVENT: GtidBody,
+    codes.PREVIOUS_GTIDS_LOG_EVENT: PreviousGtidsBody,
+    codes.TRANSACTION_CONTEXT_EVENT: TransactionContextBody,
+    codes.VIEW_CHANGE_EVENT: ViewChangeBody,
+    codes.XA_PREPARE_LOG_EVENT: XaPrepareBody,
+    codes.HEARTBEAT_LOG_EVENT_V2: HeartbeatV2Body,
+    codes.GTID_TAGGED_LOG_EVENT: TaggedGtidBody,
+    codes.BINLOG_CHECKPOINT_EVENT: BinlogCheckpointBody,
+    codes.MARIA_GTID_EVENT: MariaGtidBody,
+    codes.GTID_LIST_EVENT: MariaGtidListBody,
+    codes.START_ENCRYPTION_EVENT: StartEncryptionBody,
 }

@@ -45,6 +45,7 @@ from ..construct_ext.primitives import (Bounded, BuiltSize, ByteList, ByteString
                                         Opt, Raw, RawIfCorrupt, Sized, Struct, TaggedList, Text,
                                         TextN, UIntLE)
 from ..mysql import compression
+from ..mysql import codes
 from ..mysql.names import (INTVAR_TYPES, KNOWN_STATUS_CODES, LOAD_DUP_HANDLING,
                            LOAD_EMPTY_FLAGS, LOAD_OPT_FLAGS, OVER_MAX_DBS, QUERY_FLAGS2,
                            QUERY_STATUS_VARS, USER_VAR_FLAGS, USER_VAR_TYPES)
@@ -151,9 +152,9 @@ def _query_body(code: int, elq: bool = False, compressed: bool = False):
     return RawIfCorrupt(Struct(*fields), query_status_overrun, code, known)
 
 
-QueryBody = _query_body(2)
-ExecuteLoadQueryBody = _query_body(18, elq=True)
-QueryCompressedBody = _query_body(165, compressed=True)
+QueryBody = _query_body(codes.QUERY_EVENT)
+ExecuteLoadQueryBody = _query_body(codes.EXECUTE_LOAD_QUERY_EVENT, elq=True)
+QueryCompressedBody = _query_body(codes.QUERY_COMPRESSED_EVENT, compressed=True)
 
 
 # ======================================================================================
@@ -190,7 +191,7 @@ def _load_body(new_format: bool, create_file: bool = False):
         "num_fields" / c.Rebuild(c.Int32ul, Call(exprs.list_len, "fields")),
     ]
     if create_file:
-        fields += ["file_id" / c.Int32ul, _extra(8, 4, 4, 4)]
+        fields += ["file_id" / c.Int32ul, _extra(codes.CREATE_FILE_EVENT, 4, 4, 4)]
     fields += [
         "sql_ex" / (NewSqlEx if new_format else OldSqlEx),
         "field_lens" / c.Rebuild(ByteList(this.num_fields), Call(exprs.name_lens, "fields")),
@@ -214,8 +215,8 @@ def _block_body(code):
     return Struct("file_id" / c.Int32ul, _extra(code, 4, 4, 4), "block" / Raw)
 
 
-AppendBlockBody = _block_body(9)
-BeginLoadQueryBody = _block_body(17)
+AppendBlockBody = _block_body(codes.APPEND_BLOCK_EVENT)
+BeginLoadQueryBody = _block_body(codes.BEGIN_LOAD_QUERY_EVENT)
 ExecLoadBody = Struct("file_id" / c.Int32ul)
 DeleteFileBody = Struct("file_id" / c.Int32ul)
 
@@ -248,8 +249,8 @@ RandBody = Struct("seed1" / c.Int64ul, "seed2" / c.Int64ul)
 XidBody = Struct("xid" / c.Int64ul)
 
 RotateBody = Struct(  # binlog v1 (3.23) has no position
-    "position" / Opt(Call(post_header_at_least, 4, 8, 8, 8, 0), c.Int64ul),
-    _extra(4, 8, 8, 8, 0),
+    "position" / Opt(Call(post_header_at_least, codes.ROTATE_EVENT, 8, 8, 8, 0), c.Int64ul),
+    _extra(codes.ROTATE_EVENT, 8, 8, 8, 0),
     "next_file" / Text,
 )
 
@@ -257,7 +258,7 @@ StopBody = Struct()
 
 IncidentBody = Struct(
     "incident" / c.Int16ul,  # 1 = LOST_EVENTS
-    _extra(26, 2, 2, 2),
+    _extra(codes.INCIDENT_EVENT, 2, 2, 2),
     "message" / ShortText,
 )
 
@@ -273,24 +274,24 @@ AnnotateRowsBody = Struct("query" / Text)
 
 
 BODIES = {
-    2: QueryBody,
-    3: StopBody,
-    4: RotateBody,
-    5: IntvarBody,
-    6: LoadBody,
-    8: CreateFileBody,
-    9: AppendBlockBody,
-    10: ExecLoadBody,
-    11: DeleteFileBody,
-    12: NewLoadBody,
-    13: RandBody,
-    14: UserVarBody,
-    16: XidBody,
-    17: BeginLoadQueryBody,
-    18: ExecuteLoadQueryBody,
-    26: IncidentBody,
-    28: IgnorableBody,
-    29: RowsQueryBody,
-    160: AnnotateRowsBody,
-    165: QueryCompressedBody,
+    codes.QUERY_EVENT: QueryBody,
+    codes.STOP_EVENT: StopBody,
+    codes.ROTATE_EVENT: RotateBody,
+    codes.INTVAR_EVENT: IntvarBody,
+    codes.LOAD_EVENT: LoadBody,
+    codes.CREATE_FILE_EVENT: CreateFileBody,
+    codes.APPEND_BLOCK_EVENT: AppendBlockBody,
+    codes.EXEC_LOAD_EVENT: ExecLoadBody,
+    codes.DELETE_FILE_EVENT: DeleteFileBody,
+    codes.NEW_LOAD_EVENT: NewLoadBody,
+    codes.RAND_EVENT: RandBody,
+    codes.USER_VAR_EVENT: UserVarBody,
+    codes.XID_EVENT: XidBody,
+    codes.BEGIN_LOAD_QUERY_EVENT: BeginLoadQueryBody,
+    codes.EXECUTE_LOAD_QUERY_EVENT: ExecuteLoadQueryBody,
+    codes.INCIDENT_EVENT: IncidentBody,
+    codes.IGNORABLE_LOG_EVENT: IgnorableBody,
+    codes.ROWS_QUERY_LOG_EVENT: RowsQueryBody,
+    codes.ANNOTATE_ROWS_EVENT: AnnotateRowsBody,
+    codes.QUERY_COMPRESSED_EVENT: QueryCompressedBody,
 }

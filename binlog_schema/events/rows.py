@@ -26,6 +26,7 @@ from ..construct_ext.ints import len16_self_build, len16_self_parse
 from ..construct_ext.primitives import (Bitmap, Bounded, ByteString, Code, CtxKey, FlagList,
                                         GreedyList, Leaf, LimitedCount, Raw, Struct, UIntLE)
 from ..mysql.compression import compressed_build, compressed_parse
+from ..mysql import codes
 from ..mysql.names import EXTRA_ROW_INFO, ROWS_FLAGS
 
 
@@ -80,9 +81,16 @@ MARIA_V2 = rows_body(v2=True, after_image=False, compressed=True)
 MARIA_V2_UPDATE = rows_body(v2=True, after_image=True, compressed=True)
 
 BODIES = {
-    20: PRE_GA, 21: PRE_GA, 22: PRE_GA,
-    23: V1, 24: V1_UPDATE, 25: V1,
-    30: V2, 31: V2_UPDATE, 32: V2, 39: V2_UPDATE,
-    166: MARIA_V1, 167: MARIA_V1_UPDATE, 168: MARIA_V1,
-    169: MARIA_V2, 170: MARIA_V2_UPDATE, 171: MARIA_V2,
+    codes.PRE_GA_WRITE_ROWS_EVENT: PRE_GA, codes.PRE_GA_UPDATE_ROWS_EVENT: PRE_GA,
+    codes.PRE_GA_DELETE_ROWS_EVENT: PRE_GA,
+    codes.WRITE_ROWS_EVENT_V1: V1, codes.UPDATE_ROWS_EVENT_V1: V1_UPDATE,
+    codes.DELETE_ROWS_EVENT_V1: V1,
+    codes.WRITE_ROWS_EVENT: V2, codes.UPDATE_ROWS_EVENT: V2_UPDATE, codes.DELETE_ROWS_EVENT: V2,
+    codes.PARTIAL_UPDATE_ROWS_EVENT: V2_UPDATE,
+    codes.WRITE_ROWS_COMPRESSED_EVENT_V1: MARIA_V1,
+    codes.UPDATE_ROWS_COMPRESSED_EVENT_V1: MARIA_V1_UPDATE,
+    codes.DELETE_ROWS_COMPRESSED_EVENT_V1: MARIA_V1,
+    codes.WRITE_ROWS_COMPRESSED_EVENT: MARIA_V2,
+    codes.UPDATE_ROWS_COMPRESSED_EVENT: MARIA_V2_UPDATE,
+    codes.DELETE_ROWS_COMPRESSED_EVENT: MARIA_V2,
 }

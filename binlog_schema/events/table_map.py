@@ -26,6 +26,7 @@ from ..construct_ext.primitives import (Bitmap, Bounded, Code, CodeList, Counted
                                         Wrapper, Apply)
 from ..construct_ext.ints import packed_build, packed_parse
 from ..mysql import column_metadata as cm
+from ..mysql.codes import TABLE_MAP_EVENT
 from ..mysql.coltypes import TYPES, numeric_count
 from ..mysql.names import OPTIONAL_METADATA, TABLE_MAP_FLAGS
 
@@ -169,4 +170,4 @@ TableMapBody = Struct(
     "optional_metadata" / OptionalMetadata,                    # TLVs to the end
 )
 
-BODIES = {19: TableMapBody}
+BODIES = {TABLE_MAP_EVENT: TableMapBody}

@@ -14,6 +14,7 @@ import construct as c
 from ..construct_ext.primitives import (Bounded, FieldIs, Leaf, PackedInt, Raw,
                                         RepeatUntilValue, Struct)
 from ..mysql.compression import ptype_build, ptype_parse
+from ..mysql.codes import TRANSACTION_PAYLOAD_EVENT
 
 PayloadFieldType = Leaf(ptype_parse, ptype_build)
 
@@ -27,4 +28,4 @@ TransactionPayloadBody = Struct(
     "payload" / Raw,                                             # compressed inner events
 )
 
-BODIES = {40: TransactionPayloadBody}
+BODIES = {TRANSACTION_PAYLOAD_EVENT: TransactionPayloadBody}
