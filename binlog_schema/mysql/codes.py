@@ -1,5 +1,6 @@
-"""Event type codes: every code, its name, and the sets of codes that behave alike. Code
-elsewhere names codes from here, never as literals."""
+"""Event type codes: every code, its name (a constant per code: the numbers are written only in
+:data:`EVENT_TYPES`), and the sets of codes that behave alike. Code elsewhere names codes from
+here, never as literals."""
 
 from __future__ import annotations
 

@@ -1,7 +1,10 @@
-"""Where MySQL and MariaDB (and their versions) differ, as data: server versions and flavors,
-the FORMAT_DESCRIPTION and checksum rules, the context an FDE sets, and per flavor which
-columns are *numeric* (a SIGNEDNESS bit) or *character* (a collation) and which optional-
-metadata TLVs the server writes at ``binlog_row_metadata`` MINIMAL and FULL, in which order.
+"""Where MySQL and MariaDB (and their versions) differ, as data: server versions (the one
+place they are parsed: :func:`version_tuple`, :func:`version_numbers`, :func:`version_suffix`)
+and flavors (:func:`flavor_name_of`), "JSON is binary only on MySQL" (:func:`json_is_binary`),
+the FORMAT_DESCRIPTION and checksum rules, the context an FDE sets (WL#2325's numbering
+included), and per flavor which columns are *numeric* (a SIGNEDNESS bit) or *character* (a
+collation) and which optional-metadata TLVs the server writes at ``binlog_row_metadata``
+MINIMAL and FULL, in which order.
 """
 
 from __future__ import annotations
