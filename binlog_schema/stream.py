@@ -363,6 +363,16 @@ class BinlogReader:
                     rec = PlainRecord(pos, raw, ctx)
                 else:
                     rec = self._record(pos, raw)
+                if rec is not None and rec.error is not None and code in _CONTEXT and (
+                        no_context or code == START_ENCRYPTION_EVENT):
+                    # a context event that fails, with a context starting inside it: it was
+                    # no event (bytes before a good FORMAT_DESCRIPTION, say)
+                    nxt = scanning.context_at(blocks, pos + 1, end, ctx, max_size)
+                    if nxt is not None and nxt < pos + size:
+                        self.events_read -= 1
+                        yield self._skipped(pos, nxt, rec.error)
+                        pos, no_context = nxt, True
+                        continue
                 if rec is not None:
                     yield rec
                 pos += size
