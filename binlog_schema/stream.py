@@ -363,7 +363,7 @@ class BinlogReader:
                     rec = PlainRecord(pos, raw, ctx)
                 else:
                     rec = self._record(pos, raw)
-                if rec is not None and rec.error is not None and code in _CONTEXT and (
+                if code in _CONTEXT and rec is not None and rec.error is not None and (
                         no_context or code == START_ENCRYPTION_EVENT):
                     # a context event that fails, with a context starting inside it: it was
                     # no event (bytes before a good FORMAT_DESCRIPTION, say)
