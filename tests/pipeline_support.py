@@ -21,17 +21,30 @@ FIELDS = ("long", "decimal", "double", "string", "binary", "date", "datetime", "
           "time", "vector", "json", "text")
 
 
+def spark_missing():
+    """Why the Spark tier cannot run here (None: it can): pyspark, pyarrow and Java 17+."""
+    try:
+        import pyarrow  # noqa: F401
+        import pyspark  # noqa: F401
+    except ImportError as e:
+        return f"{e.name} is not installed (scripts/setup.sh installs .[spark])"
+    from binlog_schema.pipeline.job import find_java
+    if not find_java():
+        return "no java on PATH or JAVA_HOME (Spark needs Java 17+; scripts/setup.sh finds one)"
+    return None
+
+
 def reference_rows(path):
     """[(RowChange, JSON column names)] of a file: RowDecoder over BinlogReader, the way a
-    single process decodes it (bad events skipped, a rows event that cannot be decoded
-    skipped; the framing followed as read, as the pipeline's readers do)."""
+    single process decodes it (reading with recovery, as the pipeline's splits do: skipped
+    ranges and events with an error skipped, a rows event that cannot be decoded skipped)."""
     dec = RowDecoder(path)
     out = []
-    reader = BinlogReader(path, skip_errors=True, recover=False, decode="lazy")
+    reader = BinlogReader(path, skip_errors=True, decode="lazy")
     try:
         for rec in reader:
             for r in [rec] + list(rec.inner or ()):
-                if r.inner is not None:
+                if r.inner is not None or r.gap is not None or r.error is not None:
                     continue
                 try:
                     changes = dec.feed(r)
@@ -49,25 +62,50 @@ def reference_rows(path):
 
 
 def reference_counts(path):
-    """(events read, decoded, quarantined, file refused) of a file, single process: every
-    record and payload event counts as read; a truncated tail is read and quarantined."""
+    """(events read, decoded, quarantined, file refused) of a file, single process, as the
+    pipeline counts them: every record of the recovering reader is read (an event, each
+    event inside a payload that decoded, a skipped range: a truncated last event among
+    them); quarantined: a skipped range, an event with an error (one inside a payload too);
+    refused: not a binlog (no magic number)."""
     read = decoded = quarantined = 0
     refused = False
-    reader = BinlogReader(path, skip_errors=True, recover=False)
+    reader = BinlogReader(path, skip_errors=True)
     try:
         for rec in reader:
-            n = 1 + len(rec.inner or ())
-            read += n
+            read += 1
             if rec.error is not None:
                 quarantined += 1
-            else:
-                decoded += n
+                continue
+            decoded += 1
+            for r in rec.inner or ():
+                read += 1
+                if r.error is not None:
+                    quarantined += 1
+                else:
+                    decoded += 1
     except BinlogError:
         refused = True
-    if reader.tail is not None:
-        read += 1
-        quarantined += 1
+    if reader.tail is not None and reader.tail.offset == 0:
+        refused = True   # (an empty file, a magic number cut short)
     return read, decoded, quarantined, refused
+
+
+def reference_records(path):
+    """The single-process account of a file (``BinlogReader(path, skip_errors=True)``, with
+    recovery): ``events``, [(offset, type name)] of the events decoded (file level);
+    ``problems``, [(offset, size)] of the quarantined events and skipped ranges; ``inner``,
+    [(payload offset, offset, type name)] of the events decoded inside payloads."""
+    events, problems, inner = [], [], []
+    for rec in BinlogReader(path, skip_errors=True):
+        if rec.gap is not None:
+            problems.append((rec.gap[0], rec.gap[1] - rec.gap[0]))
+        elif rec.error is not None:
+            problems.append((rec.offset, len(rec.raw)))
+        else:
+            events.append((rec.offset, rec.type_name))
+            inner += [(rec.offset, r.offset, r.type_name) for r in rec.inner or ()
+                      if r.error is None]
+    return {"events": events, "problems": problems, "inner": inner}
 
 
 def _fits(d: decimal.Decimal) -> bool:

@@ -1,5 +1,6 @@
-"""Damaged files, made here from corpus files: every byte accounted for, every untouched event
-kept, the damage told on stderr, the exit status right, never a traceback.
+"""Damaged files, made from corpus files (the generators of tests/damage.py): every byte
+accounted for, every untouched event kept, the damage told on stderr, the exit status right,
+never a traceback.
 
 Each case damages a real file (an event size that lies, a zeroed block, inserted garbage, a
 CRC32 flip, a cut in the middle of an event, two files concatenated, the FORMAT_DESCRIPTION
@@ -10,36 +11,18 @@ in order. Every event of the original whose bytes the damage did not touch appea
 new offset, with the same header and body as in the original's decoding."""
 
 import json
-import os
-import random
 import subprocess
 import sys
 
 import pytest
 
-from binlog_schema.scanning import MAGIC
-from binlog_schema.stream import BinlogReader
-
-CHECKSUMS = {"crc32", "mariadb", "payload"}
-FILES = {  # corpus file: what it brings
-    "crc32": "mysql-binlog-connector-java/mysql-bin.checksum-crc32",     # MySQL 5.6, CRC32
-    "none": "mysql-binlog-connector-java/mysql-bin.checksum-none",       # no checksums
-    "mariadb": "mariadb-poc/domain_id_0/mariadb-repl-bin.000005",        # MariaDB, CRC32
-    "payload": "rust_mysql_common/transaction_compression.000001",      # TRANSACTION_PAYLOAD
-    "v51": "rust_mysql_common/ver_5_1_23.001",                           # 5.1, no checksums
-}
+from . import damage
+from .damage import FILES
 
 
 @pytest.fixture(scope="module")
 def originals(corpus):
-    out = {}
-    for key, rel in FILES.items():
-        path = next(p for p in corpus if str(p).endswith(rel))
-        data = path.read_bytes()
-        events = [(r.offset, r.raw) for r in BinlogReader(data, skip_errors=True)
-                  if r.gap is None]
-        out[key] = (data, events)
-    return out
+    return damage.load_originals(corpus)
 
 
 def _decode(tmp_path, data, name="damaged.bin", *extra):
@@ -101,57 +84,38 @@ def _check(tmp_path, original, data, moved, touched, status=3):
     return lines, kept
 
 
-def _event_at(events, k):
-    return events[min(k, len(events) - 1)]
-
-
 @pytest.mark.parametrize("key", list(FILES))
 def test_an_event_size_that_lies(originals, tmp_path, key):
     data, events = originals[key]
-    for k, lie in ((len(events) // 2, 7), (len(events) // 2, 1 << 29),
-                   (len(events) // 3, len(data))):
-        off, raw = _event_at(events, max(k, 2))
-        bad = bytearray(data)
-        bad[off + 9:off + 13] = lie.to_bytes(4, "little")
-        lines, _ = _check(tmp_path, originals[key], bytes(bad), lambda o: o,
-                          lambda o, n: o == off)
-        skipped = [d for d in lines if d["type"] == "SKIPPED"]
-        assert skipped and skipped[0]["offset"] == off  # (the lie is where the range starts)
+    for d in damage.size_lies(data, events):
+        lines, _ = _check(tmp_path, originals[key], d.data, d.moved, d.touched)
+        skipped = [x for x in lines if x["type"] == "SKIPPED"]
+        assert skipped and skipped[0]["offset"] == d.at  # (the lie is where the range starts)
 
 
 @pytest.mark.parametrize("key", list(FILES))
 def test_a_zeroed_block(originals, tmp_path, key):
     data, events = originals[key]
-    start = len(data) // 2
-    size = min(300, len(data) // 5)
-    bad = data[:start] + bytes(size) + data[start + size:]
-    _check(tmp_path, originals[key], bad, lambda o: o,
-           lambda o, n: o < start + size and start < o + n,
-           status=3 if key in CHECKSUMS else None)
+    d = damage.zeroed_block(data, checksums=key in damage.CHECKSUMS)
+    _check(tmp_path, originals[key], d.data, d.moved, d.touched, status=d.status)
 
 
 @pytest.mark.parametrize("key", list(FILES))
 def test_inserted_garbage(originals, tmp_path, key):
     data, events = originals[key]
-    rng = random.Random(7)
-    junk = bytes(rng.randrange(256) for _ in range(500))
-    for at in (events[len(events) // 2][0], events[len(events) // 2][0] + 10):
-        bad = data[:at] + junk + data[at:]
-        _check(tmp_path, originals[key], bad, lambda o, at=at: o + (len(junk) if o >= at else 0),
-               lambda o, n, at=at: o < at < o + n)
+    for d in damage.garbage_insertions(data, events):
+        _check(tmp_path, originals[key], d.data, d.moved, d.touched)
 
 
 @pytest.mark.parametrize("key", ["crc32", "mariadb"])
 def test_a_crc_flip_keeps_the_event_with_its_error(originals, tmp_path, key):
     data, events = originals[key]
     off, raw = events[len(events) // 2]
-    bad = bytearray(data)
-    bad[off + 20] ^= 0x40
-    lines, kept = _check(tmp_path, originals[key], bytes(bad), lambda o: o,
-                         lambda o, n: o == off)
-    hit = next(d for d in lines if d["offset"] == off)
+    d = damage.crc_flip(data, off)
+    lines, kept = _check(tmp_path, originals[key], d.data, d.moved, d.touched)
+    hit = next(x for x in lines if x["offset"] == off)
     assert hit["error"]["kind"] == "checksum" and hit["header"]["event_size"] == len(raw)
-    assert bytes.fromhex(hit["raw"]["hex"]) == bytes(bad[off:off + len(raw)])  # (lossless)
+    assert bytes.fromhex(hit["raw"]["hex"]) == d.data[off:off + len(raw)]  # (lossless)
     assert not [d for d in lines if d["type"] == "SKIPPED"]
     assert kept == len(events) - 1
 
@@ -159,13 +123,11 @@ def test_a_crc_flip_keeps_the_event_with_its_error(originals, tmp_path, key):
 @pytest.mark.parametrize("key", list(FILES))
 def test_a_cut_in_the_middle_of_an_event(originals, tmp_path, key):
     data, events = originals[key]
-    off, raw = events[-2] if len(events) > 2 else events[-1]
-    bad = data[:off + len(raw) // 2]
-    lines, _ = _check(tmp_path, originals[key], bad, lambda o: o,
-                      lambda o, n: o + n > len(bad))
+    d = damage.cut(data, events)
+    lines, _ = _check(tmp_path, originals[key], d.data, d.moved, d.touched)
     last = lines[-1]
     assert last["type"] == "SKIPPED" and last["error"]["kind"] == "truncated"
-    assert last["offset"] == off
+    assert last["offset"] == d.at
 
 
 @pytest.mark.parametrize("first,second", [("crc32", "none"), ("none", "mariadb"),
@@ -173,7 +135,7 @@ def test_a_cut_in_the_middle_of_an_event(originals, tmp_path, key):
 def test_two_files_concatenated(originals, tmp_path, first, second):
     a, ea = originals[first]
     b, eb = originals[second]
-    data = a + b
+    data = damage.concatenated(a, b).data
     ref_b = _reference(tmp_path, b, "second.bin")
     run, lines = _decode(tmp_path, data)
     _tiles(lines, len(data))
@@ -191,8 +153,7 @@ def test_two_files_concatenated(originals, tmp_path, first, second):
 @pytest.mark.parametrize("key", list(FILES))
 def test_no_format_description(originals, tmp_path, key):
     data, events = originals[key]
-    fde_end = events[0][0] + len(events[0][1])
-    bad = MAGIC + data[fde_end:]
+    bad = damage.without_format_description(data, events).data
     run, lines = _decode(tmp_path, bad)
     assert [d["type"] for d in lines] == ["SKIPPED"]
     assert lines[0]["offset"] == 4 and lines[0]["size"] == len(bad) - 4

@@ -19,24 +19,11 @@ from binlog_schema.roundtrip import roundtrip_file
 from binlog_schema.stream import BinlogReader
 
 from .conftest import IN_CI, ROOT
-from .pipeline_support import reference_counts, reference_rows, same_row
+from .pipeline_support import reference_counts, reference_rows, same_row, spark_missing
 
 pytestmark = pytest.mark.spark
 
-
-def _spark_missing():
-    try:
-        import pyarrow  # noqa: F401
-        import pyspark  # noqa: F401
-    except ImportError as e:
-        return f"{e.name} is not installed (scripts/setup.sh installs .[spark])"
-    from binlog_schema.pipeline.job import find_java
-    if not find_java():
-        return "no java on PATH or JAVA_HOME (Spark needs Java 17+; scripts/setup.sh finds one)"
-    return None
-
-
-MISSING = _spark_missing()
+MISSING = spark_missing()
 if MISSING:
     if IN_CI:
         raise RuntimeError(f"Spark tier cannot run in CI: {MISSING}")
@@ -87,20 +74,26 @@ def check_rows(tables, paths):
 
 
 def check_files(tables, paths):
-    """The files table: every file reconciled, and its counts are the single-process
-    reader's (and, where the file parses as a binlog, ``roundtrip``'s)."""
+    """The files table: every binlog reconciled (events and bytes: every byte of the file
+    decoded or skipped), a file that is not one not reconciled, and its counts are the
+    single-process reader's (and, where the file parses as a binlog, ``roundtrip``'s)."""
     files = {r["file"]: r for r in tables.files.collect()}
     assert set(files) == {str(p) for p in paths}
     for p in paths:
         f = files[str(p)]
         read, decoded, quarantined, refused = reference_counts(str(p))
-        assert f["reconciled"], f
+        assert f["reconciled"] == (not refused), f
+        assert f["bytes"] == f["size"] == os.path.getsize(p)
+        if not refused:
+            assert f["bytes_decoded"] + f["bytes_skipped"] + 4 == f["bytes"], f
         assert (f["events_read"], f["events_decoded"], f["events_quarantined"]) == (
             read, decoded, quarantined), p
+        assert f["errors"] >= f["events_quarantined"] + int(refused)
+        if refused:   # (roundtrip refuses it too)
+            continue
         rt = roundtrip_file(str(p))
         assert rt["events"] + (1 if rt["tail"] else 0) == f["events_read"], p
         assert f["rows"] == rt["rows"] or f["rows_failed"], p
-        assert f["errors"] >= f["events_quarantined"] + int(refused)
     return files
 
 
@@ -250,7 +243,8 @@ def _last_event(data: bytes) -> int:
 
 def test_damaged_folder(spark, generated, tmp_path):
     """A truncated file, a CRC-corrupted event and a non-binlog file: exactly one error row
-    each, and every other event and row is still there."""
+    each, and every other event and row is still there (the non-binlog file does not
+    reconcile: none of its bytes is accounted for)."""
     _, paths = generated
     good = open(paths[0], "rb").read()
     d = tmp_path / "damaged"
@@ -394,7 +388,8 @@ def test_standalone_cluster(tmp_path, generated):
         assert r.returncode == 0, r.stderr[-3000:]
         assert f"master {url}" in r.stderr
         total = sum(reference_counts(p)[0] for p in paths[:-1])
-        assert f"events read {total} = decoded {total} + quarantined 0: OK" in r.stdout
+        assert f"events read {total} = decoded {total} + quarantined 0, bytes " in r.stdout
+        assert ": OK;" in r.stdout and "exit status" not in r.stdout
         env = {"PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable}
         submit = os.path.join(spark_home(), "bin", "spark-submit")
         # spark-submit of the job module, rows through the JVM and Spark's writers

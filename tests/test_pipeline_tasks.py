@@ -144,17 +144,19 @@ def test_corpus_files_split_small(corpus):
     assert split_files >= 8
 
 
-def test_window_reads_the_context_then_the_split(tmp_path):
+def test_clip_ends_the_file_where_the_split_ends(tmp_path):
     data = bytes(range(256)) * 4
     path = tmp_path / "w"
     path.write_bytes(data)
     with open(path, "rb") as f:
-        w = tasks.Window(f, [(0, 10), (500, 520)])
-        assert w.read(4) == data[:4]
-        assert w.read(10) == data[4:10] + data[500:504]
-        f.seek(0)  # another reader moved the file: the window still reads its own place
-        assert w.read() == data[504:520]
-        assert w.read(5) == b""
+        c = tasks.Clip(f, 520)
+        assert c.seekable() and c.read(4) == data[:4]
+        c.seek(500)
+        assert c.read(10) == data[500:510]
+        f.seek(0)  # another reader moved the file: the view still reads its own place
+        assert c.read() == data[510:520]
+        assert c.read(5) == b"" and c.tell() == 520
+        assert c.seek(-30, 2) == 490 and c.read(40) == data[490:520]
 
 
 def test_typed_values():
@@ -297,24 +299,31 @@ def test_task_count_one_split_per_task_unless_many():
 
 
 def test_count_parts_reads_what_the_part_files_hold(tmp_path):
-    """The reconciliation counts come from the part files (file and stage columns), per
-    file; a location pyarrow cannot read raises (the job then counts with Spark)."""
+    """The reconciliation counts come from the part files (file, stage, size and
+    in_payload_at columns), per file; a location pyarrow cannot read raises (the job then
+    counts with Spark)."""
     pa = pytest.importorskip("pyarrow")
     import pyarrow.parquet as pq
     from binlog_schema.pipeline import parts
-    for table, cols in (("events", {"file": ["a", "a", "b"]}),
-                        ("errors", {"file": ["a", "b", "b"], "stage": ["event", "rows", "tail"]}),
+    for table, cols in (("events", {"file": ["a", "a", "b"], "size": [10, 20, 30],
+                                    "in_payload_at": [None, 7, None]}),
+                        ("errors", {"file": ["a", "b", "b", "b", "b"],
+                                    "stage": ["event", "rows", "tail", "skipped", "file"],
+                                    "size": [5, 40, 6, 7, None],
+                                    "in_payload_at": [None] * 5}),
                         ("row_changes", {"file": ["b"] * 4})):
         (tmp_path / table).mkdir()
         for i in (0, 1):  # two parts per table: the first row, then the others
             rows = {c: v[:1] if i == 0 else v[1:] for c, v in cols.items()}
             pq.write_table(pa.table(rows), tmp_path / table / f"part-{i:05d}.parquet")
         (tmp_path / table / ".part-x.tmp").write_bytes(b"not a part")
-    counts = parts.count_parts(str(tmp_path), ("event", "tail"))
-    # (events decoded, quarantined: errors of stage event/tail, error rows, row changes)
-    assert counts == {"a": (2, 1, 1, 0), "b": (1, 1, 2, 4)}
+    stages = ("event", "skipped", "tail")
+    counts = parts.count_parts(str(tmp_path), stages, ("file",))
+    # (events decoded, quarantined: errors of those stages, error rows, row changes, bytes
+    # decoded: sizes of file-level events, bytes skipped: sizes of those errors, failures)
+    assert counts == {"a": (2, 1, 1, 0, 10, 5, 0), "b": (1, 2, 4, 4, 30, 13, 1)}
     with pytest.raises(Exception):
-        parts.count_parts(str(tmp_path / "missing"), ("event", "tail"))
+        parts.count_parts(str(tmp_path / "missing"), stages)
 
 
 def test_repeated_table_maps_parsed_once_and_still_checked(tmp_path):

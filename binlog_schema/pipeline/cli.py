@@ -64,7 +64,15 @@ def add_commands(sub):
                        "row_changes, errors, files)",
                        description="Decode binlog files, directories or globs (any Hadoop "
                        "filesystem) into typed tables written under --out, with a per-file "
-                       "reconciliation: events read = decoded + quarantined.")
+                       "reconciliation: events read = decoded + quarantined, and the file's "
+                       "bytes = 4 (magic number) + bytes decoded (events) + bytes skipped "
+                       "(quarantined events and skipped ranges, each an errors row with offset "
+                       "and size). Damage never stops the job: each split resynchronises "
+                       "inside its own byte range. Exit status: 0 every file clean; 3 damaged "
+                       "but every file reconciled (events quarantined or bytes skipped: see "
+                       "the errors table); 1 a file does not reconcile (not a binlog, "
+                       "unreadable, bytes not all accounted for); 2 usage (output exists, "
+                       "format unavailable).")
     d.add_argument("inputs", nargs="+", metavar="INPUT")
     d.add_argument("--out", required=True, help="output directory (any Hadoop filesystem)")
     d.add_argument("--format", choices=("parquet", "delta"), default="parquet",

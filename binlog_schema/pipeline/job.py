@@ -25,7 +25,14 @@ from binlog_schema.pipeline.fsio import list_local
 
 DEFAULT_SPLIT = 8 << 20
 TASK_WORK = 64 << 20   # splits are grouped into tasks of about this much work
-EVENT_STAGES = ("event", "tail")
+# the errors rows that stand for bytes not decoded: quarantined events, skipped ranges (a
+# last event cut short: ``tail``)
+EVENT_STAGES = ("event", "skipped", "tail")
+# the errors rows that say a file was not read, or not all of it: it cannot reconcile
+FAILURE_STAGES = ("input", "file", "split")
+MAGIC_SIZE = 4
+# exit statuses of ``spark decode``, as the single-process commands' (serial.write)
+CLEAN, NOT_RECONCILED, USAGE, DAMAGED = 0, 1, 2, 3
 
 
 def parse_size(text) -> int:
@@ -566,25 +573,40 @@ def first_shapes(shapes) -> list:
 
 
 def count_by_file(events, errors, row_changes) -> dict:
-    """file -> (events decoded, events quarantined, error rows, row changes), counted from
-    the tables themselves (one Spark job)."""
+    """file -> (events decoded, events quarantined, error rows, row changes, bytes decoded,
+    bytes skipped, failures), counted from the tables themselves (one Spark job; as
+    :func:`binlog_schema.pipeline.parts.count_parts`)."""
     from pyspark.sql import functions as F
     quarantined = F.col("stage").isin(*EVENT_STAGES).cast("int")
+    failed = F.col("stage").isin(*FAILURE_STAGES).cast("int")
+    top = F.col("in_payload_at").isNull()
+    zero = F.lit(0).cast("long")
     u = (events.select("file", F.lit(1).alias("e"), F.lit(0).alias("q"), F.lit(0).alias("x"),
-                       F.lit(0).alias("r"))
-         .unionByName(errors.select("file", F.lit(0).alias("e"), quarantined.alias("q"),
-                                    F.lit(1).alias("x"), F.lit(0).alias("r")))
+                       F.lit(0).alias("r"),
+                       F.when(top, F.col("size")).otherwise(zero).alias("bd"),
+                       zero.alias("bs"), F.lit(0).alias("ff"))
+         .unionByName(errors.select(
+             "file", F.lit(0).alias("e"), quarantined.alias("q"), F.lit(1).alias("x"),
+             F.lit(0).alias("r"), zero.alias("bd"),
+             F.when(top & (quarantined == 1), F.coalesce(F.col("size"), zero))
+             .otherwise(zero).alias("bs"), failed.alias("ff")))
          .unionByName(row_changes.select("file", F.lit(0).alias("e"), F.lit(0).alias("q"),
-                                         F.lit(0).alias("x"), F.lit(1).alias("r"))))
-    rows = u.groupBy("file").agg(*[F.sum(c).alias(c) for c in "eqxr"]).collect()
-    return {r["file"]: (r["e"], r["q"], r["x"], r["r"]) for r in rows}
+                                         F.lit(0).alias("x"), F.lit(1).alias("r"),
+                                         zero.alias("bd"), zero.alias("bs"),
+                                         F.lit(0).alias("ff"))))
+    cols = ("e", "q", "x", "r", "bd", "bs", "ff")
+    rows = u.groupBy("file").agg(*[F.sum(c).alias(c) for c in cols]).collect()
+    return {r["file"]: tuple(r[c] or 0 for c in cols) for r in rows}
 
 
 def files_rows(stats, shapes, counts) -> list:
     """Per file (tuples in schema.FILES order): events read (framed by the tasks' readers)
-    against events decoded (rows of ``events``) + quarantined (``errors`` of stage
-    event/tail), both counted from the written tables; rows, table-map shapes, errors, task
-    time and peak task memory."""
+    against events decoded (rows of ``events``) + quarantined (``errors`` of the stages
+    event, skipped and tail: quarantined events and skipped ranges), and the file's bytes
+    against the magic number + bytes decoded (the sizes of its ``events`` rows) + bytes
+    skipped (the sizes of those ``errors`` rows), both counted from the written tables
+    (``reconciled`` when both hold and no ``errors`` row says the file, or a split of it,
+    could not be read); rows, table-map shapes, errors, task time and peak task memory."""
     per = {}
     for st in stats:  # schema.SPLIT_STATS order
         f = per.setdefault(st[0], {"size": 0, "splits": 0, "read": 0, "rows_failed": 0,
@@ -605,9 +627,13 @@ def files_rows(stats, shapes, counts) -> list:
     out = []
     for file in sorted(per):
         f = per[file]
-        decoded, quarantined, errors, rows = counts.get(file, (0, 0, 0, 0))
-        out.append((file, f["size"], f["splits"], f["read"], decoded, quarantined,
-                    f["read"] == decoded + quarantined, rows, f["rows_failed"],
+        decoded, quarantined, errors, rows, bytes_decoded, bytes_skipped, failures = \
+            counts.get(file, (0, 0, 0, 0, 0, 0, 0))
+        size = f["size"]
+        reconciled = f["read"] == decoded + quarantined and not failures and \
+            bytes_decoded + bytes_skipped + MAGIC_SIZE == size
+        out.append((file, size, f["splits"], f["read"], decoded, quarantined, size,
+                    bytes_decoded, bytes_skipped, reconciled, rows, f["rows_failed"],
                     len(f["shapes"]), f["carried"], errors, f["seconds"], f["cpu"], f["rss"]))
     return out
 
@@ -734,7 +760,7 @@ def _decode_arrow(spark, groups, splits, want_rows, out, mode, progress):
                           schema.TABLE_MAPS.json(), first_shapes(shapes))
         tables = ParquetTables(spark, out, splits, stats)
         try:  # counted from the part files themselves (pyarrow, on the driver)
-            counts = parts.count_parts(out, EVENT_STAGES)
+            counts = parts.count_parts(out, EVENT_STAGES, FAILURE_STAGES)
         except Exception:  # noqa: BLE001 - a location pyarrow cannot read: Spark counts
             sc.setJobDescription("files (reconciliation)")
             counts = count_by_file(tables.events, tables.errors, tables.row_changes)
@@ -922,18 +948,21 @@ class _Watch:
 
 
 def summary_lines(files_rows, width: int = 60) -> list:
-    """The per-file summary table and the reconciliation line."""
+    """The per-file summary table and the reconciliation line: events read = decoded +
+    quarantined, and bytes = magic numbers + decoded + skipped."""
     head = (f"{'file':<{width}} {'splits':>6} {'read':>9} {'decoded':>9} {'quarant.':>8} "
-            f"{'rows':>9} {'shapes':>6} {'errors':>6}  ok")
+            f"{'bytes':>12} {'skipped':>10} {'rows':>9} {'shapes':>6} {'errors':>6}  ok")
     out = [head, "-" * len(head)]
-    tot = dict(files=0, read=0, decoded=0, quarantined=0, rows=0, errors=0, bad=0)
+    tot = dict(files=0, read=0, decoded=0, quarantined=0, rows=0, errors=0, bad=0, bytes=0,
+               bytes_decoded=0, bytes_skipped=0)
     cwd = os.getcwd() + os.sep
     for r in files_rows:
         name = r["file"][len(cwd):] if r["file"].startswith(cwd) else r["file"]
         name = name if len(name) <= width else "..." + name[-(width - 3):]
         ok = bool(r["reconciled"])
         out.append(f"{name:<{width}} {r['splits']:>6} {r['events_read'] or 0:>9} "
-                   f"{r['events_decoded']:>9} {r['events_quarantined']:>8} {r['rows']:>9} "
+                   f"{r['events_decoded']:>9} {r['events_quarantined']:>8} "
+                   f"{r['bytes'] or 0:>12} {r['bytes_skipped'] or 0:>10} {r['rows']:>9} "
                    f"{r['table_map_shapes']:>6} {r['errors']:>6}  {'yes' if ok else 'NO'}")
         tot["files"] += 1
         tot["read"] += r["events_read"] or 0
@@ -942,13 +971,42 @@ def summary_lines(files_rows, width: int = 60) -> list:
         tot["rows"] += r["rows"]
         tot["errors"] += r["errors"]
         tot["bad"] += not ok
+        for k in ("bytes", "bytes_decoded", "bytes_skipped"):
+            tot[k] += r[k] or 0
     out.append("-" * len(head))
     out.append(f"reconciliation: {tot['files']} files, events read {tot['read']} = decoded "
-               f"{tot['decoded']} + quarantined {tot['quarantined']}: "
-               + ("OK" if not tot["bad"] and tot["read"] == tot["decoded"] + tot["quarantined"]
-                  else f"MISMATCH in {tot['bad']} files")
+               f"{tot['decoded']} + quarantined {tot['quarantined']}, bytes {tot['bytes']} = "
+               f"{MAGIC_SIZE} x {tot['files']} + decoded {tot['bytes_decoded']} + skipped "
+               f"{tot['bytes_skipped']}: "
+               + ("OK" if not tot["bad"] else f"MISMATCH in {tot['bad']} files")
                + f"; rows {tot['rows']}, error rows {tot['errors']}")
     return out
+
+
+def exit_status(files_rows) -> int:
+    """``spark decode``'s exit status, as the single-process commands' with
+    ``--skip-errors`` (:mod:`binlog_schema.serial.write`): 1 when a file does not reconcile
+    (its bytes or events are not all accounted for: a file that is not a binlog, an input
+    that could not be read, a task that failed), else 3 when a file is damaged (an ``errors``
+    row: a quarantined event, a skipped range, a rows event that could not be decoded),
+    else 0."""
+    if any(not r["reconciled"] for r in files_rows):
+        return NOT_RECONCILED
+    return DAMAGED if any(r["errors"] for r in files_rows) else CLEAN
+
+
+def status_line(files_rows) -> str | None:
+    """What a status other than 0 means, for the end of the summary."""
+    bad = sum(not r["reconciled"] for r in files_rows)
+    damaged = sum(bool(r["errors"]) for r in files_rows)
+    if bad:
+        return (f"exit status {NOT_RECONCILED}: {bad} files not reconciled (not binlogs, "
+                "unreadable, or not every byte accounted for: see the errors table)")
+    if damaged:
+        return (f"exit status {DAMAGED}: {damaged} files damaged, every byte accounted for "
+                "(quarantined events and skipped ranges: the errors table, with offset and "
+                "size)")
+    return None
 
 
 def run_decode(args) -> int:
@@ -985,7 +1043,7 @@ def _run_decode(spark, args, early=None) -> int:
         check_format(spark, args.format)
     except RuntimeError as e:
         print(f"binlog-schema spark decode: {e}", file=sys.stderr)
-        return 2
+        return USAGE
     mode = "overwrite" if args.overwrite else "errorifexists"
     out = args.out.rstrip("/")
     progress.say(f"Spark {spark.version}, master {spark.sparkContext.master}, "
@@ -1013,7 +1071,7 @@ def _run_decode(spark, args, early=None) -> int:
                 fs.delete(p, True)
     except FileExistsError as e:
         print(f"binlog-schema spark decode: {e}", file=sys.stderr)
-        return 2
+        return USAGE
     if getattr(tables, "file_rows", None) is not None:   # as written, without reading back
         from binlog_schema.pipeline import schema
         names = schema.FILES.fieldNames()
@@ -1023,7 +1081,10 @@ def _run_decode(spark, args, early=None) -> int:
     for line in summary_lines(rows):
         print(line)
     print(f"tables written under {out}: {', '.join(TABLES)} ({args.format})", flush=True)
-    return 0 if all(r["reconciled"] for r in rows) else 1
+    status = status_line(rows)
+    if status:
+        print(status, flush=True)
+    return exit_status(rows)
 
 
 def main(argv=None) -> int:

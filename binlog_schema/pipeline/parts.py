@@ -126,27 +126,53 @@ def _part_files(out: str, table: str) -> list:
             if i.base_name.startswith("part-") and i.base_name.endswith(".parquet")]
 
 
-def count_parts(out: str, event_stages) -> dict:
-    """file -> (events decoded, events quarantined, error rows, row changes), counted from
-    the part files the tasks wrote (their ``file`` and ``stage`` columns, read with pyarrow
-    on the driver): what the tables hold, not what the tasks said they wrote."""
+def count_parts(out: str, event_stages, failure_stages=("input", "file", "split")) -> dict:
+    """file -> (events decoded, events quarantined, error rows, row changes, bytes decoded,
+    bytes skipped, failures), counted from the part files the tasks wrote (read with pyarrow
+    on the driver): what the tables hold, not what the tasks said they wrote. Events decoded
+    are the rows of ``events``; quarantined, the ``errors`` rows of ``event_stages``
+    (quarantined events and skipped ranges); bytes decoded, the sizes of the ``events`` rows
+    of file level (not inside a payload: ``in_payload_at`` null); bytes skipped, the sizes of
+    those ``errors`` rows of file level; failures, the ``errors`` rows of ``failure_stages``
+    (a file that could not be read, a split that failed)."""
+    import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
     counts: dict = {}
 
+    def slot_of(file):
+        c = counts.get(file)
+        if c is None:
+            c = counts[file] = [0, 0, 0, 0, 0, 0, 0]
+        return c
+
     def tally(column, slot):
         for entry in pc.value_counts(column).to_pylist():
-            c = counts.setdefault(entry["values"], [0, 0, 0, 0])
-            c[slot] += entry["counts"]
+            slot_of(entry["values"])[slot] += entry["counts"]
 
+    def add_sizes(t, slot):
+        t = t.filter(pc.is_null(t.column("in_payload_at")))
+        sums = pa.table({"file": t.column("file"), "size": t.column("size")}).group_by(
+            "file").aggregate([("size", "sum")])
+        for file, n in zip(sums.column("file").to_pylist(),
+                           sums.column("size_sum").to_pylist()):
+            slot_of(file)[slot] += n or 0
+
+    columns = {"events": ["file", "size", "in_payload_at"],
+               "errors": ["file", "stage", "size", "in_payload_at"], "row_changes": ["file"]}
     for table, slot in (("events", 0), ("errors", 2), ("row_changes", 3)):
         for filesystem, path in _part_files(out, table):
-            cols = ["file", "stage"] if table == "errors" else ["file"]
-            t = pq.read_table(path, columns=cols, filesystem=filesystem)
+            t = pq.read_table(path, columns=columns[table], filesystem=filesystem)
             tally(t.column("file"), slot)
-            if table == "errors":  # quarantined events: errors of the event stages
-                mask = pc.is_in(t.column("stage"), value_set=_strings(event_stages))
-                tally(pc.filter(t.column("file"), mask), 1)
+            if table == "events":
+                add_sizes(t, 4)
+            elif table == "errors":  # quarantined events and skipped ranges; failures
+                stage = t.column("stage")
+                tally(pc.filter(t.column("file"),
+                                pc.is_in(stage, value_set=_strings(failure_stages))), 6)
+                t = t.filter(pc.is_in(stage, value_set=_strings(event_stages)))
+                tally(t.column("file"), 1)
+                add_sizes(t, 5)
     return {f: tuple(c) for f, c in counts.items()}
 
 

@@ -9,9 +9,12 @@
                 primary key) with the file/offset/time it was first seen and how often
 ``row_changes`` one row per row of a rows event, before/after images as
                 ``map<column name, Value>``
-``errors``      quarantined events and file problems (stage: input, file, event, tail, rows,
-                split)
-``files``       per file: events read = decoded + quarantined, rows, timings
+``errors``      quarantined events, skipped byte ranges and file problems (stage: input,
+                file, event, skipped, tail, rows, split); ``offset`` and ``size`` say which
+                bytes (a quarantined event's, a skipped range's)
+``files``       per file: events read = decoded + quarantined, and its bytes = 4 (the magic
+                number) + bytes decoded (events) + bytes skipped (quarantined events,
+                skipped ranges): ``reconciled``; rows, timings
 
 ``Value`` holds one column value in the field of its Spark type, so nothing is a JSON string
 where a type exists: ``long`` (integers, YEAR, BIT, ENUM index, SET bits, GEOMETRY SRID),
@@ -158,6 +161,8 @@ SPLIT_STATS = T.StructType([
     T.StructField("seconds", T.DoubleType()),
     T.StructField("cpu_seconds", T.DoubleType()),
     T.StructField("max_rss_kib", T.LongType()),
+    T.StructField("bytes_decoded", T.LongType()),
+    T.StructField("bytes_skipped", T.LongType()),
 ])
 
 # table_maps tuples from a task: the shape fields, then first file/offset/time and count
@@ -178,6 +183,9 @@ FILES = T.StructType([
     T.StructField("events_read", T.LongType()),
     T.StructField("events_decoded", T.LongType()),
     T.StructField("events_quarantined", T.LongType()),
+    T.StructField("bytes", T.LongType()),
+    T.StructField("bytes_decoded", T.LongType()),
+    T.StructField("bytes_skipped", T.LongType()),
     T.StructField("reconciled", T.BooleanType()),
     T.StructField("rows", T.LongType()),
     T.StructField("rows_failed", T.LongType()),

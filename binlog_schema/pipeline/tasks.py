@@ -2,13 +2,16 @@
 cuts a large file at transaction boundaries, and the decoding of one split into the rows of
 the output tables.
 
-A split is a byte range ``[start, end)`` of one file that starts at an event that begins a
-transaction (GTID, ANONYMOUS_GTID, MariaDB GTID, or a ``BEGIN`` query outside a GTID group).
-It is decoded by :class:`~binlog_schema.stream.BinlogReader` over a :class:`Window` of the file
-that shows the reader the file's first event (the FORMAT_DESCRIPTION, for the context) and
-then the split's bytes, so a task reads only its range and holds one event at a time. Servers
-write the same TABLE_MAP before every transaction on a table: a task parses each distinct
-TABLE_MAP body once (header and CRC32 of every event are still checked).
+A split is a byte range ``[start, end)`` of one file that starts at a confirmed event that
+begins a transaction (GTID, ANONYMOUS_GTID, MariaDB GTID, or a ``BEGIN`` query outside a GTID
+group). It is decoded by :class:`~binlog_schema.stream.BinlogReader` from its start, with the
+context of the file's FORMAT_DESCRIPTION, up to its end (:func:`split_records`), so a task
+reads only its range and holds one event at a time. Every byte is accounted for, as the
+recovering reader accounts for a whole file: a split that meets damage resynchronises inside
+its own range, and its records (events, quarantined events, skipped ranges) tile the range;
+the splits of a file tile ``[4, size)``. Servers write the same TABLE_MAP before every
+transaction on a table: a task parses each distinct TABLE_MAP body once (header and CRC32 of
+every event are still checked).
 
 Table maps are written per transaction, so a split at a transaction boundary is normally
 self-contained. That is checked, not assumed: a rows event whose table id has no TABLE_MAP
@@ -32,19 +35,19 @@ import json
 import time
 from dataclasses import dataclass
 
-from .. import envelope
+from .. import envelope, scanning
 from ..envelope import HEADER_SIZE, parse_event
-from ..errors import BinlogError
+from ..errors import BinlogError, FormatError, TruncatedError
 from ..mysql.codes import (CONTEXT_KINDS, FORMAT_DESCRIPTION_EVENT, GTID_KINDS,
                            MARIA_GTID_EVENT, NAMED_GTID_KINDS, QUERY_EVENT, QUERY_KINDS,
-                           ROWS_KINDS, TABLE_MAP_EVENT, XA_PREPARE_LOG_EVENT, XID_EVENT,
-                           type_name)
+                           ROWS_KINDS, START_ENCRYPTION_EVENT, TABLE_MAP_EVENT,
+                           WRITTEN_KINDS, XA_PREPARE_LOG_EVENT, XID_EVENT, type_name)
 from ..mysql.flavor import context_from_fde, context_from_start_v3
 from ..mysql.framing import event_parse
 from ..context import Context
 from ..model.row_change import RowDecoder, column_names, gtid_of
 from ..serial.value_forms import jsonable
-from ..stream import MAGIC, BinlogReader, EventRecord
+from ..stream import MAGIC, MAX_EVENT_SIZE, BinlogReader, EventRecord
 from ..values import temporal
 from ..values.codecs import Compressed, EnumValue, Geometry, SetValue
 from .fsio import display_name, open_input
@@ -52,6 +55,7 @@ from .fsio import display_name, open_input
 REAL_GTID_KINDS = NAMED_GTID_KINDS   # ANONYMOUS_GTID names no transaction
 _FED_KINDS = ROWS_KINDS | GTID_KINDS | {TABLE_MAP_EVENT}   # what the row decoder follows
 MAX_QUERY_PEEK = 512
+MAX_SCAN = 64 << 20   # how far a resynchronisation looks (the reader's default)
 EVENT_WEIGHT = 200   # decoding an event costs about as much as 200 bytes of row data
 
 # the tags of the unified output rows
@@ -100,9 +104,15 @@ def _query_text(raw: bytes, ctx: Context) -> bytes:
 
 
 def _context_event(raw: bytes, ctx: Context, pos: int) -> Context:
+    """The context a FORMAT_DESCRIPTION (or START_EVENT_V3) sets; a FormatError for one the
+    reader cannot honour (as :class:`BinlogReader` says)."""
     value = parse_event(raw, ctx, pos)
     if ctx.kind(raw[4]) == FORMAT_DESCRIPTION_EVENT:
-        return context_from_fde(value["body"], ctx)
+        body = value["body"]
+        if body["binlog_version"] != 4 or body["header_length"] != HEADER_SIZE:
+            raise FormatError("a FORMAT_DESCRIPTION this reader cannot honour", offset=pos,
+                              path="body.header_length")
+        return context_from_fde(body, ctx)
     return context_from_start_v3(value["body"], ctx)
 
 
@@ -131,9 +141,19 @@ def prescan(uri: str, size: int, split_bytes: int) -> list:
     transaction start after ``split_bytes`` of work since the previous cut (work: bytes plus
     ``EVENT_WEIGHT`` per event, as many small events cost more than one large one).
 
-    A file that is not a binlog, has a second FORMAT_DESCRIPTION (relay logs) or no
-    transaction boundaries stays one split; a broken header ends the scan (the rest of the
-    file belongs to the last split, whose reader reports the problem)."""
+    A cut is made only where an event is *confirmed* (:func:`binlog_schema.scanning.event_at`:
+    its CRC32 verifies, or its log position or the header after it vouches for its size), so
+    every split starts where an event starts. Damage (a size out of bounds or past the end;
+    without checksums, a size that neither its log position nor a plausible header after it
+    vouches for) is passed by resynchronising as the recovering reader does (the next
+    confirmed event); the split that holds the damage accounts for it. A file that is not a
+    binlog, or whose first event is no confirmed FORMAT_DESCRIPTION, stays one split; after
+    a second context event (relay logs), a second file's start (a magic number, then a
+    confirmed FORMAT_DESCRIPTION, wherever it is: files concatenated, perhaps inside what
+    reads as an event), encryption, or damage with no confirmed event after it, no more cuts
+    are made (the rest of the file belongs to the last split). Without checksums the walk
+    follows the sizes as the reader confirms them; with them it does not check each CRC32
+    (only the cuts'): a cut is then where the reader finds an event too."""
     whole = [Split(uri, size, 0, 0, size)]
     if size <= split_bytes // 2:
         return whole
@@ -145,9 +165,12 @@ def prescan(uri: str, size: int, split_bytes: int) -> list:
         if f.read(4) != MAGIC:
             return whole
         blocks = _Blocks(f)
+        sblocks = scanning.Blocks(f)   # (confirmations and resynchronisation)
         ctx = Context(checksum=False)
         remap = ctx.type_remap
+        written = WRITTEN_KINDS[None]
         pos, ctx_end, contexts = 4, 4, 0
+        second, searched = None, 4   # where a second file starts (searched up to there)
         cuts = []               # (offset, last GTID event before it, work before it)
         last_cut = 0
         events = 0
@@ -158,22 +181,55 @@ def prescan(uri: str, size: int, split_bytes: int) -> list:
             if len(buf) - i < HEADER_SIZE:
                 break
             n = int.from_bytes(buf[i + 9:i + 13], "little")
-            if n < HEADER_SIZE or pos + n > size:
-                break
             code = buf[i + 4]
             kind = remap.get(code, code) if remap else code
+            fits = HEADER_SIZE <= n <= MAX_EVENT_SIZE and pos + n <= size
+            if fits and contexts and not ctx.checksum and kind not in CONTEXT_KINDS and \
+                    int.from_bytes(buf[i + 13:i + 17], "little") != (pos + n) & 0xFFFFFFFF:
+                # no checksums, no log position that vouches for the size: the header after
+                # it must be plausible, as for the reader (scanning.confirmed)
+                q = pos + n
+                if size - q >= HEADER_SIZE:
+                    nb, j = blocks.at(q, HEADER_SIZE)
+                    c2 = nb[j + 4]
+                    fits = HEADER_SIZE <= int.from_bytes(nb[j + 9:j + 13], "little") <= \
+                        MAX_EVENT_SIZE and (remap.get(c2, c2) if remap else c2) in written
+                    buf, i = blocks.at(pos, HEADER_SIZE)
+            if not fits:
+                if not contexts:
+                    return whole
+                # damage: on from the next confirmed event, if any (transactions unknown)
+                nxt = scanning.resync(sblocks, pos + 1, size, ctx, MAX_EVENT_SIZE, MAX_SCAN)
+                if nxt is None or scanning.second_file_at(sblocks, nxt, size, ctx,
+                                                          MAX_EVENT_SIZE):
+                    break
+                events += 1
+                pos = nxt
+                gtid_open = begin_open = False
+                continue
+            if pos + n > searched and second is None:
+                second, searched = _second_file(sblocks, searched, pos + n, size, ctx)
+            if second is not None and pos + n > second:
+                break   # (a file appended: what follows is read in another context)
             candidate = False
             if kind in CONTEXT_KINDS:
                 contexts += 1
-                if contexts > 1 or pos != 4:
-                    return whole
+                if pos != 4:
+                    if contexts == 1:
+                        return whole
+                    break   # a second context: later splits would need it
+                if scanning.event_at(sblocks, pos, size, ctx, MAX_EVENT_SIZE) != n:
+                    return whole   # (not confirmed: the reader reads no context from it)
                 buf, i = blocks.at(pos, n)
                 try:
                     ctx = _context_event(buf[i:i + n], ctx, pos)
                 except BinlogError:
                     return whole
                 remap = ctx.type_remap
+                written = WRITTEN_KINDS.get(ctx.flavor, WRITTEN_KINDS[None])
                 ctx_end = pos + n
+            elif not contexts:
+                return whole   # no FORMAT_DESCRIPTION first: one split, read as a whole
             elif kind in GTID_KINDS:
                 candidate, gtid_open, begin_open = True, True, False
             elif kind == QUERY_EVENT and n <= MAX_QUERY_PEEK:
@@ -186,8 +242,11 @@ def prescan(uri: str, size: int, split_bytes: int) -> list:
                     gtid_open = begin_open = False
             elif kind == XID_EVENT:
                 gtid_open = begin_open = False
+            elif kind == START_ENCRYPTION_EVENT:
+                break   # (the headers after it are not read as such)
             if candidate and pos >= ctx_end and \
-                    pos - last_cut + EVENT_WEIGHT * events >= split_bytes:
+                    pos - last_cut + EVENT_WEIGHT * events >= split_bytes and \
+                    scanning.event_at(sblocks, pos, size, ctx, MAX_EVENT_SIZE) == n:
                 cuts.append((pos, last_gtid, pos - last_cut + EVENT_WEIGHT * events))
                 last_cut = pos
                 events = 0
@@ -205,52 +264,58 @@ def prescan(uri: str, size: int, split_bytes: int) -> list:
             for i, (s, e, g, w) in enumerate(zip(starts, ends, gtids, works))]
 
 
+def _second_file(blocks, start: int, need: int, size: int, ctx):
+    """(where a second file starts, searched up to): the magic numbers from ``start`` on,
+    a block at a time until ``need`` is passed, each checked for a confirmed
+    FORMAT_DESCRIPTION after it (:func:`binlog_schema.scanning.second_file_at`)."""
+    q = start
+    while q < need and q < size:
+        buf = blocks.at(q, scanning.Blocks.SIZE + 3)
+        n = min(len(buf) - 3, size - q)
+        if n <= 0:
+            break
+        i = buf.find(MAGIC, 0, n + 3)
+        while 0 <= i < n:
+            if scanning.second_file_at(blocks, q + i, size, ctx, MAX_EVENT_SIZE):
+                return q + i, q + i
+            i = buf.find(MAGIC, i + 1, n + 3)
+        q += n
+    return None, max(q, need)
+
+
 # ---------------------------------------------------------------------------------------
 # reading a split
 
 
-class Window:
-    """A read-only file view made of byte ranges of another file, read in order: what a
-    :class:`BinlogReader` sees of a split (the context event, then the split)."""
+class Clip:
+    """A read-only view of a file's first ``end`` bytes: what a split's reader sees (it
+    reads, seeks and resynchronises in the file's own offsets and finds the end of the file
+    at the end of the split). The file may be moved by others between reads (the fallback
+    scans): the view reads from its own position."""
 
-    def __init__(self, f, segments):
-        self.f = f
-        self.segments = [(s, e) for s, e in segments if e > s]
-        self.i = 0
-        self.pos = self.segments[0][0] if self.segments else 0
-        self.vpos = 0
-        if self.segments:
-            f.seek(self.pos)
+    def __init__(self, f, end: int):
+        self.f, self.end, self.pos = f, end, 0
 
     def read(self, n: int = -1) -> bytes:
-        out = []
-        while n != 0 and self.i < len(self.segments):
-            end = self.segments[self.i][1]
-            avail = end - self.pos
-            if avail <= 0:
-                self.i += 1
-                if self.i < len(self.segments):
-                    self.pos = self.segments[self.i][0]
-                    self.f.seek(self.pos)
-                continue
-            k = avail if n < 0 else min(n, avail)
-            if self.f.tell() != self.pos:  # someone else (a fallback scan) moved the file
-                self.f.seek(self.pos)
-            data = self.f.read(k)
-            if not data:
-                break
-            self.pos += len(data)
-            self.vpos += len(data)
-            out.append(data)
-            if n > 0:
-                n -= len(data)
-        return out[0] if len(out) == 1 else b"".join(out)
+        k = self.end - self.pos if n is None or n < 0 else min(n, self.end - self.pos)
+        if k <= 0:
+            return b""
+        f = self.f
+        if f.tell() != self.pos:
+            f.seek(self.pos)
+        data = f.read(k)
+        self.pos += len(data)
+        return data
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        self.pos = max(0, offset + (0, self.pos, self.end)[whence])
+        return self.pos
 
     def tell(self) -> int:
-        return self.vpos
+        return self.pos
 
-    def seekable(self) -> bool:   # read forward only (the reader does not seek in it)
-        return False
+    def seekable(self) -> bool:
+        return True
 
     def readable(self) -> bool:
         return True
@@ -286,19 +351,27 @@ def _event_at(f, pos: int, ctx: Context) -> EventRecord | None:
 
 def table_maps_before(f, start: int, ctx: Context) -> dict:
     """The TABLE_MAP in force for each table id just before ``start``: the fallback for a
-    split that is not self-contained (headers read, only TABLE_MAP bodies parsed)."""
+    split that is not self-contained (headers read, only TABLE_MAP bodies parsed; damage
+    passed as the pre-scan passes it, at the next confirmed event)."""
     maps = {}
+    blocks = scanning.Blocks(f)
+    written = WRITTEN_KINDS.get(ctx.flavor, WRITTEN_KINDS[None])
     pos = 4
     while pos < start:
-        f.seek(pos)
-        head = f.read(HEADER_SIZE)
+        head = blocks.at(pos, HEADER_SIZE)
         if len(head) < HEADER_SIZE:
             break
         n = int.from_bytes(head[9:13], "little")
-        if n < HEADER_SIZE:
-            break
-        if ctx.kind(head[4]) == TABLE_MAP_EVENT:
-            raw = head + f.read(n - HEADER_SIZE)
+        kind = ctx.kind(head[4])
+        if not HEADER_SIZE <= n <= MAX_EVENT_SIZE or pos + n > start or kind not in written:
+            nxt = scanning.resync(blocks, pos + 1, start, ctx, MAX_EVENT_SIZE, MAX_SCAN)
+            if nxt is None or scanning.second_file_at(blocks, nxt, start, ctx,
+                                                      MAX_EVENT_SIZE):
+                break
+            pos = nxt
+            continue
+        if kind == TABLE_MAP_EVENT:
+            raw = blocks.at(pos, n)
             try:
                 value = parse_event(raw, ctx, pos)
             except BinlogError:
@@ -650,6 +723,7 @@ class _SplitState:
         self.name = name
         self.read = self.decoded = self.quarantined = 0
         self.rows = self.rows_failed = self.carried = self.errors = 0
+        self.bytes_decoded = self.bytes_skipped = 0
         self.shapes: dict = {}        # shape id -> [first offset, first ts, count, row]
         self.shape_cache: dict = {}   # TABLE_MAP body bytes -> shape id + row
         self.gtid = None              # GTID of the current transaction (events table)
@@ -659,43 +733,26 @@ class _SplitState:
         self.standalone = False       # ... whose GTID announces a single statement
 
 
-def _shift(split: Split):
-    """Virtual (window) offset -> file offset."""
-    if split.start == 0:
-        return lambda v: v
-    delta = split.start - split.ctx_end
-
-    def shift(v):
-        return v if v is None or v < split.ctx_end else v + delta
-    return shift
-
-
-def _fix_error(err: BinlogError, shift):
-    if err is not None and err.offset is not None:
-        new = shift(err.offset)
-        if new != err.offset:
-            err.offset = new
-            err.args = (err._render(),)
-    return err
-
-
 def _error_row(st, offset, stage, err=None, *, kind=None, message=None, rec=None,
-               in_payload_at=None):
+               in_payload_at=None, size=None):
     st.errors += 1
+    if size is None and rec is not None:
+        size = len(rec.raw)
+    named = rec is not None and (len(rec.raw) > 4 or rec.gap is not None)
     return (st.name, offset, in_payload_at, stage, kind or (err.kind if err else "error"),
             err.path if err is not None else None,
             message if message is not None else (err.message if err is not None else None),
             err.expected if err is not None else None,
-            rec.type_name if rec is not None and len(rec.raw) > 4 else None,
+            rec.type_name if named else None,
             rec.type_code if rec is not None and len(rec.raw) > 4 else None,
-            len(rec.raw) if rec is not None else None)
+            size)
 
 
 def decode_split(split: Split, rows: bool = True, sink=None):
     """Decode one split into ``sink`` (default: a :class:`TupleSink`), yielding what the sink
     has made as it goes: output rows or record batches, then the split's table-map shapes and
     one ``stat`` row: events read, decoded and quarantined, rows, wall and CPU seconds, peak
-    memory of the worker process."""
+    memory of the worker process, bytes decoded and skipped."""
     t0, c0 = time.perf_counter(), time.process_time()
     sink = TupleSink() if sink is None else sink
     name = display_name(split.uri)
@@ -709,7 +766,8 @@ def decode_split(split: Split, rows: bool = True, sink=None):
         sink.table_map(row + (name, off, ts, count))
     sink.stat((name, split.size, split.index, split.start, split.end, st.read, st.decoded,
                st.quarantined, st.rows, st.rows_failed, len(st.shapes), st.carried, st.errors,
-               time.perf_counter() - t0, time.process_time() - c0, _max_rss_kib()))
+               time.perf_counter() - t0, time.process_time() - c0, _max_rss_kib(),
+               st.bytes_decoded, st.bytes_skipped))
     yield from sink.take()
 
 
@@ -743,8 +801,99 @@ def _decode(split: Split, st: _SplitState, want_rows: bool, sink):
         yield from _decode_open(f, split, st, want_rows, sink)
 
 
+def split_records(f, split: Split, ctx: Context | None = None, parse=None):
+    """The records of one split, which tile its byte range exactly (``[4, end)`` for the
+    first split, ``[start, end)`` for the others): events and SKIPPED records, as
+    ``BinlogReader(..., skip_errors=True)`` (recovering) gives them for the whole file.
+
+    A later split is read from its start with the file's context ``ctx`` (``resume``), and
+    every reader stops at the split's end (``stop``). The framing is followed by the plain
+    reader while every event is confirmed as the recovering reader confirms it (its CRC32,
+    which the event's parse checks; without checksums its log position, or the header after
+    it, read one record ahead); from the first event that is not (an error, a size out of
+    bounds, an event cut short, a header after it that is not plausible), the recovering
+    reader takes over from that event, with the context in force there (an event that
+    holds a magic number hands over too: the recovering reader tells a second file's start
+    inside it from a value that happens to hold those bytes). Confirmations may
+    look at the headers after the split's end (a split ends where the pre-scan confirmed an
+    event); no record goes past it: a skipped range that would is cut at the end (the next
+    split starts with a confirmed event there), and so is an event that would run past it
+    (its bytes are skipped, never counted twice). ``parse``: called on each record before it
+    is judged (the task's TABLE_MAP memo)."""
+    view = Clip(f, split.size)
+    stop = split.end
+    resume = (split.start, ctx) if split.start else None
+    fast = BinlogReader(view, decode="lazy", skip_errors=True, recover=False, resume=resume,
+                        stop=stop)
+    it = iter(fast)
+    at = None            # (offset, context) where the recovering reader takes over
+    emitted = False
+    pending = next(it, None)
+    while pending is not None:
+        rec, pending = pending, None
+        if parse is not None:
+            parse(rec)
+        c = rec.ctx
+        raw = rec.raw
+        n = len(raw)
+        if rec.error is not None or rec.offset + n > stop or raw.find(MAGIC, 1) > 0:
+            # (an event that holds a magic number may hold a second file's start)
+            at = (rec.offset, c)
+            break
+        if (c.checksum and not c.encrypted) or raw[4] == FORMAT_DESCRIPTION_EVENT:
+            if n < HEADER_SIZE + 4:   # (too short to hold a CRC32 that verifies)
+                at = (rec.offset, c)
+                break
+        elif not c.encrypted and \
+                int.from_bytes(raw[13:17], "little") != (rec.offset + n) & 0xFFFFFFFF:
+            # no checksum and no log position that vouches for the size: the next header
+            pending = next(it, None)
+            if pending is None:
+                sure = fast.tail is None or fast.tail.need is None
+            else:
+                head = pending.raw
+                sure = len(head) >= HEADER_SIZE and HEADER_SIZE <= int.from_bytes(
+                    head[9:13], "little") <= MAX_EVENT_SIZE and c.kind(head[4]) in \
+                    WRITTEN_KINDS.get(c.flavor, WRITTEN_KINDS[None])
+            if not sure:
+                at = (rec.offset, c)
+                break
+        emitted = True
+        yield rec
+        if pending is None:
+            pending = next(it, None)
+    else:
+        tail = fast.tail
+        if tail is None:
+            return
+        at = (tail.offset, fast.ctx)
+    it.close()
+    if not emitted and not split.start:
+        resume = None   # (nothing delivered yet: from the magic number, as a whole file)
+    else:
+        resume = at
+    view.seek(0)
+    reader = BinlogReader(view, decode="lazy", skip_errors=True, recover=True, resume=resume,
+                          stop=stop)
+    for rec in reader:
+        if rec.gap is not None:
+            start, end = rec.gap
+            if end > stop:
+                rec.gap = (start, stop)
+                yield rec
+                return
+        elif rec.offset + len(rec.raw) > stop:   # (a chain that is not the pre-scan's)
+            yield EventRecord(rec.offset, b"", rec.ctx, gap=(rec.offset, stop), error=FormatError(
+                f"the event at {rec.offset} ({len(rec.raw)} bytes) runs past {stop}, where "
+                "a confirmed event starts (the next split's): its bytes are skipped",
+                offset=rec.offset + 9, path="header.event_size"))
+            return
+        elif parse is not None:
+            parse(rec)
+        yield rec
+
+
 def _decode_open(f, split: Split, st: _SplitState, want_rows: bool, sink):
-    shift = _shift(split)
     decoder = RowDecoder(st.name)
     parse = EventParser().parse
     ctx = None
@@ -756,30 +905,24 @@ def _decode_open(f, split: Split, st: _SplitState, want_rows: bool, sink):
             g = gtid_of(rec) if rec is not None else None
             if g is not None:
                 decoder.gtid = g
-        window = Window(f, [(0, split.ctx_end), (split.start, split.end)])
-        skip_before = split.ctx_end   # the context event is the first split's
-    else:
-        window = Window(f, [(0, split.end)])
-        skip_before = 0
-    # a bad event is quarantined and reading goes on; the framing is followed as read (no
-    # resynchronisation: a split's reader sees only its window)
-    reader = BinlogReader(window, decode="lazy", skip_errors=True, recover=False)
     event, error, rows_out = sink.event, sink.error, sink.rows
     fed = _FED_KINDS if want_rows else frozenset()
     ctx_of = None   # the context of the records, and how it names their kinds
     try:
-        for rec in reader:
-            if rec.offset < skip_before:
-                continue
-            parse(rec)
-            rec.offset = shift(rec.offset)
+        for rec in split_records(f, split, ctx, parse):
             err = rec.error
             if err is not None:
-                _fix_error(err, shift)
-                st.read += 1 + len(rec.inner or ())
+                st.read += 1
                 st.quarantined += 1
-                error(_error_row(st, rec.offset, "event", err, rec=rec))
+                if rec.gap is not None:
+                    start, end = rec.gap
+                    st.bytes_skipped += end - start
+                    error(_gap_row(st, split, rec, start, end, err))
+                else:
+                    st.bytes_skipped += len(rec.raw)
+                    error(_error_row(st, rec.offset, "event", err, rec=rec))
                 continue
+            st.bytes_decoded += len(rec.raw)
             inner = rec.inner
             if inner is None:
                 st.read += 1
@@ -791,6 +934,11 @@ def _decode_open(f, split: Split, st: _SplitState, want_rows: bool, sink):
                 if r is not rec:
                     r.parent_offset = rec.offset
                     parse(r)
+                    if r.error is not None:
+                        st.quarantined += 1
+                        error(_error_row(st, r.offset, "event", r.error, rec=r,
+                                         in_payload_at=rec.offset))
+                        continue
                 if r.ctx is not ctx_of:
                     ctx_of = r.ctx
                     remap = ctx_of.type_remap
@@ -826,16 +974,15 @@ def _decode_open(f, split: Split, st: _SplitState, want_rows: bool, sink):
                              r.offset if r.parent_offset is not None else None)
             if sink.pending:
                 yield from sink.take()
-    except BinlogError as e:      # not a binlog file: the reader refuses it at the magic
-        _fix_error(e, shift)
+    except BinlogError as e:      # not a binlog file: refused at the magic number
         error(_error_row(st, e.offset or 0, "file", e))
-    if reader.tail is not None:
-        t = reader.tail
-        st.read += 1
-        st.quarantined += 1
-        error(_error_row(st, shift(t.offset), "tail", kind="truncated",
-                         message=f"truncated last event: {t.have} bytes"
-                         + (f" of {t.need}" if t.need is not None else " (partial header)")))
+
+
+def _gap_row(st, split: Split, rec, start: int, end: int, err):
+    """The ``errors`` row of a SKIPPED range: stage ``tail`` for a last event cut short (at
+    the end of the file), else ``skipped``; ``size``, the range's."""
+    stage = "tail" if isinstance(err, TruncatedError) and end >= split.size else "skipped"
+    return _error_row(st, start, stage, err, rec=rec, size=end - start)
 
 
 def _event_row(st, r, kind, top, decoder, nrows):
