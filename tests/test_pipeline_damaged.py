@@ -182,8 +182,28 @@ def test_prescan_cuts_only_at_confirmed_events(originals, tmp_path):
                 assert s.start in starts, (path.name, s.start)
                 assert scanning.event_at(blocks, s.start, len(d.data), ctx,
                                          MAX_EVENT_SIZE) is not None
-        passed += d.at is not None and splits[-1].start > d.at   # cuts after the damage
+        if d.name.startswith("concatenated"):   # (no cut in the second file: its context)
+            assert splits[-1].start < d.at, path.name
+        else:
+            passed += d.at is not None and splits[-1].start > d.at   # cuts after the damage
     assert passed >= 12
+
+
+@pytest.mark.parametrize("first,second", [("none", "crc32"), ("crc32", "mariadb"),
+                                          ("v51", "none")])
+def test_a_file_cut_and_another_appended(originals, tmp_path, first, second):
+    """A file cut inside an event and another appended (a half-copied file, then the next):
+    the pre-scan makes no cut after the second file's start, even where the cut event's size
+    (or a log position) runs over it, and the splits give the whole-file reader's records."""
+    a, events = originals[first]
+    b, _ = originals[second]
+    off, raw = events[len(events) * 2 // 3]
+    data = a[:off + len(raw) // 2] + b
+    path = tmp_path / "cut-and-appended"
+    path.write_bytes(data)
+    for split_bytes in (300, 1000):
+        splits = _check_tasks(path, split_bytes, rows=False)
+        assert splits[-1].start <= off
 
 
 def test_no_format_description_is_one_skipped_range(originals, tmp_path):

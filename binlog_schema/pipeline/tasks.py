@@ -118,12 +118,13 @@ def _context_event(raw: bytes, ctx: Context, pos: int) -> Context:
 
 class _Blocks:
     """A file read forward in large blocks, for the pre-scan: the bytes of ``[pos, pos+n)``
-    from the block in hand (a block is read anew only when they run past it)."""
+    from the block in hand (a block is read anew only when they run past it). ``watch``:
+    called with each block read and its offset."""
 
     SIZE = 1 << 20
 
-    def __init__(self, f):
-        self.f, self.buf, self.base = f, b"", 0
+    def __init__(self, f, watch=None):
+        self.f, self.buf, self.base, self.watch = f, b"", 0, watch
 
     def at(self, pos: int, n: int):
         """(block, index of ``pos`` in it), the block holding ``n`` bytes from ``pos`` when
@@ -132,7 +133,45 @@ class _Blocks:
         if i < 0 or i + n > len(self.buf):
             self.f.seek(pos)
             self.buf, self.base, i = self.f.read(max(self.SIZE, n)), pos, 0
+            if self.watch is not None:
+                self.watch(self.buf, pos)
         return self.buf, i
+
+
+class _SecondFile:
+    """Where a second file starts (a magic number, then a confirmed FORMAT_DESCRIPTION:
+    :func:`binlog_schema.scanning.second_file_at`), looked for in every block the pre-scan
+    reads (:meth:`block`, its ``_Blocks`` watch), and in the bytes between them that it
+    passes over (read here, a block at a time): ``second`` (None while none was seen), and
+    ``searched``, the offset below which every position was looked at."""
+
+    def __init__(self, f, checks, size: int, ctx):
+        self.f, self.checks, self.size, self.ctx = f, checks, size, ctx
+        self.second = None
+        self.searched = 4
+
+    def block(self, buf, base: int):
+        if self.second is not None or base + len(buf) - 3 <= self.searched:
+            return
+        if base > self.searched:   # (passed over: inside a large event, or block edges)
+            q = self.searched
+            while q < base and self.second is None:
+                self.f.seek(q)
+                self._find(self.f.read(min(_Blocks.SIZE, base - q) + 3), q, 0)
+                q += _Blocks.SIZE
+            if self.second is not None:
+                return
+        self._find(buf, base, max(self.searched - base, 0))
+
+    def _find(self, buf, base: int, start: int):
+        i = buf.find(MAGIC, start)
+        while i >= 0:
+            if scanning.second_file_at(self.checks, base + i, self.size, self.ctx,
+                                       MAX_EVENT_SIZE):
+                self.second = base + i
+                return
+            i = buf.find(MAGIC, i + 1)
+        self.searched = max(self.searched, base + len(buf) - 3)
 
 
 def prescan(uri: str, size: int, split_bytes: int) -> list:
@@ -164,13 +203,13 @@ def prescan(uri: str, size: int, split_bytes: int) -> list:
     with f:
         if f.read(4) != MAGIC:
             return whole
-        blocks = _Blocks(f)
         sblocks = scanning.Blocks(f)   # (confirmations and resynchronisation)
         ctx = Context(checksum=False)
+        second = _SecondFile(f, sblocks, size, ctx)
+        blocks = _Blocks(f, second.block)
         remap = ctx.type_remap
         written = WRITTEN_KINDS[None]
         pos, ctx_end, contexts = 4, 4, 0
-        second, searched = None, 4   # where a second file starts (searched up to there)
         cuts = []               # (offset, last GTID event before it, work before it)
         last_cut = 0
         events = 0
@@ -207,9 +246,7 @@ def prescan(uri: str, size: int, split_bytes: int) -> list:
                 pos = nxt
                 gtid_open = begin_open = False
                 continue
-            if pos + n > searched and second is None:
-                second, searched = _second_file(sblocks, searched, pos + n, size, ctx)
-            if second is not None and pos + n > second:
+            if second.second is not None and pos + n > second.second:
                 break   # (a file appended: what follows is read in another context)
             candidate = False
             if kind in CONTEXT_KINDS:
@@ -228,6 +265,7 @@ def prescan(uri: str, size: int, split_bytes: int) -> list:
                 remap = ctx.type_remap
                 written = WRITTEN_KINDS.get(ctx.flavor, WRITTEN_KINDS[None])
                 ctx_end = pos + n
+                second.ctx = ctx
             elif not contexts:
                 return whole   # no FORMAT_DESCRIPTION first: one split, read as a whole
             elif kind in GTID_KINDS:
@@ -262,25 +300,6 @@ def prescan(uri: str, size: int, split_bytes: int) -> list:
     works = [c[2] for c in cuts] + [size - last_cut + EVENT_WEIGHT * events]
     return [Split(uri, size, i, s, e, ctx_end if s else 4, g, weight=w)
             for i, (s, e, g, w) in enumerate(zip(starts, ends, gtids, works))]
-
-
-def _second_file(blocks, start: int, need: int, size: int, ctx):
-    """(where a second file starts, searched up to): the magic numbers from ``start`` on,
-    a block at a time until ``need`` is passed, each checked for a confirmed
-    FORMAT_DESCRIPTION after it (:func:`binlog_schema.scanning.second_file_at`)."""
-    q = start
-    while q < need and q < size:
-        buf = blocks.at(q, scanning.Blocks.SIZE + 3)
-        n = min(len(buf) - 3, size - q)
-        if n <= 0:
-            break
-        i = buf.find(MAGIC, 0, n + 3)
-        while 0 <= i < n:
-            if scanning.second_file_at(blocks, q + i, size, ctx, MAX_EVENT_SIZE):
-                return q + i, q + i
-            i = buf.find(MAGIC, i + 1, n + 3)
-        q += n
-    return None, max(q, need)
 
 
 # ---------------------------------------------------------------------------------------
