@@ -300,7 +300,6 @@ def rows_json_direct(codec, body, kind) -> str:
     """A rows event's rows as a JSON array, straight from the bytes (see
     :func:`compile_image_json`), through ``codec`` (the table's RowsCodec)."""
     from ..mysql.codes import PARTIAL_UPDATE_ROWS_EVENT, PRE_GA_ROWS_KINDS, UPDATE_KINDS
-    from ..mysql.codes import PRE_GA_UPDATE_ROWS_EVENT
     if kind == PARTIAL_UPDATE_ROWS_EVENT:
         raise ValueError("partial updates: decoded through the codecs")
     rows_field = body["rows"]
@@ -321,8 +320,7 @@ def rows_json_direct(codec, body, kind) -> str:
                 [codec.codecs[i] for i in present], [codec.keys[i] for i in present], shift)
         images.append(image)
     first, second = images
-    two = (kind in UPDATE_KINDS and kind not in PRE_GA_ROWS_KINDS) or \
-        kind == PRE_GA_UPDATE_ROWS_EVENT
+    two = kind in UPDATE_KINDS  # (a before and an after image per row)
     out = []
     pos, end = 0, len(data)
     while pos < end:

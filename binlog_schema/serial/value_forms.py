@@ -160,11 +160,8 @@ def from_jsonable(col, v):
 
 
 def _time_text(v: _dt.timedelta) -> str:
-    negative = v < _dt.timedelta(0)
-    a = -v if negative else v
-    secs, us = divmod((a.days * 86400 + a.seconds) * 1_000_000 + a.microseconds, 1_000_000)
-    h, rest = divmod(secs, 3600)
-    text = f"{'-' if negative else ''}{h:02d}:{rest // 60:02d}:{rest % 60:02d}"
+    negative, h, m, sec, us = temporal.time_parts(v)
+    text = f"{'-' if negative else ''}{h:02d}:{m:02d}:{sec:02d}"
     return text + (f".{us:06d}" if us else "")
 
 

@@ -65,6 +65,7 @@ from ..records import record
 from ..construct_ext.errors import LayoutError, StreamError, ValidationError
 
 from .decimal_bin import decimal_build, decimal_parse, decimal_size
+from .temporal import time_parts
 
 # ------------------------------------------------------------------------------ type table
 # One table of codes, read by both directions.
@@ -358,13 +359,10 @@ def _date_from(b):
 
 
 def _time_to(v: _dt.timedelta) -> bytes:
-    negative = v < _dt.timedelta(0)
-    a = -v if negative else v
-    secs, us = divmod((a.days * 86400 + a.seconds) * 1_000_000 + a.microseconds, 1_000_000)
-    h, rest = divmod(secs, 3600)
+    negative, h, m, sec, us = time_parts(v)
     if h >= 1 << 10:
         raise ValidationError(f"JSON TIME {v}: {h} hours do not fit the packed format")
-    packed = ((((h << 12) | ((rest // 60) << 6) | rest % 60)) << 24) + us
+    packed = (((h << 12) | (m << 6) | sec) << 24) + us
     return (-packed if negative else packed).to_bytes(8, "little", signed=True)
 
 

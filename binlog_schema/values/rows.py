@@ -21,7 +21,7 @@ from ..construct_ext.errors import IntegerError, StreamError, ValidationError
 from ..construct_ext.ints import number_build, number_parse
 from ..mysql.flavor import json_is_binary
 from ..mysql.codes import (DELETE_KINDS, PARTIAL_UPDATE_ROWS_EVENT, PRE_GA_ROWS_KINDS,
-                           PRE_GA_UPDATE_ROWS_EVENT, UPDATE_KINDS, WRITE_KINDS)
+                           UPDATE_KINDS, WRITE_KINDS)
 from .codecs import NaNFloat, codec_for
 
 PARTIAL_JSON = 1
@@ -225,13 +225,12 @@ class RowsCodec:
                                     f"map {len(self.codecs)}")
         out = []
         pos, end = 0, len(data)
-        update = kind in UPDATE_KINDS and kind not in PRE_GA_ROWS_KINDS
+        two = kind in UPDATE_KINDS  # (a before and an after image per row)
         partial = kind == PARTIAL_UPDATE_ROWS_EVENT
         shift = 1 if kind in PRE_GA_ROWS_KINDS else 0
         if compiled:
             first_image = self._image_compiled(before, shift)
             second_image = self._image_compiled(after, shift)
-            two = update or kind == PRE_GA_UPDATE_ROWS_EVENT
             append = out.append
             while pos < end:
                 start = pos
@@ -250,7 +249,7 @@ class RowsCodec:
             if pos == start:  # an image of no columns takes no bytes: it would never end
                 raise ValidationError(f"{end - pos} bytes of rows data for images of no "
                                         "columns")
-            if update or kind == PRE_GA_UPDATE_ROWS_EVENT:
+            if two:
                 second, pos = self._image_parse(data, pos, after, partial, shift=shift)
                 out.append((first, second))
             else:

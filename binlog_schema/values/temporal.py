@@ -291,6 +291,15 @@ def _fsp_reader(make):
     return fields
 
 
+def time_parts(v: _dt.timedelta):
+    """A TIME value's (negative, hours, minutes, seconds, microseconds), hours unbounded."""
+    negative = v < _dt.timedelta(0)
+    a = -v if negative else v
+    secs, us = divmod((a.days * 86400 + a.seconds) * 1_000_000 + a.microseconds, 1_000_000)
+    h, rest = divmod(secs, 3600)
+    return negative, h, rest // 60, rest % 60, us
+
+
 def _timestamp2(nfrac, scale):
     size = 4 + nfrac
 
