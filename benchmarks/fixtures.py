@@ -20,7 +20,7 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from binlog_schema.fixtures import generate, load_spec, random_spec  # noqa: E402
+from binlog_schema.synthetic import generate, load_spec, random_spec  # noqa: E402
 
 REPEATS = int(os.environ.get("BENCH_REPEATS", "3"))
 MIB = 1 << 20

@@ -438,7 +438,7 @@ def fast_args(argv):
 
 
 def _add_fixtures(sub):
-    from .fixtures import cli as fixtures_cli
+    from .synthetic import cli as fixtures_cli
     fixtures_cli.register(sub)
 
 

@@ -1,5 +1,5 @@
 """Fuzz targets for binlog_schema: plain functions ``target(data: bytes)``, usable with
-atheris (``fuzz/run.py``) and in-process (``tests/test_fuzz_smoke.py``).
+atheris (``fuzz/run.py``) and in-process (``tests/unit/test_fuzz_smoke.py``).
 
 A target returns normally when the package behaved: the input decoded (and every property
 held), or the package raised its typed error (:class:`BinlogError`; construct's errors where
@@ -66,7 +66,7 @@ class Finding(Exception):
 # Findings in files this campaign may not change (owned by other work in progress), reported
 # with a reproducer; suppressed so that the campaign goes on past them (FUZZ_STRICT=1: not).
 # The first input of each is appended to $FUZZ_KNOWN_LOG.
-KNOWN: dict = {}  # all reported findings are fixed (tests/test_fuzz_smoke.py keeps them)
+KNOWN: dict = {}  # all reported findings are fixed (tests/unit/test_fuzz_smoke.py keeps them)
 # Fixed since they were reported: values/codecs.py FLOAT and VECTOR signalling NaNs
 # quieted, ENUM/SET OverflowError; events/query.py ROWS_QUERY length byte recomputed.
 KNOWN_SEEN: dict = {}

@@ -1,7 +1,7 @@
 // Compile a Kaitai Struct spec with the npm kaitai-struct-compiler (a JavaScript build of the
 // reference compiler: no Java needed).
 //   node scripts/ksc.js SPEC.json LANGUAGE OUTDIR
-// SPEC.json: the .ksy as JSON (the compiler takes a parsed spec; tests/test_ksy.py converts).
+// SPEC.json: the .ksy as JSON (the compiler takes a parsed spec; tests/corpus/test_ksy.py converts).
 // KSC_MODULE: where the compiler is (default: .work/node/node_modules/kaitai-struct-compiler).
 "use strict";
 const fs = require("fs");

@@ -2,7 +2,7 @@
 """Regenerate the generator's golden vectors, specs/fixtures/<server>.yaml: every event of a
 small fixture per server profile, each a vector of binlog_schema.vectors (checked both ways by
 ``binlog-schema validate``) with the spec that generates it under ``fixture``
-(tests/test_fixtures.py regenerates the event from it and compares the bytes).
+(tests/vectors/test_synthetic.py regenerates the event from it and compares the bytes).
 
     .venv/bin/python scripts/make_fixture_vectors.py
 """
@@ -15,8 +15,8 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from binlog_schema.fixtures.vector import _records, event_vector  # noqa: E402
-from binlog_schema.fixtures.generate import generate  # noqa: E402
+from binlog_schema.synthetic.vector import _records, event_vector  # noqa: E402
+from binlog_schema.synthetic.generate import generate  # noqa: E402
 from binlog_schema.vectors import dump_vector  # noqa: E402
 
 TABLE = {"name": "t", "columns": [
@@ -74,7 +74,7 @@ def main() -> int:
         docs = []
         for i in range(n):
             vec = event_vector(spec, i, f"fixture-{key}-{i:02d}",
-                               f"synthetic: binlog_schema.fixtures, event {i} of the "
+                               f"synthetic: binlog_schema.synthetic, event {i} of the "
                                f"{key} spec under 'fixture' (scripts/make_fixture_vectors.py)")
             docs.append(dump_vector(vec))
         (out_dir / f"{key}.yaml").write_text("---\n" + "---\n".join(docs), encoding="utf-8")

@@ -14,7 +14,7 @@ force), ``hex`` (the rows event) and ``rows``: per row the JSON-safe form of eac
 ``_null_bits`` only where the null bitmap's spare bits are not the usual ones). Decoding the
 event gives ``rows``; the typed values read back from ``rows`` build the event's bytes again.
 The decoded values were reviewed when written (the MariaDB ones are checked against the
-server's own SELECT by tests/test_rows_server.py) and are the contract from then on.
+server's own SELECT by tests/server/test_rows_server.py) and are the contract from then on.
 """
 
 from __future__ import annotations

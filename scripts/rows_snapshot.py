@@ -4,7 +4,7 @@
     python scripts/rows_snapshot.py --socket SOCK --database bs_rows --out FILE [--set k=v ...]
 
 Used by scripts/make_rows_binlogs.sh after each pass of scripts/workloads/rows.sql; the server
-tier (tests/test_rows_server.py) replays the binlog's row changes and compares with this.
+tier (tests/server/test_rows_server.py) replays the binlog's row changes and compares with this.
 
 Each value is selected so that nothing is lost on the way (the text protocol would otherwise
 round FLOAT to 6 digits, drop the sign of a zero, print BIT as raw bytes, ...):

@@ -3,7 +3,7 @@
 # need (the dev and spark extras), a Java 17+ for PySpark (scripts/find_java.sh: found,
 # or installed from Debian or PyPI), whose JAVA_HOME is kept in .venv/java-home for run.sh,
 # test.sh and the pipeline's commands, and the Kaitai Struct compiler in .work/node (npm's
-# kaitai-struct-compiler, a JavaScript build: node is all it needs) for tests/test_ksy.py.
+# kaitai-struct-compiler, a JavaScript build: node is all it needs) for tests/corpus/test_ksy.py.
 # Safe to run alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,7 +29,7 @@ else
     rm -f .venv/java-home
     echo "setup.sh: no Java 17+ found or installable: the Spark pipeline cannot run" >&2
 fi
-# The Kaitai Struct compiler, pinned (tests/test_ksy.py compiles specs/binlog.ksy with it and
+# The Kaitai Struct compiler, pinned (tests/corpus/test_ksy.py compiles specs/binlog.ksy with it and
 # reads this pin): nothing to do when that version is there; without npm (none on PATH, and
 # Debian's cannot be installed) the test skips, saying so
 KSC_VERSION=0.11.0
@@ -46,9 +46,9 @@ if ! grep -qs "\"version\": \"$KSC_VERSION\"" "$ksc"; then
         npm install --prefix .work/node --no-audit --no-fund --silent \
             "kaitai-struct-compiler@$KSC_VERSION" >.venv/npm.log 2>&1 ||
             echo "setup.sh: npm could not install kaitai-struct-compiler@$KSC_VERSION" \
-                "(.venv/npm.log): tests/test_ksy.py will skip" >&2
+                "(.venv/npm.log): tests/corpus/test_ksy.py will skip" >&2
     else
         echo "setup.sh: no npm (nor Debian's): the Kaitai Struct compiler is not installed;" \
-            "tests/test_ksy.py will skip" >&2
+            "tests/corpus/test_ksy.py will skip" >&2
     fi
 fi

@@ -25,3 +25,18 @@ def corpus():
         warnings.warn(msg)
         pytest.skip(msg)
     return files
+
+
+# The tiers are directories: unit/ (no data but the package), vectors/ (specs/), corpus/ (the
+# shared corpus), server/ (a private MariaDB), spark/ (PySpark). A test of corpus/, server/ or
+# spark/ carries that tier's marker (`-m "not spark"` leaves the Spark tier out); a unit test
+# that also reads the corpus says so with its own marker.
+_TIER_MARKERS = ("corpus", "server", "spark")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        tier = pathlib.Path(str(item.fspath)).parent.name
+        if tier in _TIER_MARKERS and item.get_closest_marker(tier) is None:
+            item.add_marker(getattr(pytest.mark, tier))

@@ -101,7 +101,7 @@ def add_commands(sub):
     f.add_argument("--transactions", type=int, default=200, help="per file")
     f.add_argument("--seed", type=int, default=0)
     f.add_argument("--generator", choices=("fixtures", "recipe"), default="fixtures",
-                   help="fixtures (default): random specs of binlog_schema.fixtures (three "
+                   help="fixtures (default): random specs of binlog_schema.synthetic (three "
                    "tables of random column types, the flavor's server profiles in turn); "
                    "recipe: two known tables, a mid-file ALTER (MySQL 8.0 / MariaDB 10.11)")
     f.add_argument("--flavor", default="mixed",

@@ -1,7 +1,7 @@
 """Synthetic binlog files for the pipeline: a small recipe of our own, deterministic per
 (seed, file index), written with :class:`~binlog_schema.stream.BinlogWriter`.
 
-(``binlog_schema.fixtures``, the general generator driven by YAML specs, was still being
+(``binlog_schema.synthetic``, the general generator driven by YAML specs, was still being
 written when the pipeline needed files; this recipe only has to give the pipeline realistic
 transaction structure and typed rows, not cover every server feature.)
 

@@ -15,8 +15,8 @@ from binlog_schema.pipeline.fsio import display_name, open_input
 
 
 def servers_for(flavor: str) -> list:
-    """The server profiles of ``binlog_schema.fixtures`` a flavor choice cycles through."""
-    from binlog_schema.fixtures import SERVERS
+    """The server profiles of ``binlog_schema.synthetic`` a flavor choice cycles through."""
+    from binlog_schema.synthetic import SERVERS
     keys = list(SERVERS)
     if flavor in SERVERS:
         return [flavor]
@@ -32,10 +32,10 @@ def _write_one(out_dir, seed, flavor, transactions, table_maps, index, generator
     os.makedirs(out_dir, exist_ok=True)
     t0 = time.perf_counter()
     if generator == "fixtures":
-        from binlog_schema.fixtures import generate, random_spec
+        from binlog_schema.synthetic import generate, random_spec
         servers = servers_for(flavor)
         server = servers[index % len(servers)]
-        from binlog_schema.fixtures import SpecError
+        from binlog_schema.synthetic import SpecError
         spec = random_spec(seed * 1_000_003 + index, tables=3, transactions=transactions,
                            flavor=server)
         path = os.path.join(out_dir, f"{server}-bin.{index + 1:06d}")
@@ -69,7 +69,7 @@ def generate(spark, out_dir: str, files: int, *, seed: int = 0, flavor: str = "m
     """Write ``files`` synthetic binlogs into ``out_dir`` (a local or shared path the
     workers can write), a few files per Spark task; deterministic per (seed, index).
 
-    ``generator="fixtures"``: random specs of :mod:`binlog_schema.fixtures` (three tables
+    ``generator="fixtures"``: random specs of :mod:`binlog_schema.synthetic` (three tables
     of random column types, cycling through the flavor's server profiles; odd-numbered files
     compressed where the server can);
     ``"recipe"``: :mod:`binlog_schema.pipeline.synth` (two known tables, a mid-file ALTER,

@@ -5,7 +5,7 @@
 -- DELETE rows events of every type.  scripts/make_rows_binlogs.sh runs it once per
 -- binlog_row_image (FULL, MINIMAL, NOBLOB) x binlog_row_metadata (FULL, MINIMAL) pass, each
 -- pass in a fresh binlog file, and records the final SELECT of every table
--- (scripts/rows_snapshot.py); tests/test_rows_server.py replays the decoded row changes and
+-- (scripts/rows_snapshot.py); tests/server/test_rows_server.py replays the decoded row changes and
 -- compares.  The row image and metadata settings come from the caller, not from this file.
 --
 -- What MariaDB does not store (and so is not here):

@@ -16,8 +16,8 @@ import sys
 
 import pytest
 
-from . import damage
-from .damage import FILES
+from .. import damage
+from ..damage import FILES
 
 
 @pytest.fixture(scope="module")

@@ -28,7 +28,7 @@ from binlog_schema.serial.write import Output, write_events, write_table_maps
 from binlog_schema.stream import BinlogReader
 from binlog_schema.values import rows as rows_module
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _reference_line(path, rec, decoder=None, binary="hex"):

@@ -31,7 +31,7 @@ from binlog_schema.mysql.names import (EVENT_FLAGS, GTID_FLAGS, MARIA_GTID_FLAGS
                                        MARIA_GTID_FLAGS_EXTRA, TABLE_MAP_FLAGS)
 from binlog_schema.stream import BinlogReader
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 KSY = ROOT / "specs" / "binlog.ksy"
 NODE_PREFIX = ROOT / ".work" / "node"
 KSC = NODE_PREFIX / "node_modules" / "kaitai-struct-compiler"

@@ -9,14 +9,14 @@ from __future__ import annotations
 import pytest
 
 from binlog_schema.roundtrip import roundtrip_file
-from binlog_schema.fixtures import SERVERS, generate, load_spec
-from binlog_schema.fixtures.generate import Generator
-from binlog_schema.fixtures.reverse import table_spec
+from binlog_schema.synthetic import SERVERS, generate, load_spec
+from binlog_schema.synthetic.generate import Generator
+from binlog_schema.synthetic.reverse import table_spec
 from binlog_schema.mysql.flavor import flavor_name_of, version_tuple
 from binlog_schema.model.table_map import table_map_from_event
 from binlog_schema.stream import BinlogReader
 
-from .conftest import CORPUS
+from ..conftest import CORPUS
 
 pytestmark = pytest.mark.corpus
 

@@ -14,7 +14,7 @@ import pytest
 from binlog_schema.roundtrip import roundtrip_file
 from binlog_schema.stream import BinlogReader
 
-from .conftest import IN_CI, ROOT
+from ..conftest import IN_CI, ROOT
 
 pytestmark = pytest.mark.server
 

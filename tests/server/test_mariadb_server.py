@@ -16,7 +16,7 @@ from binlog_schema.model.table_map import TableMap, table_map_from_event
 from binlog_schema.stream import BinlogReader
 from binlog_schema.vectors import iter_vectors
 
-from .conftest import IN_CI, ROOT
+from ..conftest import IN_CI, ROOT
 
 pytestmark = pytest.mark.server
 

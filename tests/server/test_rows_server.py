@@ -35,7 +35,7 @@ from binlog_schema.mysql.charsets import encode_text, text_codec
 from binlog_schema.values.codecs import Compressed, EnumValue, Geometry, SetValue
 from binlog_schema.vectors import context_of, hex_bytes, iter_vectors
 
-from .conftest import IN_CI, ROOT
+from ..conftest import IN_CI, ROOT
 
 pytestmark = pytest.mark.server
 

@@ -25,11 +25,11 @@ import pytest
 import yaml
 
 from binlog_schema.mysql.codes import ROWS_KINDS
-from binlog_schema.fixtures import SERVERS, generate, load_spec, random_spec
-from binlog_schema.fixtures import sql as fsql
+from binlog_schema.synthetic import SERVERS, generate, load_spec, random_spec
+from binlog_schema.synthetic import sql as fsql
 from binlog_schema.stream import BinlogReader
 
-from .conftest import IN_CI, ROOT
+from ..conftest import IN_CI, ROOT
 
 pytestmark = pytest.mark.server
 
@@ -448,7 +448,7 @@ def test_table_maps_and_row_images_are_what_the_server_writes(server, tmp_path):
 def test_ddl_parser_reads_the_servers_show_create_table(server):
     """SHOW CREATE TABLE of every example table, read back by --from-ddl's parser, gives the
     same TABLE_MAP columns and primary key."""
-    from binlog_schema.fixtures import tables_from_ddl
+    from binlog_schema.synthetic import tables_from_ddl
     fx = load_spec(EXAMPLE)
     _fresh(server, fx)
     _schema(server, fx)

@@ -18,7 +18,7 @@ import pytest
 from binlog_schema.roundtrip import roundtrip_file
 from binlog_schema.stream import BinlogReader
 
-from .conftest import IN_CI, ROOT
+from ..conftest import IN_CI, ROOT
 from .pipeline_support import reference_counts, reference_rows, same_row, spark_missing
 
 pytestmark = pytest.mark.spark

@@ -27,8 +27,8 @@ from binlog_schema import scanning
 from binlog_schema.pipeline import tasks
 from binlog_schema.stream import MAX_EVENT_SIZE, BinlogReader
 
-from . import damage
-from .conftest import IN_CI
+from .. import damage
+from ..conftest import IN_CI
 from .pipeline_support import reference_counts, reference_records, spark_missing
 from .test_pipeline_tasks import decode_file
 

@@ -1,5 +1,5 @@
 """The pipeline's task side without Spark: pre-scan cuts, split reading, the fallback for
-splits that are not self-contained, typed values. (tests/test_pipeline.py runs it on Spark.)"""
+splits that are not self-contained, typed values. (tests/spark/test_pipeline.py runs it on Spark.)"""
 
 import datetime as dt
 import decimal

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from binlog_schema.construct_ext.errors import StringError
-from binlog_schema.fixtures import generate, load_spec
+from binlog_schema.synthetic import generate, load_spec
 from binlog_schema.model.row_change import RowDecoder
 from binlog_schema.mysql import charsets
 from binlog_schema.mysql.charset_data import COLLATION_ID_RUNS, SINGLE_BYTE_TABLES
@@ -18,7 +18,7 @@ from binlog_schema.mysql.charsets import (MULTI_BYTE_CODECS, MYSQL_ONLY, collati
 from binlog_schema.mysql.collation_data import MARIADB_CHARSETS, MARIADB_COLLATIONS
 from binlog_schema.stream import BinlogReader
 
-from .conftest import ROOT
+from ..conftest import ROOT
 
 LATIN1, UCS2, UTF16, UTF32, UTF8MB4, BINARY = 8, 35, 54, 60, 45, 63
 

@@ -17,7 +17,7 @@ import pytest
 
 from binlog_schema.construct_ext import errors
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from fuzz import harness  # noqa: E402

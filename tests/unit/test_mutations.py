@@ -34,7 +34,7 @@ from binlog_schema.values import temporal
 from binlog_schema.values.rows import RowsCodec
 from binlog_schema.vectors import context_of
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 from fuzz import harness  # noqa: E402
 

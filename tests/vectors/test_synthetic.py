@@ -14,18 +14,18 @@ import pytest
 import yaml
 
 from binlog_schema.roundtrip import roundtrip_file
-from binlog_schema.fixtures import (SERVERS, SpecError, generate, load_spec, random_spec,
+from binlog_schema.synthetic import (SERVERS, SpecError, generate, load_spec, random_spec,
                                     server_for, tables_from_ddl)
-from binlog_schema.fixtures.ddl import DDLError, parse_column_type
-from binlog_schema.fixtures.generate import Generator
-from binlog_schema.fixtures.sql import create_table, expected_text
-from binlog_schema.fixtures.vector import event_vector
+from binlog_schema.synthetic.ddl import DDLError, parse_column_type
+from binlog_schema.synthetic.generate import Generator
+from binlog_schema.synthetic.sql import create_table, expected_text
+from binlog_schema.synthetic.vector import event_vector
 from binlog_schema.mysql.charsets import collation_id, default_collation
 from binlog_schema.model.row_change import RowDecoder
 from binlog_schema.stream import BinlogReader
 from binlog_schema.vectors import check_vector, iter_vectors
 
-from .conftest import ROOT
+from ..conftest import ROOT
 
 EXAMPLES = ROOT / "specs" / "fixtures" / "examples"
 

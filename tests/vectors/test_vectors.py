@@ -6,7 +6,7 @@ import pytest
 
 from binlog_schema.vectors import check_vector, iter_vectors
 
-SPECS = pathlib.Path(__file__).resolve().parent.parent / "specs"
+SPECS = pathlib.Path(__file__).resolve().parents[2] / "specs"
 VECTORS = list(iter_vectors(SPECS))
 
 
