@@ -8,13 +8,21 @@ Modules without construct (the generated code and the hot path import only these
 * :mod:`.names` - ``NameTable``: code <-> name tables (flags, type codes)
 * :mod:`.ints`, :mod:`.text`, :mod:`.bits`, :mod:`.blocks`, :mod:`.serialization`,
   :mod:`.exprs` - each primitive's parse and build functions (both directions in one place)
-* :mod:`.units` - compiled declarations cached on disk and loaded by name
+* :mod:`.jsontext` - the JSON text of parsed values (the compiled JSON direction's pieces)
+* :mod:`.cache` - compiled declarations cached on disk and loaded by name
 
 Modules with construct (declaring and compiling):
 
-* :mod:`.primitives` - the construct classes wrapping those functions, and the declaration
-  helpers (``PackedInt``, ``Bounded``, ``Bitmap``, ``TaggedList``, ``Struct``...)
-* :mod:`.codegen` - the one emit mechanism (references to functions, lean structs) and the
+* :mod:`.leaves` - ``Leaf`` and ``Wrapper``: the construct classes around a primitive's
+  parse/build functions (interpreted: calls; compiled: emitted calls), the error bridge
+* :mod:`.expressions` - expressions of the context (``Call``, ``Apply``, ``FieldIs``,
+  ``CtxKey``...): evaluated interpreted, emitted compiled, one ``emit(code)`` each
+* :mod:`.structs` - the compiled ``Struct`` (lean parse, build and JSON code)
+* :mod:`.containers` - ``Switch``, ``TaggedList``, ``CaseTable``, ``Framed``
+* :mod:`.primitives` - the declaration vocabulary: the primitives (``PackedInt``,
+  ``Bounded``, ``Bitmap``...), each once, and the names of the modules above that
+  declarations use (declarations import from here)
+* :mod:`.codegen` - the one emit mechanism (references to functions, constants) and the
   compiler that turns a declaration into module source
 * :mod:`.kaitai` - the Kaitai Struct export (``export_ksy()``): the primitives' Kaitai forms
   (``x_ksy`` beside each ``x_parse``/``x_build``), expressions, what stays raw and why

@@ -2,10 +2,14 @@
 
 Generated code names module-level objects (a primitive's parse/build function, a name table,
 a rule of the context) through :func:`ref`, which imports each once under an alias qualified by
-its module; constant arguments go through :func:`emit_value`. Objects that construct pastes
-into its generated code with ``repr`` (the expressions of ``If``, ``Switch``, ``Rebuild``)
-call :func:`ref` from their ``__repr__``: it reaches the compilation under way through
-:func:`active`.
+its module; constant arguments go through :func:`emit_value`. An expression of the context
+(:class:`.expressions.Expression`) gives its source with ``emit(code)``; construct pastes
+``repr(expr)`` into the code it generates (an ``If``'s condition, a ``Rebuild``'s value), so
+an expression's ``__repr__`` is its ``emit`` of the compilation under way (:func:`active`).
+
+construct's compile protocol is text (``_compileparse(code)`` returns an expression's source):
+:func:`callable_of` turns such an expression into a callable without a wrapper when it is
+one call of the parameters already.
 
 :func:`module_source` turns a declaration (or a dict of them) into the source of a module
 that needs no construct: its preamble gives the few names construct's own generated code uses
@@ -44,10 +48,16 @@ _ACTIVE: list = []  # the CodeGen of the compilation under way (innermost last)
 
 
 def active():
-    """The CodeGen of the compilation under way (for objects emitted through ``repr``)."""
+    """The CodeGen of the compilation under way (for expressions that construct emits
+    through ``repr``: :class:`.expressions.Expression`)."""
     if not _ACTIVE:
         raise RuntimeError("no compilation under way")
     return _ACTIVE[-1]
+
+
+def is_active() -> bool:
+    """Whether a compilation is under way."""
+    return bool(_ACTIVE)
 
 
 def alias(module: str, name: str) -> str:

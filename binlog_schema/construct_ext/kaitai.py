@@ -7,7 +7,7 @@ here. A primitive is a pair of parse/build functions (:mod:`.ints`, :mod:`.text`
 :mod:`.bits`, :mod:`.blocks`); beside the pair, in the same module, a third function
 ``x_ksy(k, *args)`` gives its Kaitai attribute (``k`` is the :class:`Ksy` state, ``args``
 the primitive's arguments), and :data:`LEAVES` / :data:`WRAPPERS` say which parse function
-each belongs to. Expressions (:class:`~.primitives.Call`, ``Apply``, ``CtxKey``...) name
+each belongs to. Expressions (:class:`~.expressions.Call`, ``Apply``, ``CtxKey``...) name
 module-level functions; :data:`EXPRESSIONS` gives each function's Kaitai expression
 (the binlog's own rules register theirs: :mod:`binlog_schema.mysql.kaitai`).
 
@@ -547,7 +547,7 @@ def unwrap(con):
 
 
 def _reads_nothing(sc) -> bool:
-    from .primitives import BuildOnlyLeaf  # (it imports this module when it exports)
+    from .leaves import BuildOnlyLeaf  # (it imports this module when it exports)
     sc = unwrap(sc)
     if type(sc) is c.Renamed:
         return _reads_nothing(sc.subcon)
@@ -570,7 +570,7 @@ def _advance(offset, entry):
 
 
 def leaf(parse, args, gen) -> dict | None:
-    """The attribute of a :class:`~.primitives.Leaf` made with ``parse`` and ``args`` (the
+    """The attribute of a :class:`~.leaves.Leaf` made with ``parse`` and ``args`` (the
     emitter beside ``parse``)."""
     emit = LEAVES.get(parse)
     if emit is None:
@@ -579,7 +579,7 @@ def leaf(parse, args, gen) -> dict | None:
 
 
 def wrapper(parse, subcon, args, gen) -> dict | None:
-    """The attribute of a :class:`~.primitives.Wrapper` around ``subcon``."""
+    """The attribute of a :class:`~.leaves.Wrapper` around ``subcon``."""
     emit = WRAPPERS.get(parse)
     if emit is None:
         raise Unexpressible(f"{parse.__module__}.{parse.__name__} has no Kaitai form")

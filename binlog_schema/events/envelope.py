@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import construct as c
 
-from ..construct_ext.primitives import FlagList, Raw, Struct, Switch, Wrapper, _pathed
+from ..construct_ext.primitives import Field, FlagList, Framed, Raw, Struct, Switch
 from ..mysql.framing import envelope_build, envelope_parse
 from ..mysql.names import EVENT_FLAGS
 from . import BODIES
@@ -20,50 +20,8 @@ CommonHeader = Struct(
 )
 
 
-class Envelope(Wrapper):
-    """One whole event: header, body (by type code), optional trailing bytes, CRC32."""
-
-    def __init__(self, header, body):
-        super().__init__(envelope_parse, envelope_build, body, buildnone=False)
-        self.header = header
-
-    def _parse(self, stream, context, path):
-        ph = lambda io, this: self.header._parsereport(io, this, path + " -> header")  # noqa
-        pb = lambda io, this: self.subcon._parsereport(io, this, path + " -> body")  # noqa
-        return _pathed(lambda: envelope_parse(stream, context, ph, {}, pb), path)
-
-    def _build(self, obj, stream, context, path):
-        bh = lambda obj, io, this: self.header._build(obj, io, this, path + " -> header")  # noqa
-        bb = lambda obj, io, this: self.subcon._build(obj, io, this, path + " -> body")  # noqa
-        return _pathed(lambda: envelope_build(obj, stream, context, bh, bb), path)
-
-    def _emitparse(self, code):
-        from ..construct_ext.codegen import callable_of, ref
-        header = callable_of(self.header._compileparse(code), code)
-        cases, default = self.subcon.emit_tables(code)
-        return f"{ref(envelope_parse, code)}(io, this, {header}, {cases}, {default})"
-
-    def _emitbuild(self, code):
-        from ..construct_ext.codegen import callable_of, ref
-        header = callable_of(self.header._compilebuild(code), code, build=True)
-        body = callable_of(self.subcon._compilebuild(code), code, build=True)
-        return f"{ref(envelope_build, code)}(obj, io, this, {header}, {body})"
-
-    def _emitprimitivetype(self, ksy, bitwise):  # Kaitai: the event type
-        from ..mysql import kaitai
-        return kaitai.event_type(self, ksy)
-
-
-class _Kind:
-    """The body switch's key: the standard type code of the event being parsed or built (see
-    Context.type_remap), which the envelope puts in the context as ``_kind``."""
-
-    def __call__(self, context):
-        return context["_kind"]
-
-    def __repr__(self):  # construct's Switch emits repr(keyfunc)
-        return "this['_kind']"
-
-
-EventBody = Switch(_Kind(), BODIES, default=Raw)
-Event = Envelope(CommonHeader, EventBody)
+EventBody = Switch(Field("_kind"), BODIES, default=Raw)   # by the standard type code, which
+# the envelope puts in the context (Context.type_remap); an undeclared type: its bytes
+Event = Framed(envelope_parse, envelope_build, CommonHeader, EventBody,
+               ksy=("binlog_schema.mysql.kaitai", "event_type"))
+"""One whole event: header, body (by type code), optional trailing bytes, CRC32."""

@@ -19,11 +19,10 @@ from __future__ import annotations
 import construct as c
 from construct import this
 
-from ..construct_ext.codegen import emit_value, ref
-from ..construct_ext.primitives import (Bitmap, Bounded, Code, CodeList, Counted, CtxKey,
-                                        FlagList, GreedyList, IfMore, Leaf, LimitedCount,
-                                        PackedNumber, Raw, Struct, TaggedList, Text, UIntLE,
-                                        Wrapper, Apply)
+from ..construct_ext.primitives import (Apply, Bitmap, Bounded, CaseTable, Code, CodeList,
+                                        Counted, CtxKey, FlagList, GreedyList, IfMore, Leaf,
+                                        LimitedCount, PackedNumber, Raw, Struct, TaggedList,
+                                        Text, UIntLE)
 from ..construct_ext.ints import packed_build, packed_parse
 from ..mysql import column_metadata as cm
 from ..mysql.codes import TABLE_MAP_EVENT
@@ -70,40 +69,11 @@ COLUMN_META_CASES = {**_cases(2), "TYPED_ARRAY": TypedArrayMeta}
 ColumnMeta = c.Switch(this._column_type, COLUMN_META_CASES, default=Unknown)
 
 
-class _ColumnMetadata(Wrapper):
-    """The walk over the columns; compiled, a dict of per-type parsers (a one-field entry is
-    read in the loop itself)."""
-
-    def _emitbuild(self, code):
-        name = f"colmeta_bcases_{code.allocateId()}"
-        code.append(f"{name} = {{}}")
-        for key, sc in self.subcon.cases.items():
-            if sc is NoMeta:
-                code.append(f"{name}[{key!r}] = None")
-            else:
-                code.append(f"{name}[{key!r}] = lambda obj, io, this: "
-                            f"{sc._compilebuild(code)}")
-        return (f"{ref(cm.colmeta_fast_build, code)}(obj, io, this, {name}, "
-                f"{emit_value(code, self._args[0])})")
-
-    def _emitparse(self, code):
-        name = f"colmeta_cases_{code.allocateId()}"
-        code.append(f"{name} = {{}}")
-        for key, sc in self.subcon.cases.items():
-            if sc is NoMeta:
-                code.append(f"{name}[{key!r}] = None")
-            elif getattr(sc, "_pf", None) is cm.field_parse:  # {name: n}: read in the loop
-                code.append(f"{name}[{key!r}] = {tuple(sc._args)!r}")
-            else:
-                code.append(f"{name}[{key!r}] = lambda io, this: {sc._compileparse(code)}")
-        return (f"{ref(cm.colmeta_fast_parse, code)}(io, this, {name}, "
-                f"{emit_value(code, self._args[0])})")
-
-
 def ColumnMetadata(types):
     """The TABLE_MAP's per-column metadata: one entry per column type in ``types``."""
-    return _ColumnMetadata(cm.colmeta_parse, cm.colmeta_build, ColumnMeta, types,
-                           buildnone=False)
+    return CaseTable(cm.colmeta_parse, cm.colmeta_build, ColumnMeta, types,
+                     fast=(cm.colmeta_fast_parse, cm.colmeta_fast_build), none=NoMeta,
+                     inline=(cm.field_parse,))
 
 
 def metadata_keys(type_name) -> tuple | None:
