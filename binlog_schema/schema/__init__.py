@@ -1,0 +1,1 @@
+"""The schema of databases and tables as DDL defines it: the DDL parser (:mod:`.ddl`)."""
