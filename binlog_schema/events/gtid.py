@@ -64,16 +64,16 @@ _GTID_TAIL = ("commit_timestamps", "transaction_length", "server_versions",
 
 GtidBody = Struct(
     BuildCheck(exprs.tail_ok, ("last_committed", "sequence_number") + _GTID_TAIL, "lt_type", 2),
-    "flags" / FlagList(1, GTID_FLAGS),
-    "sid" / Uuid,
-    "gno" / c.Int64sl,
-    "lt_type" / IfMore(c.Int8ul),                       # 5.7+: 2 (LOGICAL_TIMESTAMP_TYPECODE)
-    "last_committed" / c.If(_LT2, c.Int64sl),
-    "sequence_number" / c.If(_LT2, c.Int64sl),
-    "commit_timestamps" / c.If(_LT2, IfMore(FlaggedPair(7, 55))),  # 8.0: microseconds
-    "transaction_length" / c.If(_LT2, IfMore(PackedNumber)),
-    "server_versions" / c.If(_LT2, IfMore(FlaggedPair(4, 31))),    # 8.0.14+
-    "commit_group_ticket" / c.If(_LT2, IfMore(c.Int64ul)),         # 8.0.33+
+    "flags" / FlagList(1, GTID_FLAGS),                  # 1  MAY_HAVE_SBR...
+    "sid" / Uuid,                                       # 16 source UUID (0s: anonymous)
+    "gno" / c.Int64sl,                                  # 8  transaction number
+    "lt_type" / IfMore(c.Int8ul),                       # 1  5.7+: 2 (LOGICAL_TIMESTAMP_TYPECODE)
+    "last_committed" / c.If(_LT2, c.Int64sl),           # 8  logical clock: depends on ...
+    "sequence_number" / c.If(_LT2, c.Int64sl),          # 8  ... and is this one
+    "commit_timestamps" / c.If(_LT2, IfMore(FlaggedPair(7, 55))),  # 7+7 8.0: microseconds
+    "transaction_length" / c.If(_LT2, IfMore(PackedNumber)),       # packed, bytes
+    "server_versions" / c.If(_LT2, IfMore(FlaggedPair(4, 31))),    # 4+4 8.0.14+
+    "commit_group_ticket" / c.If(_LT2, IfMore(c.Int64ul)),         # 8  8.0.33+
 )
 """GTID_LOG_EVENT (33) and ANONYMOUS_GTID_LOG_EVENT (34): 5.6 ends after ``gno``, 5.7 after
 ``sequence_number``; each later block is present only when bytes remain. A ``lt_type`` other
@@ -84,37 +84,40 @@ TAG_MAX_LENGTH = 32
 SERIALIZATION_FORMAT_VERSION = 1
 
 TaggedGtidBody = Message(SERIALIZATION_FORMAT_VERSION, Struct(
-    "last_non_ignorable_field_id" / VarUInt,
+    "last_non_ignorable_field_id" / VarUInt,              # fields up to it must be understood
     "flags" / SerField(0, VarFlags(GTID_FLAGS)),
-    "sid" / SerField(1, VarUuid),
+    "sid" / SerField(1, VarUuid),                         # 16 varlen bytes
     "gno" / SerField(2, VarSInt),
-    "tag" / SerField(3, VarText(TAG_MAX_LENGTH)),
+    "tag" / SerField(3, VarText(TAG_MAX_LENGTH)),         # up to 32 bytes
     "last_committed" / SerField(4, VarSInt),
     "sequence_number" / SerField(5, VarSInt),
-    "immediate_commit_timestamp" / SerField(6, VarUInt),
+    "immediate_commit_timestamp" / SerField(6, VarUInt),  # microseconds
     "original_commit_timestamp" / SerField(7, VarUInt),   # written when it differs
     "transaction_length" / SerField(8, VarUInt),
     "immediate_server_version" / SerField(9, VarUInt),
     "original_server_version" / SerField(10, VarUInt),    # written when it differs
     "commit_group_ticket" / SerField(11, VarUInt),        # written when set
-    "unknown_fields" / IfMore(Raw),                    # fields of newer servers, kept raw
+    "unknown_fields" / IfMore(Raw),                       # fields of newer servers, kept raw
 ))
 """GTID_TAGGED_LOG_EVENT (42, MySQL 8.4+/9.x). Every field is optional (None when absent), as
 in the format; the message size is computed on build."""
 
 
-GtidInterval = Struct("start" / c.Int64sl, "end" / c.Int64sl)   # [start, end)
+GtidInterval = Struct(
+    "start" / c.Int64sl,                                   # 8  first gno
+    "end" / c.Int64sl,                                     # 8  last gno + 1
+)
 
 GtidSetSid = Struct(
-    "sid" / Uuid,
-    "tag" / c.If(FieldIs(("_", "format"), "TAGGED"), VarText(TAG_MAX_LENGTH)),
-    "n_intervals" / c.Rebuild(c.Int64ul, c.len_(this.intervals)),
+    "sid" / Uuid,                                          # 16
+    "tag" / c.If(FieldIs(("_", "format"), "TAGGED"), VarText(TAG_MAX_LENGTH)),  # varlen
+    "n_intervals" / c.Rebuild(c.Int64ul, c.len_(this.intervals)),            # 8
     "intervals" / c.Array(this.n_intervals, GtidInterval),
 )
 
 PreviousGtidsBody = Struct(
-    "format" / PeekHigh(8, 56, GTID_SET_FORMATS),
-    "n_sids" / c.Rebuild(SidCount(this.format, GTID_SET_FORMATS), c.len_(this.sids)),
+    "format" / PeekHigh(8, 56, GTID_SET_FORMATS),          # 0  top byte of the next word
+    "n_sids" / c.Rebuild(SidCount(this.format, GTID_SET_FORMATS), c.len_(this.sids)),  # 8
     "sids" / c.Array(this.n_sids, GtidSetSid),
 )
 """PREVIOUS_GTIDS_LOG_EVENT (35): the GTID set of the earlier files (Gtid_set::encode), in
@@ -122,49 +125,50 @@ the untagged or, from 8.4, the tagged format (which MySQL uses as soon as any SI
 has a tag, so a tagged set may hold only empty tags)."""
 
 TransactionContextBody = Struct(
-    "server_uuid_length" / c.Rebuild(c.Int8ul, Call(exprs.field_byte_len, "server_uuid")),
-    "thread_id" / c.Int32ul,
-    "gtid_specified" / c.Int8ul,
-    "snapshot_version_length" / c.Rebuild(c.Int32ul, c.len_(this.snapshot_version)),
-    "write_set_count" / c.Rebuild(c.Int32ul, c.len_(this.write_set)),
-    "read_set_count" / c.Rebuild(c.Int32ul, c.len_(this.read_set)),
+    "server_uuid_length" / c.Rebuild(c.Int8ul, Call(exprs.field_byte_len, "server_uuid")),  # 1
+    "thread_id" / c.Int32ul,                                                   # 4
+    "gtid_specified" / c.Int8ul,                                               # 1  0 or 1
+    "snapshot_version_length" / c.Rebuild(c.Int32ul, c.len_(this.snapshot_version)),  # 4
+    "write_set_count" / c.Rebuild(c.Int32ul, c.len_(this.write_set)),          # 4
+    "read_set_count" / c.Rebuild(c.Int32ul, c.len_(this.read_set)),            # 4
     "server_uuid" / TextN(this.server_uuid_length),
-    "snapshot_version" / ByteString(this.snapshot_version_length),
-    "write_set" / c.Array(this.write_set_count, SizedText(2)),
-    "read_set" / c.Array(this.read_set_count, SizedText(2)),
+    "snapshot_version" / ByteString(this.snapshot_version_length),  # encoded GTID set
+    "write_set" / c.Array(this.write_set_count, SizedText(2)),      # 2-byte length, hash
+    "read_set" / c.Array(this.read_set_count, SizedText(2)),        # 2-byte length, hash
 )
 """TRANSACTION_CONTEXT_EVENT (36, group replication): 18-byte post-header, then the server
 UUID, the encoded snapshot version and the write/read sets (2-byte length + hash each)."""
 
 ViewChangeBody = Struct(
-    "view_id" / FixedText(40),
-    "seq_number" / c.Int64sl,
-    "cert_info_count" / c.Rebuild(c.Int32ul, c.len_(this.certification_info)),
-    "certification_info" / c.Array(this.cert_info_count,
-                                   Struct("key" / SizedText(2), "value" / SizedText(4))),
+    "view_id" / FixedText(40),                                                 # 40 NUL padded
+    "seq_number" / c.Int64sl,                                                  # 8
+    "cert_info_count" / c.Rebuild(c.Int32ul, c.len_(this.certification_info)),  # 4
+    "certification_info" / c.Array(this.cert_info_count, Struct(
+        "key" / SizedText(2),                                                  # 2-byte length
+        "value" / SizedText(4))),                                              # 4-byte length
 )
 """VIEW_CHANGE_EVENT (37, group replication): 52-byte post-header (view id, NUL padded to 40
 bytes; sequence number; count), then the certification map as (key, value) pairs in order."""
 
 XaPrepareBody = Struct(
-    "one_phase" / c.Int8ul,
-    "format_id" / c.Int32ul,
-    "gtrid_length" / c.Rebuild(c.Int32ul, Call(exprs.field_byte_len, "gtrid")),
-    "bqual_length" / c.Rebuild(c.Int32ul, Call(exprs.field_byte_len, "bqual")),
-    "gtrid" / TextN(this.gtrid_length),
-    "bqual" / TextN(this.bqual_length),
+    "one_phase" / c.Int8ul,                                                # 1  XA COMMIT ONE PHASE
+    "format_id" / c.Int32ul,                                               # 4  XID format
+    "gtrid_length" / c.Rebuild(c.Int32ul, Call(exprs.field_byte_len, "gtrid")),  # 4
+    "bqual_length" / c.Rebuild(c.Int32ul, Call(exprs.field_byte_len, "bqual")),  # 4
+    "gtrid" / TextN(this.gtrid_length),                                    # global trx id
+    "bqual" / TextN(this.bqual_length),                                    # branch qualifier
 )
 """XA_PREPARE_LOG_EVENT (38, MySQL 5.7+ and MariaDB 10.5+): the XID of an XA PREPARE (or
 XA COMMIT ... ONE PHASE)."""
 
-HeartbeatBody = Struct("log_ident" / Text)
+HeartbeatBody = Struct("log_ident" / Text)                 # to the end
 """HEARTBEAT_LOG_EVENT (27): the source's current binlog file name (sent, never logged)."""
 
 
 HeartbeatField = Struct(
-    "type" / PackedCode(HEARTBEAT_FIELDS),
+    "type" / PackedCode(HEARTBEAT_FIELDS),                 # packed, named
     "value" / c.If(FieldIs(("type",), "END", negate=True), Bounded(c.Switch(this.type, {
-        "LOG_FILENAME": Text,
+        "LOG_FILENAME": Text,                              # packed length, then the value
         "LOG_POSITION": PackedInt,
     }, default=Raw))),
 )
@@ -177,62 +181,62 @@ the END mark, like TRANSACTION_PAYLOAD's; unknown types keep their bytes."""
 # MariaDB
 # ======================================================================================
 
-BinlogCheckpointBody = Struct("binlog_file" / SizedText(4))
+BinlogCheckpointBody = Struct("binlog_file" / SizedText(4))   # 4-byte length, name
 """BINLOG_CHECKPOINT_EVENT (161): the oldest binlog file still needed for crash recovery."""
 
 
 MARIA_GTID_HEADER_LEN = 19
 
 MariaXid = Struct(
-    "format_id" / c.Int32ul,
-    "gtrid_length" / c.Rebuild(c.Int8ul, Call(exprs.field_byte_len, "gtrid")),
-    "bqual_length" / c.Rebuild(c.Int8ul, Call(exprs.field_byte_len, "bqual")),
+    "format_id" / c.Int32ul,                                               # 4
+    "gtrid_length" / c.Rebuild(c.Int8ul, Call(exprs.field_byte_len, "gtrid")),  # 1
+    "bqual_length" / c.Rebuild(c.Int8ul, Call(exprs.field_byte_len, "bqual")),  # 1
     "gtrid" / TextN(this.gtrid_length),
     "bqual" / TextN(this.bqual_length),
 )
 
-_GROUP_COMMIT = FlagSet("flags2", MARIA_GTID_FLAGS2, 0x02)
-_XA = FlagSet("flags2", MARIA_GTID_FLAGS2, 0xC0)
-_MULTI_ENGINE = FlagSet("flags_extra", MARIA_GTID_FLAGS_EXTRA, 0x01)
-_END_ALTER = FlagSet("flags_extra", MARIA_GTID_FLAGS_EXTRA, 0x0C)
-_THREAD_ID = FlagSet("flags_extra", MARIA_GTID_FLAGS_EXTRA, 0x10)
+# (field, flags field, its names, mask): the field is present exactly when a bit of the mask is
+# set (the If of each field; on build, BuildCheck refuses a value where they disagree)
+_GROUP_COMMIT = ("commit_id", "flags2", MARIA_GTID_FLAGS2, 0x02)
+_XA = ("xid", "flags2", MARIA_GTID_FLAGS2, 0xC0)
+_MULTI_ENGINE = ("extra_engines", "flags_extra", MARIA_GTID_FLAGS_EXTRA, 0x01)
+_END_ALTER = ("sa_seq_no", "flags_extra", MARIA_GTID_FLAGS_EXTRA, 0x0C)
+_THREAD_ID = ("thread_id", "flags_extra", MARIA_GTID_FLAGS_EXTRA, 0x10)
 
 MariaGtidBody = Struct(
-    BuildCheck(exprs.presence_ok, (("commit_id", "flags2", MARIA_GTID_FLAGS2, 0x02),
-                                   ("xid", "flags2", MARIA_GTID_FLAGS2, 0xC0),
-                                   ("extra_engines", "flags_extra", MARIA_GTID_FLAGS_EXTRA, 0x01),
-                                   ("sa_seq_no", "flags_extra", MARIA_GTID_FLAGS_EXTRA, 0x0C),
-                                   ("thread_id", "flags_extra", MARIA_GTID_FLAGS_EXTRA, 0x10))),
-    "seq_no" / c.Int64ul,
-    "domain_id" / c.Int32ul,
-    "flags2" / FlagList(1, MARIA_GTID_FLAGS2),
-    "commit_id" / c.If(_GROUP_COMMIT, c.Int64ul),
-    "xid" / c.If(_XA, MariaXid),
-    "flags_extra" / NonZeroFlags(MARIA_GTID_FLAGS_EXTRA),     # 10.5+
-    "extra_engines" / c.If(_MULTI_ENGINE, c.Int8ul),
-    "sa_seq_no" / c.If(_END_ALTER, c.Int64ul),                # 10.8+: the START ALTER's seq_no
-    "thread_id" / c.If(_THREAD_ID, c.Int32ul),                # 11.5+
-    PadTo(MARIA_GTID_HEADER_LEN),
+    BuildCheck(exprs.presence_ok, (_GROUP_COMMIT, _XA, _MULTI_ENGINE, _END_ALTER, _THREAD_ID)),
+    "seq_no" / c.Int64ul,                                     # 8
+    "domain_id" / c.Int32ul,                                  # 4
+    "flags2" / FlagList(1, MARIA_GTID_FLAGS2),                # 1  STANDALONE, GROUP_COMMIT_ID...
+    "commit_id" / c.If(FlagSet(*_GROUP_COMMIT[1:]), c.Int64ul),  # 8  group commit id
+    "xid" / c.If(FlagSet(*_XA[1:]), MariaXid),                # XA PREPARE/COMPLETE
+    "flags_extra" / NonZeroFlags(MARIA_GTID_FLAGS_EXTRA),     # 1  10.5+, when non-zero
+    "extra_engines" / c.If(FlagSet(*_MULTI_ENGINE[1:]), c.Int8ul),  # 1
+    "sa_seq_no" / c.If(FlagSet(*_END_ALTER[1:]), c.Int64ul),  # 8  10.8+: START ALTER's seq_no
+    "thread_id" / c.If(FlagSet(*_THREAD_ID[1:]), c.Int32ul),  # 4  11.5+
+    PadTo(MARIA_GTID_HEADER_LEN),                             # zeros up to 19 bytes
 )
 """GTID_EVENT (162): MariaDB's GTID (domain_id-server_id-seq_no, the server id from the
 header), what flags2 and flags_extra announce, zero padding to the 19-byte post-header."""
 
 
 MariaGtidListBody = Struct(
-    "flags" / PeekHigh(4, 28, MARIA_GTID_LIST_FLAGS, flags=True),
+    "flags" / PeekHigh(4, 28, MARIA_GTID_LIST_FLAGS, flags=True),   # 0  top 4 bits of:
     "count" / c.Rebuild(LowBits(4, 28, this.flags, MARIA_GTID_LIST_FLAGS, flags=True),
-                        c.len_(this.gtids)),
+                        c.len_(this.gtids)),                     # 4  low 28 bits
     "gtids" / c.Array(this.count, Struct(
-        "domain_id" / c.Int32ul, "server_id" / c.Int32ul, "seq_no" / c.Int64ul)),
-    c.If(this.count == 0, c.Const(b"\x00\x00")),   # Gtid_list_log_event::to_packet
+        "domain_id" / c.Int32ul,                                 # 4
+        "server_id" / c.Int32ul,                                 # 4
+        "seq_no" / c.Int64ul)),                                  # 8
+    c.If(this.count == 0, c.Const(b"\x00\x00")),   # 2  Gtid_list_log_event::to_packet
 )
 """GTID_LIST_EVENT (163): the binlog state at the start of the file (last GTID per domain and
 server); count in the low 28 bits of the first word, flags in the top 4."""
 
 StartEncryptionBody = Struct(
-    "scheme" / c.Int8ul,
-    "key_version" / c.Int32ul,
-    "nonce" / ByteString(12),
+    "scheme" / c.Int8ul,                     # 1  1: AES
+    "key_version" / c.Int32ul,               # 4
+    "nonce" / ByteString(12),                # 12
 )
 """START_ENCRYPTION_EVENT (164): the events after it are encrypted (scheme 1: AES with a
 key from the key-management plugin; not decrypted here)."""

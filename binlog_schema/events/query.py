@@ -76,39 +76,43 @@ UncompressedQuery = Leaf(compression.query_uncompressed_parse,
 ShortText = Bounded(Text, packed=False)  # 1-byte length, then the bytes
 
 STATUS_VALUES = {
-    "FLAGS2": FlagList(4, QUERY_FLAGS2),
-    "SQL_MODE": c.Int64ul,  # bit names differ between MySQL and MariaDB: kept as the number
+    "FLAGS2": FlagList(4, QUERY_FLAGS2),                  # 4  AUTO_IS_NULL, NOT_AUTOCOMMIT...
+    "SQL_MODE": c.Int64ul,  # 8  bit names differ between MySQL and MariaDB: kept as the number
     "CATALOG": c.FocusedSeq("name", "name" / ShortText, c.Const(b"\0")),  # 5.0.0-5.0.3
-    "AUTO_INCREMENT": Struct("increment" / c.Int16ul, "offset" / c.Int16ul),
-    "CHARSET": Struct("client" / c.Int16ul, "connection" / c.Int16ul, "server" / c.Int16ul),
-    "TIME_ZONE": ShortText,
-    "CATALOG_NZ": ShortText,
-    "LC_TIME_NAMES": c.Int16ul,
-    "CHARSET_DATABASE": c.Int16ul,
-    "TABLE_MAP_FOR_UPDATE": c.Int64ul,
-    "MASTER_DATA_WRITTEN": c.Int32ul,
-    "INVOKER": Struct("user" / ShortText, "host" / ShortText),
+    "AUTO_INCREMENT": Struct("increment" / c.Int16ul,      # 2  auto_increment_increment
+                             "offset" / c.Int16ul),        # 2  auto_increment_offset
+    "CHARSET": Struct("client" / c.Int16ul,                # 2  collation ids
+                      "connection" / c.Int16ul,            # 2
+                      "server" / c.Int16ul),               # 2
+    "TIME_ZONE": ShortText,                                # 1-byte length, name
+    "CATALOG_NZ": ShortText,                               # 1-byte length, name
+    "LC_TIME_NAMES": c.Int16ul,                            # 2  locale number
+    "CHARSET_DATABASE": c.Int16ul,                         # 2  collation id
+    "TABLE_MAP_FOR_UPDATE": c.Int64ul,                     # 8  bitmap of tables
+    "MASTER_DATA_WRITTEN": c.Int32ul,                      # 4
+    "INVOKER": Struct("user" / ShortText, "host" / ShortText),  # 1-byte length each
     "UPDATED_DB_NAMES": Struct(
-        "count" / c.Rebuild(c.Int8ul, Call(db_names_count)),
-        "names" / Opt(this.count != OVER_MAX_DBS, c.Array(this.count, CStr)),
+        "count" / c.Rebuild(c.Int8ul, Call(db_names_count)),             # 1  254: too many
+        "names" / Opt(this.count != OVER_MAX_DBS, c.Array(this.count, CStr)),  # each + NUL
     ),
-    "MICROSECONDS": UIntLE(3),
-    "COMMIT_TS": c.Int64ul,  # 5.7 development trees (libbinlogapi: COMMIT_SEQ_LEN 8)
-    "EXPLICIT_DEFAULTS_FOR_TIMESTAMP": c.Int8ul,
-    "DDL_LOGGED_WITH_XID": c.Int64ul,
-    "DEFAULT_COLLATION_FOR_UTF8MB4": c.Int16ul,
-    "SQL_REQUIRE_PRIMARY_KEY": c.Int8ul,
-    "DEFAULT_TABLE_ENCRYPTION": c.Int8ul,
-    "ENABLE_CASCADE_TRIGGERS": c.Int8ul,
-    "HRNOW": UIntLE(3),
-    "XID": c.Int64ul,
+    "MICROSECONDS": UIntLE(3),                             # 3  of the event's timestamp
+    "COMMIT_TS": c.Int64ul,  # 8  5.7 development trees (libbinlogapi: COMMIT_SEQ_LEN 8)
+    "EXPLICIT_DEFAULTS_FOR_TIMESTAMP": c.Int8ul,           # 1
+    "DDL_LOGGED_WITH_XID": c.Int64ul,                      # 8  the XID of an atomic DDL
+    "DEFAULT_COLLATION_FOR_UTF8MB4": c.Int16ul,            # 2  collation id
+    "SQL_REQUIRE_PRIMARY_KEY": c.Int8ul,                   # 1
+    "DEFAULT_TABLE_ENCRYPTION": c.Int8ul,                  # 1
+    "ENABLE_CASCADE_TRIGGERS": c.Int8ul,                   # 1
+    "HRNOW": UIntLE(3),                                    # 3  MariaDB: microseconds
+    "XID": c.Int64ul,                                      # 8  MariaDB: DDL's XID
     "GTID_FLAGS3": Struct(
-        "flags" / c.Int8ul,
-        "sa_seq_no" / Opt(Call(gtid_flags3_has_seq_no), c.Int64ul),
+        "flags" / c.Int8ul,                                               # 1
+        "sa_seq_no" / Opt(Call(gtid_flags3_has_seq_no), c.Int64ul),      # 8  ALTER's seq_no
     ),
     "CHARACTER_SET_COLLATIONS": Struct(
-        "count" / c.Rebuild(c.Int8ul, Call(exprs.list_len, "map")),
-        "map" / c.Array(this.count, Struct("charset" / c.Int16ul, "collation" / c.Int16ul)),
+        "count" / c.Rebuild(c.Int8ul, Call(exprs.list_len, "map")),      # 1
+        "map" / c.Array(this.count, Struct("charset" / c.Int16ul,         # 2  charset id
+                                           "collation" / c.Int16ul)),     # 2  collation id
     ),
 }
 
@@ -123,32 +127,33 @@ StatusVars = TaggedList(QUERY_STATUS_VARS, STATUS_VALUES, NoLayout, KNOWN_STATUS
 def _query_body(code: int, elq: bool = False, compressed: bool = False):
     known = 13 if elq else 0  # EXECUTE_LOAD_QUERY's extra post-header
     fields = [
-        "thread_id" / c.Int32ul,
-        "exec_time" / c.Int32ul,
-        "db_len" / c.Rebuild(c.Int8ul, Call(exprs.field_byte_len, "database")),
-        "error_code" / c.Int16ul,
-        "status_vars_len" / Opt(Call(has_status_vars, code, known),
+        "thread_id" / c.Int32ul,                                         # 4
+        "exec_time" / c.Int32ul,                                         # 4  seconds
+        "db_len" / c.Rebuild(c.Int8ul, Call(exprs.field_byte_len, "database")),  # 1
+        "error_code" / c.Int16ul,                                        # 2
+        "status_vars_len" / Opt(Call(has_status_vars, code, known),      # 2  binlog v4
                                  c.Rebuild(c.Int16ul, BuiltSize("status_vars", StatusVars))),
     ]
     if elq:
         fields += [
-            "file_id" / c.Int32ul,
-            "fn_pos_start" / c.Int32ul,
-            "fn_pos_end" / c.Int32ul,
-            "dup_handling" / Code(LOAD_DUP_HANDLING),
+            "file_id" / c.Int32ul,                                       # 4  the LOAD's file
+            "fn_pos_start" / c.Int32ul,                                  # 4  where the file
+            "fn_pos_end" / c.Int32ul,                                    # 4  name is in query
+            "dup_handling" / Code(LOAD_DUP_HANDLING),                    # 1
         ]
     fields += [
-        "post_header_extra" / Opt(Call(has_query_extra, code, known),
-                                   ByteString(Call(query_extra, code, known))),
-        "status_vars" / Opt(Call(has_status_vars, code, known),
+        "post_header_extra" / Opt(Call(has_query_extra, code, known),   # what a longer FDE
+                                   ByteString(Call(query_extra, code, known))),  # entry adds
+        "status_vars" / Opt(Call(has_status_vars, code, known),          # status_vars_len
                              Sized(this.status_vars_len, StatusVars)),
-        "database" / TextN(this.db_len),
-        c.Const(b"\0"),
+        "database" / TextN(this.db_len),                                 # db_len
+        c.Const(b"\0"),                                                  # 1
     ]
     if compressed:
-        fields += ["compressed" / CompressedQuery, "query" / UncompressedQuery]
+        fields += ["compressed" / CompressedQuery,                       # to the end
+                   "query" / UncompressedQuery]                          # 0  (the text of it)
     else:
-        fields += ["query" / Text]
+        fields += ["query" / Text]                                       # to the end
     return RawIfCorrupt(Struct(*fields), query_status_overrun, code, known)
 
 
@@ -162,47 +167,50 @@ QueryCompressedBody = _query_body(codes.QUERY_COMPRESSED_EVENT, compressed=True)
 # BEGIN_LOAD_QUERY
 
 OldSqlEx = Struct(  # LOAD_EVENT: one byte each; empty_flags says which are really empty
-    "field_term" / TextN(1),
-    "enclosed" / TextN(1),
-    "line_term" / TextN(1),
-    "line_start" / TextN(1),
-    "escaped" / TextN(1),
-    "opt_flags" / FlagList(1, LOAD_OPT_FLAGS),
-    "empty_flags" / FlagList(1, LOAD_EMPTY_FLAGS),
+    "field_term" / TextN(1),                            # 1
+    "enclosed" / TextN(1),                              # 1
+    "line_term" / TextN(1),                             # 1
+    "line_start" / TextN(1),                            # 1
+    "escaped" / TextN(1),                               # 1
+    "opt_flags" / FlagList(1, LOAD_OPT_FLAGS),          # 1
+    "empty_flags" / FlagList(1, LOAD_EMPTY_FLAGS),      # 1
 )
 
 NewSqlEx = Struct(
-    "field_term" / ShortText,
-    "enclosed" / ShortText,
+    "field_term" / ShortText,                           # 1-byte length, bytes
+    "enclosed" / ShortText,                             # (each)
     "line_term" / ShortText,
     "line_start" / ShortText,
     "escaped" / ShortText,
-    "opt_flags" / FlagList(1, LOAD_OPT_FLAGS),
+    "opt_flags" / FlagList(1, LOAD_OPT_FLAGS),          # 1
 )
 
 
 def _load_body(new_format: bool, create_file: bool = False):
     fields = [
-        "thread_id" / c.Int32ul,
-        "exec_time" / c.Int32ul,
-        "skip_lines" / c.Int32ul,
-        "table_len" / c.Rebuild(c.Int8ul, Call(exprs.field_byte_len, "table")),
-        "db_len" / c.Rebuild(c.Int8ul, Call(exprs.field_byte_len, "database")),
-        "num_fields" / c.Rebuild(c.Int32ul, Call(exprs.list_len, "fields")),
+        "thread_id" / c.Int32ul,                                            # 4
+        "exec_time" / c.Int32ul,                                            # 4  seconds
+        "skip_lines" / c.Int32ul,                                           # 4  IGNORE n LINES
+        "table_len" / c.Rebuild(c.Int8ul, Call(exprs.field_byte_len, "table")),     # 1
+        "db_len" / c.Rebuild(c.Int8ul, Call(exprs.field_byte_len, "database")),     # 1
+        "num_fields" / c.Rebuild(c.Int32ul, Call(exprs.list_len, "fields")),       # 4
     ]
     if create_file:
-        fields += ["file_id" / c.Int32ul, _extra(codes.CREATE_FILE_EVENT, 4, 4, 4)]
+        fields += ["file_id" / c.Int32ul,                                   # 4
+                   _extra(codes.CREATE_FILE_EVENT, 4, 4, 4)]
     fields += [
-        "sql_ex" / (NewSqlEx if new_format else OldSqlEx),
-        "field_lens" / c.Rebuild(ByteList(this.num_fields), Call(exprs.name_lens, "fields")),
-        "fields" / NamesByLength(this.field_lens),
-        "table" / TextN(this.table_len), c.Const(b"\0"),
-        "database" / TextN(this.db_len), c.Const(b"\0"),
+        "sql_ex" / (NewSqlEx if new_format else OldSqlEx),                  # FIELDS/LINES
+        "field_lens" / c.Rebuild(ByteList(this.num_fields),                 # 1 per field
+                                 Call(exprs.name_lens, "fields")),
+        "fields" / NamesByLength(this.field_lens),                          # each + NUL
+        "table" / TextN(this.table_len), c.Const(b"\0"),                   # table_len + 1
+        "database" / TextN(this.db_len), c.Const(b"\0"),                   # db_len + 1
     ]
     if create_file:
-        fields += ["file_name" / CStr, "block" / Raw]
+        fields += ["file_name" / CStr,                                      # + NUL
+                   "block" / Raw]                                           # the first data
     else:
-        fields += ["file_name" / Text]
+        fields += ["file_name" / Text]                                      # to the end
     return Struct(*fields)
 
 
@@ -212,65 +220,70 @@ CreateFileBody = _load_body(new_format=True, create_file=True)
 
 
 def _block_body(code):
-    return Struct("file_id" / c.Int32ul, _extra(code, 4, 4, 4), "block" / Raw)
+    return Struct("file_id" / c.Int32ul,                # 4
+                  _extra(code, 4, 4, 4),
+                  "block" / Raw)                        # the file's data, to the end
 
 
 AppendBlockBody = _block_body(codes.APPEND_BLOCK_EVENT)
 BeginLoadQueryBody = _block_body(codes.BEGIN_LOAD_QUERY_EVENT)
-ExecLoadBody = Struct("file_id" / c.Int32ul)
-DeleteFileBody = Struct("file_id" / c.Int32ul)
+ExecLoadBody = Struct("file_id" / c.Int32ul)            # 4
+DeleteFileBody = Struct("file_id" / c.Int32ul)          # 4
 
 
 # ======================================================================================
 # statement context: USER_VAR, INTVAR, RAND
 
 UserVarValue = Struct(
-    "type" / Code(USER_VAR_TYPES),
-    "charset" / c.Int32ul,
-    "length" / c.Rebuild(c.Int32ul, Call(exprs.field_byte_len, "data")),
+    "type" / Code(USER_VAR_TYPES),                      # 1  STRING, REAL, INT, DECIMAL
+    "charset" / c.Int32ul,                              # 4  collation id
+    "length" / c.Rebuild(c.Int32ul, Call(exprs.field_byte_len, "data")),   # 4
     "data" / ByteString(this.length),  # the server's binary form (8-byte int/double, ...)
-    "flags" / IfMore(FlagList(1, USER_VAR_FLAGS)),  # absent before 5.1 and for non-ints
+    "flags" / IfMore(FlagList(1, USER_VAR_FLAGS)),  # 1  absent before 5.1 and for non-ints
 )
 
 UserVarBody = Struct(
-    "name_len" / c.Rebuild(c.Int32ul, Call(exprs.field_byte_len, "name")),
+    "name_len" / c.Rebuild(c.Int32ul, Call(exprs.field_byte_len, "name")),  # 4
     "name" / TextN(this.name_len),
-    "is_null" / c.Int8ul,
+    "is_null" / c.Int8ul,                               # 1
     "value" / Opt(Call(user_var_not_null), UserVarValue),
 )
 
-IntvarBody = Struct("type" / Code(INTVAR_TYPES), "value" / c.Int64ul)
-RandBody = Struct("seed1" / c.Int64ul, "seed2" / c.Int64ul)
+IntvarBody = Struct("type" / Code(INTVAR_TYPES),       # 1  LAST_INSERT_ID, INSERT_ID
+                    "value" / c.Int64ul)                # 8
+RandBody = Struct("seed1" / c.Int64ul,                  # 8
+                  "seed2" / c.Int64ul)                  # 8
 
 
 # ======================================================================================
 # control events
 
-XidBody = Struct("xid" / c.Int64ul)
+XidBody = Struct("xid" / c.Int64ul)                     # 8  the storage engine's XID
 
-RotateBody = Struct(  # binlog v1 (3.23) has no position
-    "position" / Opt(Call(post_header_at_least, codes.ROTATE_EVENT, 8, 8, 8, 0), c.Int64ul),
+RotateBody = Struct(
+    "position" / Opt(Call(post_header_at_least, codes.ROTATE_EVENT, 8, 8, 8, 0),
+                     c.Int64ul),                        # 8  (binlog v1, 3.23: none)
     _extra(codes.ROTATE_EVENT, 8, 8, 8, 0),
-    "next_file" / Text,
+    "next_file" / Text,                                 # to the end
 )
 
 StopBody = Struct()
 
 IncidentBody = Struct(
-    "incident" / c.Int16ul,  # 1 = LOST_EVENTS
+    "incident" / c.Int16ul,                             # 2  1 = LOST_EVENTS
     _extra(codes.INCIDENT_EVENT, 2, 2, 2),
-    "message" / ShortText,
+    "message" / ShortText,                              # 1-byte length, text
 )
 
-IgnorableBody = Struct("data" / Raw)
+IgnorableBody = Struct("data" / Raw)                    # to the end
 
-RowsQueryBody = Struct(  # the length byte is the low byte of the length; readers ignore it
-    # readers ignore it; kept as stored, computed (low byte of the length) when left None
+RowsQueryBody = Struct(
+    # 1  the low byte of the length (readers ignore it): kept as stored, computed when None
     "length" / c.Default(c.Int8ul, Call(exprs.field_byte_len_low, "query")),
-    "query" / Text,
+    "query" / Text,                                     # to the end
 )
 
-AnnotateRowsBody = Struct("query" / Text)
+AnnotateRowsBody = Struct("query" / Text)               # to the end
 
 
 BODIES = {

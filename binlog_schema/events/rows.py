@@ -38,35 +38,36 @@ def MariaCompressed(limit):
 
 
 def _extra_item(update: bool):
-    part = (Struct("partition_id" / c.Int16ul, "source_partition_id" / c.Int16ul) if update
+    part = (Struct("partition_id" / c.Int16ul,                    # 2
+                   "source_partition_id" / c.Int16ul) if update    # 2  (updates only)
             else Struct("partition_id" / c.Int16ul))
     ndb = Struct(
         "length" / c.Rebuild(c.Int8ul, c.len_(this.data) + 2),   # 1  counts itself and format
         "format" / c.Int8ul,                                      # 1
-        "data" / ByteString(this.length - 2),
+        "data" / ByteString(this.length - 2),                     # length - 2
     )
     return Struct(
-        "type" / Code(EXTRA_ROW_INFO),
+        "type" / Code(EXTRA_ROW_INFO),                            # 1  NDB, PART
         "value" / c.Switch(this.type, {"NDB": ndb, "PART": part}, default=Raw),
     )
 
 
 def rows_body(*, v2: bool, after_image: bool, compressed: bool = False):
     fields = [
-        "table_id" / UIntLE(CtxKey("table_id_size", 6)),
-        "flags" / FlagList(2, ROWS_FLAGS),
+        "table_id" / UIntLE(CtxKey("table_id_size", 6)),          # 6 (4 in old files)
+        "flags" / FlagList(2, ROWS_FLAGS),                        # 2  STMT_END...
     ]
-    if v2:
+    if v2:  # 2-byte length that counts itself, then typed extra row info items
         fields.append("extra_data" / Bounded(GreedyList(_extra_item(after_image)),
                                              length=(len16_self_parse, len16_self_build)))
     fields += [
-        "column_count" / LimitedCount(CtxKey("max_columns", 4096)),
-        "columns_present" / Bitmap(this.column_count, pad=True),
+        "column_count" / LimitedCount(CtxKey("max_columns", 4096)),   # packed
+        "columns_present" / Bitmap(this.column_count, pad=True),      # (n + 7) / 8, LSB first
     ]
-    if after_image:
+    if after_image:  # the after image's columns
         fields.append("columns_after" / Bitmap(this.column_count, pad=True))
     fields.append("rows" / (MariaCompressed(CtxKey("max_uncompressed", 1 << 30)) if compressed
-                            else Raw))
+                            else Raw))                           # row images, to the end
     return Struct(*fields)
 
 

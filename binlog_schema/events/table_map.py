@@ -57,13 +57,15 @@ def _cases(varchar_width: int) -> dict:
             "VARCHAR": MetaField("max_length", varchar_width),
             "VARCHAR_COMPRESSED": MetaField("max_length", 2),
             "BIT": BitMeta,
-            "NEWDECIMAL": Struct("precision" / c.Int8ub, "scale" / c.Int8ub)}
+            "NEWDECIMAL": Struct("precision" / c.Int8ub,   # 1  digits
+                                 "scale" / c.Int8ub)}      # 1  digits after the point
 
 
 # TYPED_ARRAY (multi-valued index columns): the element type, then the element's metadata,
 # where VARCHAR takes 3 bytes.
 ElementMeta = c.Switch(this.element_type, _cases(3), default=Unknown)
-TypedArrayMeta = Struct("element_type" / Code(TYPES), "element" / ElementMeta)
+TypedArrayMeta = Struct("element_type" / Code(TYPES),   # 1  the element's column type
+                        "element" / ElementMeta)         # its metadata
 
 COLUMN_META_CASES = {**_cases(2), "TYPED_ARRAY": TypedArrayMeta}
 ColumnMeta = c.Switch(this._column_type, COLUMN_META_CASES, default=Unknown)
@@ -98,8 +100,9 @@ def metadata_keys(type_name) -> tuple | None:
 # numbers in TLVs are never NULL: PackedNumber refuses the 0xfb prefix
 Collations = GreedyList(PackedNumber)
 DefaultCharset = Struct(
-    "default" / PackedNumber,
-    "pairs" / GreedyList(Struct("index" / PackedNumber, "collation" / PackedNumber)),
+    "default" / PackedNumber,                               # collation id of most columns
+    "pairs" / GreedyList(Struct("index" / PackedNumber,     # a column (character ones
+                                "collation" / PackedNumber)),  # counted) and its collation
 )
 Strings = GreedyList(Bounded(Text))
 
@@ -112,8 +115,8 @@ OPTIONAL_CASES = {
     "ENUM_STR_VALUE": GreedyList(Counted(Bounded(Text))),
     "GEOMETRY_TYPE": GreedyList(PackedNumber),
     "SIMPLE_PRIMARY_KEY": GreedyList(PackedNumber),
-    "PRIMARY_KEY_WITH_PREFIX": GreedyList(Struct("column" / PackedNumber,
-                                                 "prefix" / PackedNumber)),
+    "PRIMARY_KEY_WITH_PREFIX": GreedyList(Struct("column" / PackedNumber,   # column index
+                                                 "prefix" / PackedNumber)),  # 0: whole
     "ENUM_AND_SET_DEFAULT_CHARSET": DefaultCharset,
     "ENUM_AND_SET_COLUMN_CHARSET": Collations,
     "COLUMN_VISIBILITY": Bitmap(this._.column_count, msb=True, greedy=True),
@@ -129,14 +132,14 @@ OptionalMetadata = TaggedList(OPTIONAL_METADATA, OPTIONAL_CASES, Raw, key="type"
 
 TableMapBody = Struct(
     "table_id" / UIntLE(CtxKey("table_id_size", 6)),          # 6 (4 in old files)
-    "flags" / FlagList(2, TABLE_MAP_FLAGS),                    # 2
+    "flags" / FlagList(2, TABLE_MAP_FLAGS),                    # 2  BIT_LEN_EXACT...
     "database" / Bounded(Text), c.Const(b"\x00"),              # packed length, name, NUL
     "table" / Bounded(Text), c.Const(b"\x00"),                 # packed length, name, NUL
     "column_count" / c.Rebuild(LimitedCount(CtxKey("max_columns", 4096)),
                                c.len_(this.column_types)),     # packed
     "column_types" / CodeList(this.column_count, TYPES),       # one byte per column
-    "column_metadata" / IfMore(Bounded(ColumnMetadata(this.column_types))),
-    "null_bitmap" / IfMore(Bitmap(this.column_count)),         # LSB first
+    "column_metadata" / IfMore(Bounded(ColumnMetadata(this.column_types))),  # packed length
+    "null_bitmap" / IfMore(Bitmap(this.column_count)),         # (n + 7) / 8, LSB first
     "optional_metadata" / OptionalMetadata,                    # TLVs to the end
 )
 

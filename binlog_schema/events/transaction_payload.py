@@ -20,7 +20,8 @@ PayloadFieldType = Leaf(ptype_parse, ptype_build)
 
 PayloadField = Struct(
     "type" / PayloadFieldType,                                   # packed, named
-    "value" / c.If(FieldIs(("type",), "END", negate=True), Bounded(PackedInt)),
+    "value" / c.If(FieldIs(("type",), "END", negate=True),
+                   Bounded(PackedInt)),                          # packed length, packed value
 )
 
 TransactionPayloadBody = Struct(
