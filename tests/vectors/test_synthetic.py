@@ -586,6 +586,47 @@ def test_ddl_statements_define_tables_for_the_changes_after_them():
         load_spec(spec_of("mysql-8.0", transactions=[{"insert": "t9", "rows": [[1]]}]))
 
 
+def test_alter_table_add_column_redefines_the_table_and_keeps_its_rows():
+    txs = [{"changes": [{"insert": "t1", "rows": [{"id": 1, "s": "a"}, {"id": 2}]}]},
+           {"ddl": "ALTER TABLE t1 ADD COLUMN n INT NOT NULL DEFAULT 7"},
+           {"changes": [{"update": "t1", "rows": [{"where": {"id": 1}, "set": {"n": 8}}]},
+                        {"delete": "t1", "rows": [{"id": 2}]}]}]
+    spec = spec_of("mysql-8.0", transactions=txs, binlog_row_metadata="FULL")
+    fx = load_spec(spec)
+    t1 = fx.tables[("db", "t1")]
+    assert [c.name for c in t1.columns][-1] == "n" and t1.table_id == 101
+    assert [r[5] for r in fx.state[("db", "t1")]] == [8]
+    data = generate(spec)
+    dec = RowDecoder(data)
+    changes = [ch for rec in records(data) for ch in dec.feed(rec)]
+    assert [(ch.operation, len(ch.columns)) for ch in changes] == [
+        ("insert", 5), ("insert", 5), ("update", 6), ("delete", 6)]
+    maps = [r.value["body"]["table_id"] for r in records(data) if r.type_name ==
+            "TABLE_MAP_EVENT"]
+    assert maps == [100, 101, 101]
+    assert changes[2].before["n"] == 7 and changes[2].after["n"] == 8
+    with pytest.raises(SpecError, match="needs a DEFAULT"):
+        load_spec(spec_of(transactions=[{"ddl": "ALTER TABLE t1 ADD x INT NOT NULL"}]))
+
+
+@pytest.mark.parametrize("server", ["mysql-8.0", "mariadb-10.11"])
+def test_table_maps_once_writes_each_map_before_its_first_rows_event_only(server):
+    txs = [{"changes": [{"insert": "t1", "rows": [{"id": i, "s": "x"}]}]}
+           for i in range(1, 6)]
+    txs[3:3] = [{"ddl": "ALTER TABLE t1 ADD COLUMN n INT"}]
+    once = generate(spec_of(server, transactions=txs, table_maps="once"))
+    every = generate(spec_of(server, transactions=txs))
+    assert kinds(once).count("TABLE_MAP_EVENT") == 2      # before and after the ALTER
+    assert kinds(every).count("TABLE_MAP_EVENT") == 5
+    assert [k for k in kinds(every) if k != "TABLE_MAP_EVENT"] == [
+        k for k in kinds(once) if k != "TABLE_MAP_EVENT"]
+    dec_once, dec_every = RowDecoder(once), RowDecoder(every)
+    assert [ch.after for rec in records(once) for ch in dec_once.feed(rec)] == [
+        ch.after for rec in records(every) for ch in dec_every.feed(rec)]
+    with pytest.raises(SpecError, match="table_maps"):
+        load_spec(spec_of(table_maps="sometimes"))
+
+
 def test_example_spec_round_trips_and_states_the_rows():
     fx = load_spec(EXAMPLES / "mariadb-all-types.fixture")
     data = generate(fx)
