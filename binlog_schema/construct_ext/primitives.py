@@ -26,10 +26,6 @@ from .expressions import (Apply, BuiltSize, Call, CtxKey, Expression, Field,  # 
 from .leaves import BuildOnlyLeaf, LimitExceeded, Leaf, Wrapper  # noqa: F401
 from .structs import Struct  # noqa: F401
 
-
-# ======================================================================================
-# declaration helpers
-
 # ------------------------------------------------------------------------------ integers
 
 PackedInt = Leaf(ints.packed_parse, ints.packed_build)
