@@ -1,4 +1,6 @@
-"""Event headers read without decoding: how plausible a header is, whether an event's size is
+"""The one header scanner: a file's bytes read in blocks and its 19-byte event headers walked
+without decoding (:class:`Blocks`; the reader, recovery, the parallel plan and the Spark
+pre-scan all read headers through it), how plausible a header is, whether an event's size is
 confirmed, and where the next good event starts after damage (resynchronisation).
 
 An event at ``pos`` is *plausible* when its header names a type the file's flavor writes and
@@ -14,40 +16,138 @@ confirmed FORMAT_DESCRIPTION (two files concatenated) is one too.
 from __future__ import annotations
 
 from .mysql.codes import FORMAT_DESCRIPTION_EVENT, START_EVENT_V3, WRITTEN_KINDS
+from .mysql.flavor import checksummed
 from .mysql.framing import HEADER_SIZE, crc_ok
 
 MAGIC = b"\xfebin"
+# where the common header (events/envelope.py declares it) holds what a walk reads
+TYPE_AT, SIZE_AT, LOG_POS_AT = 4, 9, 13
 
 
 class Blocks:
-    """Reads of a file at any offset, through a block kept in hand (1 MiB, or the read's
-    size when larger)."""
+    """A file's bytes, read through a block kept in hand (``size`` bytes, 1 MiB by default,
+    or a read's size when larger), and its event headers walked: the one header scanner.
+
+    ``f``: a binary file object (seeked only when it is read elsewhere than where it is,
+    ``pos``: its position now, None when unknown), or the bytes themselves. ``watch``: called
+    with each block read and its offset. :meth:`at` and :meth:`block` read at any offset;
+    :meth:`header` reads one header; :meth:`walk` reads the headers from one event to the
+    next, as a reader follows the sizes."""
 
     SIZE = 1 << 20
 
-    def __init__(self, f):
-        self.f = f
-        self.buf = b""
+    __slots__ = ("f", "buf", "base", "size", "watch", "fpos", "tail", "bad", "skip", "passed")
+
+    def __init__(self, f, size: int = SIZE, watch=None, pos: int | None = None):
+        if isinstance(f, (bytes, bytearray, memoryview)):
+            self.f, self.buf, self.fpos = None, bytes(f), len(f)
+        else:
+            self.f, self.buf, self.fpos = f, b"", pos
         self.base = 0
+        self.size = size
+        self.watch = watch
+        self.tail = self.bad = self.skip = None
+        self.passed = 0
+
+    def _read(self, pos: int, n: int) -> bytes:
+        if self.f is None:
+            return b""
+        if self.fpos != pos:
+            self.f.seek(pos)
+        data = self.f.read(n)
+        self.fpos = pos + len(data)
+        return data
+
+    def block(self, pos: int, n: int):
+        """(block, index of ``pos`` in it): the block holding the file's ``n`` bytes from
+        ``pos`` (fewer at its end)."""
+        i = pos - self.base
+        if i < 0 or i + n > len(self.buf):
+            if self.f is None:
+                return self.buf, max(i, 0) if i < len(self.buf) else len(self.buf)
+            self.buf, self.base, i = self._read(pos, max(self.size, n)), pos, 0
+            if self.watch is not None:
+                self.watch(self.buf, pos)
+        return self.buf, i
 
     def at(self, pos: int, n: int) -> bytes:
         """The file's bytes ``[pos, pos + n)`` (fewer at its end)."""
-        i = pos - self.base
-        if i < 0 or i + n > len(self.buf):
-            self.f.seek(pos)
-            self.buf = self.f.read(max(self.SIZE, n))
-            self.base, i = pos, 0
-        return self.buf[i:i + n]
+        buf, i = self.block(pos, n)
+        return buf[i:i + n]
+
+    def header(self, pos: int):
+        """``(header bytes, type code, event_size)`` of the header at ``pos``; the sizes are
+        None when the file ends within it."""
+        buf, i = self.block(pos, HEADER_SIZE)
+        head = buf[i:i + HEADER_SIZE]
+        if len(head) < HEADER_SIZE:
+            return head, None, None
+        return head, head[TYPE_AT], int.from_bytes(head[SIZE_AT:SIZE_AT + 4], "little")
+
+    def walk(self, pos: int, max_size: int, whole: bool = True, mark: int = -1):
+        """The events from ``pos`` on, one after the other as their sizes say: for each, ``(offset,
+        type code stored, event_size, block, index of the event in the block)``; with ``whole``
+        the block holds the whole event (``block[index:index + event_size]``), else only its
+        header (the file is then seeked past large events, not read). The walk ends at the end
+        of the file; at a size below the header's or above ``max_size`` (``bad``: its
+        ``(offset, size, header bytes)``), or at an event cut short by the end (``tail``: its
+        ``(offset, bytes there, size announced or None when the header is cut)``). The file
+        is read forward only (a stream that cannot seek works) unless the walk is left and
+        the file read elsewhere. Events whose stored type code is in ``skip`` (an attribute the
+        caller may change while the walk waits at an event) are passed over, not given
+        (``passed`` counts them), except the one that holds ``mark`` after its start."""
+        self.tail = self.bad = None
+        self.passed = 0
+        skip = self.skip
+        step = self.size
+        buf, i = self.buf, pos - self.base
+        if not 0 <= i <= len(buf):
+            buf, i = b"", 0
+        while True:
+            have = len(buf) - i
+            if have < HEADER_SIZE:
+                if have < 0:   # (an event past the block, not read: on after it)
+                    buf, i, have = b"", 0, 0
+                data = self._read(pos + have, step)
+                buf, i = buf[i:] + data, 0
+                self.buf, self.base = buf, pos
+                if self.watch is not None and data:
+                    self.watch(buf, pos)
+                have = len(buf)
+                if have < HEADER_SIZE:
+                    if have:
+                        self.tail = (pos, have, None)
+                    return
+            size = int.from_bytes(buf[i + SIZE_AT:i + SIZE_AT + 4], "little")
+            if not HEADER_SIZE <= size <= max_size:
+                self.bad = (pos, size, buf[i:i + HEADER_SIZE])
+                return
+            if size > have and whole:
+                data = self._read(pos + have, max(step, size - have))
+                buf, i = buf[i:] + data, 0
+                self.buf, self.base = buf, pos
+                if self.watch is not None and data:
+                    self.watch(buf, pos)
+                if size > len(buf):
+                    self.tail = (pos, len(buf), size)
+                    return
+            if skip is not None and buf[i + TYPE_AT] in skip and not pos < mark < pos + size:
+                self.passed += 1
+            else:
+                yield pos, buf[i + TYPE_AT], size, buf, i
+                skip = self.skip
+            pos += size
+            i += size
 
 
 def announced_size(head: bytes, pos: int, end: int, ctx, max_size: int) -> int | None:
     """The size the header ``head`` (of an event at ``pos``) announces when it is plausible:
     a type the context's flavor writes, a size from the header's to ``max_size`` that ends
     by ``end``; None otherwise."""
-    size = int.from_bytes(head[9:13], "little")
+    size = int.from_bytes(head[SIZE_AT:SIZE_AT + 4], "little")
     if not HEADER_SIZE <= size <= max_size or pos + size > end:
         return None
-    if ctx.kind(head[4]) not in WRITTEN_KINDS.get(ctx.flavor, WRITTEN_KINDS[None]):
+    if ctx.kind(head[TYPE_AT]) not in WRITTEN_KINDS.get(ctx.flavor, WRITTEN_KINDS[None]):
         return None
     return size
 
@@ -57,12 +157,11 @@ def confirmed(blocks: Blocks, pos: int, size: int, end: int, ctx, max_size: int)
     with checksums, and a FORMAT_DESCRIPTION, which says itself whether it has one); without
     checksums, the header after it is plausible (or the file ends there, or within the next
     header), or its log position is where it ends (the next header may be the damaged one)."""
-    if (ctx.checksum and not ctx.encrypted) or \
-            blocks.at(pos + 4, 1) == bytes((FORMAT_DESCRIPTION_EVENT,)):
+    if checksummed(blocks.at(pos + TYPE_AT, 1)[0], ctx):
         raw = blocks.at(pos, size)
         return len(raw) == size and size >= HEADER_SIZE + 4 and \
             crc_ok(raw, ctx.kind(raw[4]), ctx)
-    if int.from_bytes(blocks.at(pos + 13, 4), "little") == (pos + size) & 0xFFFFFFFF:
+    if int.from_bytes(blocks.at(pos + LOG_POS_AT, 4), "little") == (pos + size) & 0xFFFFFFFF:
         return True
     return follows(blocks, pos + size, end, ctx, max_size)
 

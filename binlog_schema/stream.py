@@ -14,7 +14,7 @@ from .errors import ChecksumError
 from .mysql.codes import (CONTEXT_KINDS, FORMAT_DESCRIPTION_EVENT, START_ENCRYPTION_EVENT,
                           START_EVENT_V3, TABLE_MAP_EVENT, TRANSACTION_PAYLOAD_EVENT, code_of,
                           type_name)
-from .mysql.flavor import context_from_fde, context_from_start_v3
+from .mysql.flavor import checksummed, context_from_fde, context_from_start_v3
 from .mysql.framing import HEADER_SIZE
 from .scanning import MAGIC, Blocks
 
@@ -200,8 +200,14 @@ class BinlogReader:
         self.max_event_size = max_event_size
         self.tail: Tail | None = None
         self.table_maps: dict = {}
-        self.events_read = 0
+        self._read = 0
+        self._walked = None   # the header walk in progress (which counts what it passes over)
         self.snapped: tuple | None = None
+
+    @property
+    def events_read(self) -> int:
+        """The events (and SKIPPED records) read so far, delivered or not."""
+        return self._read + (self._walked.passed if self._walked is not None else 0)
 
     def __iter__(self):
         return self._iter()  # (a generator: it opens the file and closes it when done)
@@ -220,10 +226,9 @@ class BinlogReader:
             if self.recover and f.seekable():
                 yield from self._recovering(f, pos)
                 return
-            # the file is read in blocks; an event is one slice of the block (``at``: where
-            # ``pos`` is in ``buf``)
-            read = f.read
-            buf, at = b"", 0
+            # the headers are walked in blocks (scanning.Blocks); an event is one slice of
+            # the block (``at``: where it starts in ``buf``)
+            blocks = Blocks(f, _BLOCK, pos=pos)
             # every event decoded and delivered: only the context events and payloads take the
             # general path
             plain = self.decode is True and self.start is None and self.types is None
@@ -231,54 +236,27 @@ class BinlogReader:
             stop = self.stop
             # events that need no record: not of a wanted type, and neither context, payload
             # nor (when decoding) TABLE_MAP events
-            skipped = None if self.types is None else (
-                lambda code, keep=self.types | _SPECIAL | (
-                    {TABLE_MAP_EVENT} if self.decode else set()): code not in keep)
+            # (passed over by the walk, in the codes the file stores: not even copied)
+            keep = None if self.types is None else self.types | _SPECIAL | (
+                {TABLE_MAP_EVENT} if self.decode else set())
+            if keep is not None:
+                blocks.skip = _skip_codes(keep, self.ctx)
+            self._walked = blocks
             max_size, table_maps = self.max_event_size, self.table_maps
             first = 4 if self.resume is None else -1  # (where the context event must be)
-            while True:
-                if len(buf) - at < HEADER_SIZE:
-                    buf, at = buf[at:] + read(_BLOCK), 0
-                    if len(buf) < HEADER_SIZE:
-                        if buf:
-                            self.tail = Tail(pos, len(buf), None)
-                        return
-                size = int.from_bytes(buf[at + 9:at + 13], "little")
-                if not HEADER_SIZE <= size <= max_size:  # the framing is lost: nothing after
-                    # this can be trusted
-                    if size < HEADER_SIZE:
-                        err = FormatError(f"event_size {size} is smaller than the header",
-                                          offset=pos + 9, path="header.event_size")
-                    else:
-                        err = LimitError(f"event_size {size} exceeds the limit {max_size}",
-                                         offset=pos + 9, path="header.event_size")
-                    if not self.skip_errors:
-                        raise err
-                    self.events_read += 1  # (without recovery, the rest is not read)
-                    yield EventRecord(pos, buf[at:at + HEADER_SIZE], self.ctx, error=err)
-                    return
-                end = at + size
-                if end > len(buf):
-                    buf, at = buf[at:] + read(max(_BLOCK, end - len(buf))), 0
-                    end = size
-                    if end > len(buf):
-                        self.tail = Tail(pos, len(buf), size)
-                        return
-                if skipped is not None:
-                    code = buf[at + 4]
-                    ctx = self.ctx
-                    if self.start is not None and pos < self.start < pos + size:
-                        self.snapped = (pos, size)
-                    if skipped(ctx.type_remap.get(code, code) if ctx.type_remap else code):
-                        at = end  # (not a wanted type: not even copied)
-                        self.events_read += 1
-                        pos += size
-                        continue
-                raw = buf[at:end]
-                at = end
-                self.events_read += 1
+            mark = -1 if self.start is None else self.start
+            for pos, code, size, buf, at in blocks.walk(pos, max_size, mark=mark):
                 ctx = self.ctx
-                code = ctx.type_remap.get(raw[4], raw[4]) if ctx.type_remap else raw[4]
+                if ctx.type_remap:
+                    code = ctx.type_remap.get(code, code)
+                if keep is not None:
+                    if pos < mark < pos + size:
+                        self.snapped = (pos, size)
+                    if code not in keep:
+                        self._read += 1
+                        continue
+                raw = buf[at:at + size]
+                self._read += 1
                 if pos == first and code not in CONTEXT_KINDS:
                     err = FormatError("no FORMAT_DESCRIPTION where the file starts: its events "
                                       "cannot be decoded", offset=pos, path="header.type_code",
@@ -291,7 +269,6 @@ class BinlogReader:
                     if stop is not None and pos >= stop:
                         return
                     yield PlainRecord(pos, raw, ctx)
-                    pos += size
                     continue
                 if plain and code not in _SPECIAL and not ctx.encrypted:  # the common case
                     if stop is not None and pos >= stop:
@@ -309,14 +286,29 @@ class BinlogReader:
                         if code == TABLE_MAP_EVENT:
                             table_maps[value["body"]["table_id"]] = value
                         yield EventRecord(pos, raw, ctx, value, error=err)
-                    pos += size
                     continue
                 rec = self._record(pos, raw)
+                if keep is not None and self.ctx is not ctx:  # (a new numbering, perhaps)
+                    blocks.skip = _skip_codes(keep, self.ctx)
                 if rec is not None:
                     if self.stop is not None and pos >= self.stop:
                         return
                     yield rec
-                pos += size
+            if blocks.tail is not None:
+                self.tail = Tail(*blocks.tail)
+            elif blocks.bad is not None:  # the framing is lost: nothing after this can be
+                # trusted
+                pos, size, head = blocks.bad
+                if size < HEADER_SIZE:
+                    err = FormatError(f"event_size {size} is smaller than the header",
+                                      offset=pos + 9, path="header.event_size")
+                else:
+                    err = LimitError(f"event_size {size} exceeds the limit {max_size}",
+                                     offset=pos + 9, path="header.event_size")
+                if not self.skip_errors:
+                    raise err
+                self._read += 1  # (without recovery, the rest is not read)
+                yield EventRecord(pos, head, self.ctx, error=err)
         finally:
             if close:
                 f.close()
@@ -337,20 +329,18 @@ class BinlogReader:
             if self.stop is not None and pos >= self.stop:
                 return
             ctx = self.ctx
-            head = blocks.at(pos, HEADER_SIZE)
-            size = int.from_bytes(head[9:13], "little") if len(head) == HEADER_SIZE else None
+            head, stored, size = blocks.header(pos)
             fits = size is not None and HEADER_SIZE <= size <= max_size and pos + size <= end
             sure = fits and (ctx.encrypted or scanning.confirmed(blocks, pos, size, end, ctx,
                                                                  max_size))
-            if fits and not sure and (ctx.checksum or head[4] == FORMAT_DESCRIPTION_EVENT) \
-                    and not ctx.encrypted:
+            if fits and not sure and checksummed(stored, ctx):  # (not encrypted: not sure)
                 # a CRC32 that does not match: the event stands when the next one confirms
                 # its size and no confirmed event starts inside it (its record then carries
                 # the checksum error)
                 sure = (pos + size == end or scanning.event_at(
                     blocks, pos + size, end, ctx, max_size) is not None) and \
                     scanning.resync(blocks, pos + 1, end, ctx, max_size, size - 2) is None
-            code = ctx.kind(head[4]) if size is not None else None
+            code = ctx.kind(stored) if size is not None else None
             if sure and not (no_context and code not in CONTEXT_KINDS):
                 raw = blocks.at(pos, size)
                 inside = raw.find(MAGIC, 1)
@@ -358,7 +348,7 @@ class BinlogReader:
                                                           max_size):
                     sure = False  # (a file cut short, another appended: not this size)
             if sure and not (no_context and code not in CONTEXT_KINDS):
-                self.events_read += 1
+                self._read += 1
                 if lazy and code not in _SPECIAL and not ctx.encrypted:
                     rec = PlainRecord(pos, raw, ctx)
                 else:
@@ -369,7 +359,7 @@ class BinlogReader:
                     # no event (bytes before a good FORMAT_DESCRIPTION, say)
                     nxt = scanning.context_at(blocks, pos + 1, end, ctx, max_size)
                     if nxt is not None and nxt < pos + size:
-                        self.events_read -= 1
+                        self._read -= 1
                         yield self._skipped(pos, nxt, rec.error)
                         pos, no_context = nxt, True
                         continue
@@ -450,7 +440,7 @@ class BinlogReader:
 
     def _skipped(self, start, end, err) -> "EventRecord":
         self.gaps.append((start, end))
-        self.events_read += 1
+        self._read += 1
         return EventRecord(start, b"", self.ctx, error=err, gap=(start, end))
 
     def _record(self, pos, raw):
@@ -517,19 +507,11 @@ class BinlogReader:
         except Exception as e:  # noqa: BLE001
             raise convert_error(e, rec.offset, False) from None
         ctx = rec.ctx.replace(checksum=False)
-        pos = 0
-        while pos < len(data):
-            if len(data) - pos < HEADER_SIZE:
-                raise TruncatedError("inner event header runs past the payload",
-                                     offset=rec.offset, path=f"payload[{pos}]")
-            size = int.from_bytes(data[pos + 9:pos + 13], "little")
-            if size < HEADER_SIZE or pos + size > len(data):
-                raise TruncatedError(f"inner event of {size} bytes runs past the payload",
-                                     offset=rec.offset, path=f"payload[{pos}]")
-            raw = data[pos:pos + size]
+        blocks = Blocks(data)
+        for pos, _code, size, buf, at in blocks.walk(0, len(data)):
+            raw = buf[at:at + size]
             if self.decode == "lazy":
                 yield EventRecord(pos, raw, ctx, parent_offset=rec.offset, lazy=True)
-                pos += size
                 continue
             # inner records' offsets (and their errors') are positions in the payload's
             # data, as for lazy records; a bad inner event does not lose the ones after it
@@ -549,7 +531,19 @@ class BinlogReader:
             if inner.value is not None and ctx.kind(raw[4]) == TABLE_MAP_EVENT:
                 self.table_maps[inner.value["body"]["table_id"]] = inner.value
             yield inner
-            pos += size
+        if blocks.tail is not None and blocks.tail[2] is None:
+            raise TruncatedError("inner event header runs past the payload",
+                                 offset=rec.offset, path=f"payload[{blocks.tail[0]}]")
+        if blocks.tail is not None or blocks.bad is not None:
+            pos, _have, size = blocks.tail or blocks.bad
+            raise TruncatedError(f"inner event of {size} bytes runs past the payload",
+                                 offset=rec.offset, path=f"payload[{pos}]")
+
+
+def _skip_codes(keep, ctx) -> frozenset:
+    """The codes a file stores (read in ``ctx``) of the events not in ``keep``."""
+    remap = ctx.type_remap or {}
+    return frozenset(c for c in range(256) if remap.get(c, c) not in keep)
 
 
 def _code_of(name: str) -> int:

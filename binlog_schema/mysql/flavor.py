@@ -1,10 +1,11 @@
 """Where MySQL and MariaDB (and their versions) differ, as data: server versions (the one
 place they are parsed: :func:`version_tuple`, :func:`version_numbers`, :func:`version_suffix`)
 and flavors (:func:`flavor_name_of`), "JSON is binary only on MySQL" (:func:`json_is_binary`),
-the FORMAT_DESCRIPTION and checksum rules, the context an FDE sets (WL#2325's numbering
-included), and per flavor which columns are *numeric* (a SIGNEDNESS bit) or *character* (a
-collation) and which optional-metadata TLVs the server writes at ``binlog_row_metadata``
-MINIMAL and FULL, in which order.
+the FORMAT_DESCRIPTION and checksum rules (how many CRC bytes end an event:
+:func:`checksum_length`; whether one may be verified: :func:`checksummed`), the context an
+FDE sets (WL#2325's numbering included), and per flavor which columns are *numeric* (a
+SIGNEDNESS bit) or *character* (a collation) and which optional-metadata TLVs the server
+writes at ``binlog_row_metadata`` MINIMAL and FULL, in which order.
 """
 
 from __future__ import annotations
@@ -89,6 +90,14 @@ def checksum_length(kind: int, body: bytes, ctx, building: bool = False) -> int:
     if ctx is None:
         return 4
     return 4 if ctx["checksum"] else 0
+
+
+def checksummed(kind: int, ctx) -> bool:
+    """Whether an event of ``kind`` read in ``ctx`` may end in a CRC32 to verify (how
+    recovery and the Spark tasks confirm an event by its checksum): every event of a file
+    whose FDE sets CRC32, unless the file is encrypted (its bytes are ciphertext), and a
+    FORMAT_DESCRIPTION, which says for itself (:func:`checksum_length`)."""
+    return kind == FORMAT_DESCRIPTION_EVENT or (ctx.checksum and not ctx.encrypted)
 
 
 # The 5.2.2 "WL#2325" development tree numbered the row events before XID: its FDE gives type
