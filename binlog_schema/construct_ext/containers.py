@@ -13,7 +13,7 @@ from construct import Construct
 
 from . import blocks
 from .codegen import callable_of, emit_value, ref
-from .leaves import Compiles, Wrapper, pathed
+from .leaves import Compiles, Leaf, Wrapper, pathed
 
 
 class Switch(Compiles, c.Switch):
@@ -154,7 +154,7 @@ class CaseTable(Wrapper):
             else:
                 code.append(f"{name}[{key!r}] = lambda obj, io, this: "
                             f"{sc._compilebuild(code)}")
-        return f"{ref(self.fast[1], code)}(obj, io, this, {name}{self._emitargs(code)})"
+        return f"{ref(self.fast[1], code)}(obj, io, this, {name}{self.emit_args(code)})"
 
     def _emitparse(self, code):
         name = f"table_cases_{code.allocateId()}"
@@ -162,11 +162,11 @@ class CaseTable(Wrapper):
         for key, sc in self.subcon.cases.items():
             if sc is self.none:
                 code.append(f"{name}[{key!r}] = None")
-            elif getattr(sc, "_pf", None) in self.inline:  # its arguments: read in the loop
-                code.append(f"{name}[{key!r}] = {tuple(sc._args)!r}")
+            elif isinstance(sc, Leaf) and sc.pfunc in self.inline:  # read in the loop
+                code.append(f"{name}[{key!r}] = {tuple(sc.args)!r}")
             else:
                 code.append(f"{name}[{key!r}] = lambda io, this: {sc._compileparse(code)}")
-        return f"{ref(self.fast[0], code)}(io, this, {name}{self._emitargs(code)})"
+        return f"{ref(self.fast[0], code)}(io, this, {name}{self.emit_args(code)})"
 
 
 class Framed(Wrapper):
@@ -184,22 +184,22 @@ class Framed(Wrapper):
     def _parse(self, stream, context, path):
         ph = lambda io, this: self.header._parsereport(io, this, path + " -> header")  # noqa
         pb = lambda io, this: self.subcon._parsereport(io, this, path + " -> body")  # noqa
-        return pathed(lambda: self._pf(stream, context, ph, {}, pb), path)
+        return pathed(lambda: self.pfunc(stream, context, ph, {}, pb), path)
 
     def _build(self, obj, stream, context, path):
         bh = lambda obj, io, this: self.header._build(obj, io, this, path + " -> header")  # noqa
         bb = lambda obj, io, this: self.subcon._build(obj, io, this, path + " -> body")  # noqa
-        return pathed(lambda: self._bf(obj, stream, context, bh, bb), path)
+        return pathed(lambda: self.bfunc(obj, stream, context, bh, bb), path)
 
     def _emitparse(self, code):
         header = callable_of(self.header._compileparse(code), code)
         cases, default = self.subcon.emit_tables(code)
-        return f"{ref(self._pf, code)}(io, this, {header}, {cases}, {default})"
+        return f"{ref(self.pfunc, code)}(io, this, {header}, {cases}, {default})"
 
     def _emitbuild(self, code):
         header = callable_of(self.header._compilebuild(code), code, build=True)
         body = callable_of(self.subcon._compilebuild(code), code, build=True)
-        return f"{ref(self._bf, code)}(obj, io, this, {header}, {body})"
+        return f"{ref(self.bfunc, code)}(obj, io, this, {header}, {body})"
 
     def _emitprimitivetype(self, ksy, bitwise):  # Kaitai: the type its ksy function gives
         import importlib

@@ -36,7 +36,8 @@ class Expression:
     def __repr__(self):
         if is_active():
             return self.emit(active())
-        return f"{type(self).__name__}({', '.join(f'{k}={v!r:.40}' for k, v in vars(self).items())})"
+        fields = ", ".join(f"{k}={v!r:.40}" for k, v in vars(self).items())
+        return f"{type(self).__name__}({fields})"
 
 
 class Field(Expression):

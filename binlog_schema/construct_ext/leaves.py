@@ -82,41 +82,43 @@ class Leaf(Compiles, Construct):
     def __init__(self, pfunc, bfunc, *args, size=None, unpacked=None, buildnone=False,
                  json=None):
         super().__init__()
-        self._pf, self._bf, self._args, self._size = pfunc, bfunc, args, size
-        self._unpacked = unpacked
-        self._json = json
+        self.pfunc, self.bfunc, self.args, self._size = pfunc, bfunc, args, size
+        self.unpacked = unpacked
+        self.jsonfunc = json
         self.flagbuildnone = buildnone
 
     def _argvalues(self, context):
-        return [c.evaluate(a, context) for a in self._args]
+        return [c.evaluate(a, context) for a in self.args]
 
     def _parse(self, stream, context, path):
-        return pathed(lambda: self._pf(stream, *self._argvalues(context)), path)
+        return pathed(lambda: self.pfunc(stream, *self._argvalues(context)), path)
 
     def _build(self, obj, stream, context, path):
-        return pathed(lambda: self._bf(obj, stream, *self._argvalues(context)), path)
+        return pathed(lambda: self.bfunc(obj, stream, *self._argvalues(context)), path)
 
     def _sizeof(self, context, path):
         if self._size is None:
             raise c.SizeofError("variable size", path=path)
         return c.evaluate(self._size, context)
 
-    def _emitargs(self, code):
-        return "".join(", " + emit_value(code, a) for a in self._args)
+    def emit_args(self, code):
+        return "".join(", " + emit_value(code, a) for a in self.args)
 
     def _emitparse(self, code):
-        return f"{ref(self._pf, code)}(io{self._emitargs(code)})"
+        return f"{ref(self.pfunc, code)}(io{self.emit_args(code)})"
 
     def _emitbuild(self, code):
-        return f"{ref(self._bf, code)}(obj, io{self._emitargs(code)})"
+        return f"{ref(self.bfunc, code)}(obj, io{self.emit_args(code)})"
 
     def _emitfulltype(self, ksy, bitwise):  # Kaitai: its parse function's emitter
         from . import kaitai
-        return kaitai.leaf(self._pf, self._args, ksy)
+        return kaitai.leaf(self.pfunc, self.args, ksy)
 
 
 class BuildOnlyLeaf(Leaf):
     """A leaf that parses nothing (no code at all on the parse side)."""
+
+    reads_nothing = True  # (the Kaitai export leaves it out)
 
     def _emitparse(self, code):
         return "None"
@@ -128,35 +130,35 @@ class Wrapper(Compiles, Construct):
 
     def __init__(self, pfunc, bfunc, subcon, *args, buildnone=None):
         super().__init__()
-        self._pf, self._bf, self.subcon, self._args = pfunc, bfunc, subcon, args
+        self.pfunc, self.bfunc, self.subcon, self.args = pfunc, bfunc, subcon, args
         self.flagbuildnone = subcon.flagbuildnone if buildnone is None else buildnone
 
     def _argvalues(self, context):
-        return [c.evaluate(a, context) for a in self._args]
+        return [c.evaluate(a, context) for a in self.args]
 
     def _parse(self, stream, context, path):
         sub = lambda io, this: self.subcon._parsereport(io, this, path)  # noqa: E731
-        return pathed(lambda: self._pf(stream, context, sub, *self._argvalues(context)), path)
+        return pathed(lambda: self.pfunc(stream, context, sub, *self._argvalues(context)), path)
 
     def _build(self, obj, stream, context, path):
         sub = lambda obj, io, this: self.subcon._build(obj, io, this, path)  # noqa: E731
-        return pathed(lambda: self._bf(obj, stream, context, sub, *self._argvalues(context)),
+        return pathed(lambda: self.bfunc(obj, stream, context, sub, *self._argvalues(context)),
                       path)
 
     def _sizeof(self, context, path):
         raise c.SizeofError("variable size", path=path)
 
-    def _emitargs(self, code):
-        return "".join(", " + emit_value(code, a) for a in self._args)
+    def emit_args(self, code):
+        return "".join(", " + emit_value(code, a) for a in self.args)
 
     def _emitparse(self, code):
         sub = callable_of(self.subcon._compileparse(code), code)
-        return f"{ref(self._pf, code)}(io, this, {sub}{self._emitargs(code)})"
+        return f"{ref(self.pfunc, code)}(io, this, {sub}{self.emit_args(code)})"
 
     def _emitbuild(self, code):
         sub = callable_of(self.subcon._compilebuild(code), code, build=True)
-        return f"{ref(self._bf, code)}(obj, io, this, {sub}{self._emitargs(code)})"
+        return f"{ref(self.bfunc, code)}(obj, io, this, {sub}{self.emit_args(code)})"
 
     def _emitfulltype(self, ksy, bitwise):  # Kaitai: its parse function's emitter
         from . import kaitai
-        return kaitai.wrapper(self._pf, self.subcon, self._args, ksy)
+        return kaitai.wrapper(self.pfunc, self.subcon, self.args, ksy)

@@ -165,7 +165,7 @@ def _parsed_as(con):
 
 def _fixed_format(con) -> str:
     con = _parsed_as(con)
-    return con.fmtstr[1:] if type(con) is c.FormatField else con._unpacked[0]
+    return con.fmtstr[1:] if type(con) is c.FormatField else con.unpacked[0]
 
 
 def _fixed_value(code, con, var) -> str:
@@ -173,7 +173,7 @@ def _fixed_value(code, con, var) -> str:
     con = _parsed_as(con)
     if type(con) is c.FormatField:
         return var
-    return f"{ref(con._unpacked[1], code)}({var}{con._emitargs(code)})"
+    return f"{ref(con.unpacked[1], code)}({var}{con.emit_args(code)})"
 
 
 _INT_FORMATS = frozenset("bBhHiIlLqQ")
@@ -207,8 +207,8 @@ def _fixed_json(code, con, var):
     con = _parsed_as(con)
     if type(con) is c.FormatField:
         return ("%d", var) if con.fmtstr[-1] in _INT_FORMATS else _value_json(code, con, var)
-    if len(con._unpacked) > 2:  # (its JSON straight from the unpacked value)
-        return "%s", f"{ref(con._unpacked[2], code)}({var}{con._emitargs(code)})"
+    if len(con.unpacked) > 2:  # (its JSON straight from the unpacked value)
+        return "%s", f"{ref(con.unpacked[2], code)}({var}{con.emit_args(code)})"
     return "%s", f"{ref(jsontext.value_json, code)}({_fixed_value(code, con, var)})"
 
 
@@ -227,8 +227,8 @@ def _value_json(code, con, var):
         optional = con.thensubcon
     elif t is IfMoreWrapper:
         optional = con.subcon
-    if isinstance(con, Leaf) and con._json is not None:
-        return "%s", f"{ref(con._json, code)}({var}{con._emitargs(code)})"
+    if isinstance(con, Leaf) and con.jsonfunc is not None:
+        return "%s", f"{ref(con.jsonfunc, code)}({var}{con.emit_args(code)})"
     if optional is not None:
         spec, expr = _value_json(code, optional, var)
         if spec == "%s" and expr.startswith(f"('null' if {var} is None else "):
@@ -246,7 +246,7 @@ def _fixed_runs(subcons):
         inner = _parsed_as(getattr(sc, "subcon", None))
         if sc.name and type(sc) is c.Renamed and (
                 (type(inner) is c.FormatField and inner.fmtstr[0] == "<")
-                or (getattr(inner, "_unpacked", None) or (None,))[0] is not None):
+                or (isinstance(inner, Leaf) and (inner.unpacked or (None,))[0] is not None)):
             run.append(sc)
             continue
         out.extend([run] if len(run) > 1 else run)

@@ -92,7 +92,7 @@ def metadata_keys(type_name) -> tuple | None:
         return ("element_type", "element")
     if isinstance(case, c.Struct):
         return tuple(sc.name for sc in case.subcons)
-    return (case._args[0],)
+    return (case.args[0],)
 
 
 # ---------------------------------------------------------------------------- optional metadata
