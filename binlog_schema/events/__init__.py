@@ -4,15 +4,35 @@
 Each family module has ``BODIES``: type code (standard numbering,
 :mod:`binlog_schema.mysql.codes`) -> body declaration. ``BODIES`` here merges them; a code in
 none of them keeps its body raw. ``BODY_FAMILY`` says which family declares each code (the
-compiled declarations are loaded per family).
+compiled declarations are loaded per family); ``FAMILIES`` gives the family modules by name.
+
+The three are made when first used: this package imports none of its modules when it is
+imported (a family module, whose import runs this file first, is never imported by it
+half-way: no import cycle), and importing one family does not import the others.
 """
 
 from __future__ import annotations
 
-from . import format_description, gtid, query, rows, table_map, transaction_payload
+FAMILY_NAMES = ("format_description", "query", "gtid", "rows", "table_map",
+                "transaction_payload")
 
-FAMILIES = {"format_description": format_description, "query": query, "gtid": gtid,
-            "rows": rows, "table_map": table_map, "transaction_payload": transaction_payload}
+_TABLES = ("FAMILIES", "BODIES", "BODY_FAMILY")
 
-BODIES = {kind: body for family in FAMILIES.values() for kind, body in family.BODIES.items()}
-BODY_FAMILY = {kind: name for name, family in FAMILIES.items() for kind in family.BODIES}
+
+def __getattr__(name):
+    if name not in _TABLES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+    families = {family: importlib.import_module(f"{__name__}.{family}")
+                for family in FAMILY_NAMES}
+    globals().update(
+        FAMILIES=families,
+        BODIES={kind: body for family in families.values()
+                for kind, body in family.BODIES.items()},
+        BODY_FAMILY={kind: family for family, module in families.items()
+                     for kind in module.BODIES})
+    return globals()[name]
+
+
+def __dir__():
+    return sorted(list(globals()) + list(_TABLES))
