@@ -89,12 +89,13 @@ class RowDecoder:
         self.codecs: dict = {}
         self.gtid: str | None = None
         self._seen: dict = {}  # TABLE_MAP bytes (sans header) -> (TableMap, RowsCodec)
+        self._key_of: dict = {}  # table id -> its TABLE_MAP's key in _seen
 
     def feed(self, rec):
         """Row changes of one record (and of the events inside it); updates the state."""
         out = []
         for r in [rec] + list(rec.inner or ()):
-            out.extend(self._one(r))
+            out.extend(self.feed_one(r))
         return out
 
     def codec_of(self, rec):
@@ -106,7 +107,7 @@ class RowDecoder:
             if tm is None:
                 return None
             codec = self.codecs[tid] = RowsCodec(tm, column_names(tm))
-            key = getattr(self, "_key_of", {}).get(tid)
+            key = self._key_of.get(tid)
             if key is not None and key in self._seen:
                 self._seen[key] = (tm, codec)
         return codec
@@ -115,17 +116,11 @@ class RowDecoder:
         """The decoded rows of one rows event (list of dicts, or (before, after) pairs), with
         the typed table map it was decoded through."""
         body = rec.value["body"]
-        tid = body["table_id"]
-        tm = self.table_maps.get(tid)
-        if tm is None:
-            raise FormatError(f"rows event for table id {tid} with no TABLE_MAP before it",
-                              offset=rec.offset, path="body.table_id")
-        codec = self.codecs.get(tid)
+        codec = self.codec_of(rec)
         if codec is None:
-            codec = self.codecs[tid] = RowsCodec(tm, column_names(tm))
-            key = getattr(self, "_key_of", {}).get(tid)
-            if key is not None and key in self._seen:
-                self._seen[key] = (tm, codec)
+            raise FormatError(f"rows event for table id {body['table_id']} with no TABLE_MAP "
+                              "before it", offset=rec.offset, path="body.table_id")
+        tm = self.table_maps[body["table_id"]]
         try:
             return codec.decode(body, rec.kind), tm
         except LayoutError as e:
@@ -141,7 +136,9 @@ class RowDecoder:
         tm = self.table_maps[rec.value["body"]["table_id"]]
         return self.codecs[tm.table_id].encode(rows, rec.value["body"], rec.kind)
 
-    def _one(self, rec):
+    def feed_one(self, rec):
+        """Row changes of one record alone (not the events inside it); updates the state
+        (table maps, GTID) from it."""
         kind = rec.kind
         if kind == TABLE_MAP_EVENT:
             # servers write the same TABLE_MAP before every transaction on a table: the typed
@@ -164,7 +161,6 @@ class RowDecoder:
                 self.codecs.pop(tm.table_id, None)
             else:
                 self.codecs[tm.table_id] = hit[1]
-            self._key_of = getattr(self, "_key_of", {})
             self._key_of[tm.table_id] = key
             return []
         if kind not in ROWS_KINDS and kind not in GTID_KINDS:
@@ -192,6 +188,8 @@ class RowDecoder:
                 rec.offset if rec.parent_offset is None else rec.parent_offset, self.gtid, ts,
                 self.file, signed_known, names))
         return out
+
+    _one = feed_one  # (the name callers outside this module used before feed_one)
 
 
 def _named(image):

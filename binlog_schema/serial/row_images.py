@@ -7,7 +7,9 @@ columns that writes an image's object in one expression. The text is what encodi
 
 from __future__ import annotations
 
+from ..mysql.codes import PARTIAL_UPDATE_ROWS_EVENT
 from ..mysql.coltypes import TEMPORAL_TYPES
+from ..values.image import ValueEmitter, compile_image, read_rows
 from ..values.temporal import date_text, datetime_text, time_text, timestamp_text
 from .jsonl import quote
 from .value_forms import jsonable
@@ -176,116 +178,64 @@ def _fields_json(codec, dumps):
     return None
 
 
-def compile_image_json(codecs, keys, shift, dumps=None):
-    """``image(data, pos) -> (JSON text, pos)`` for the images of one table shape (the
-    codecs and keys of the present columns), straight from the bytes: what encoding the
-    :func:`~.value_forms.jsonable` forms of the decoded image gives (compact, binary values
-    as hex), without making the typed values where a type's fields have a text of their own
-    (integers, text, temporal values, decimals, ENUM, SET). It raises on anything short or
-    odd; the caller then decodes through the codecs, for the precise error."""
-    from ..values.rows import _default_extra
-    from ..values.codecs import NaNFloat  # noqa: F401 - (the float rule needs no NaN value)
-    import struct as _struct
-    dumps = dumps or _encoder(",", ":")
-    n = len(codecs)
-    nb = (n + shift + 7) >> 3
-    cols = ((1 << n) - 1) << shift
-    ns = {"int_from": int.from_bytes, "len": len, "quote": quote, "dumps": dumps,
-          "jsonable": jsonable, "repr_int": int.__repr__, "repr_float": float.__repr__}
-    shown = [(j, k) for j, k in enumerate(keys) if not (isinstance(k, str) and k.startswith("_"))]
-    names = {j: quote(str(k)) for j, k in shown}
+class JsonEmitter(ValueEmitter):
+    """An image's JSON text (compact, binary values as hex): what encoding the
+    :func:`~.value_forms.jsonable` forms of the typed image gives, without making the typed
+    values where a type's fields have a text of their own (integers, text, temporal values,
+    decimals, ENUM, SET)."""
 
-    def out_expr():
-        if not shown:
-            return "'{}'"
-        parts = []
-        for m, (j, _) in enumerate(shown):
-            parts.append(repr(("{" if m == 0 else ",") + names[j] + ":"))
-            parts.append(f"a{j}")
-        return " + ".join(parts) + " + '}'"
+    null = "'null'"
 
-    def struct_of(fmt):
-        name = f"S{len(ns)}"
-        ns[name] = _struct.Struct(fmt)
-        return name, ns[name].size
+    def __init__(self, ns):
+        super().__init__(ns)
+        self.dumps = _encoder(",", ":")
+        ns.update(quote=quote, dumps=self.dumps, jsonable=jsonable, repr_int=int.__repr__,
+                  repr_float=float.__repr__, float_value=_float_value)
 
-    def fixed_text(post, v):
+    def fixed(self, j, codec, v, raw):
+        post = codec.fixed[1]
         if post == "year":
             return f"repr_int(1900 + {v} if {v} else 0)"
         if post == "float":
             return (f"(repr_float({v}) if {v} - {v} == 0.0 else "
-                    f"dumps(jsonable(CODEC_P{{j}}({v}), 'hex')))")
+                    f"dumps(jsonable(float_value({v}), 'hex')))")
         return f"repr_int({v})"
 
-    def value(j, codec, indent):
-        """Lines reading column j's value into a{j} (its JSON text)."""
+    def value(self, j, codec, key):
+        ns = self.ns
         if codec.prefixed is not None:
             width, dec = codec.prefixed
             ns[f"D{j}"] = dec
-            length = "data[pos]" if width == 1 else f"int_from(data[pos:pos + {width}], 'little')"
-            return [f"{indent}n = {length}", f"{indent}pos += {width}",
-                    f"{indent}s = D{j}(data[pos:pos + n])", f"{indent}pos += n",
-                    f"{indent}a{j} = quote(s) if type(s) is str else "
-                    "'{\"hex\":\"' + s.hex() + '\"}'"]
-        to_json = _fields_json(codec, dumps) if codec.fields is not None else None
+            return self.length_lines(width) + [
+                f"s = D{j}(data[pos:pos + n])", "pos += n",
+                f"a{j} = quote(s) if type(s) is str else '{{\"hex\":\"' + s.hex() + '\"}}'"]
+        to_json = _fields_json(codec, self.dumps) if codec.fields is not None else None
         if to_json is not None:
             ns[f"F{j}"], ns[f"C{j}"] = codec.fields, to_json
-            return [f"{indent}f, pos = F{j}(data, pos)", f"{indent}a{j} = C{j}(f)"]
+            return [f"f, pos = F{j}(data, pos)", f"a{j} = C{j}(f)"]
         ns[f"P{j}"] = codec.parse
-        return [f"{indent}v, pos = P{j}(data, pos)",
-                f"{indent}a{j} = 'null' if v is None else dumps(jsonable(v, 'hex'))"]
+        return [f"v, pos = P{j}(data, pos)",
+                f"a{j} = 'null' if v is None else dumps(jsonable(v, 'hex'))"]
 
-    lines = ["def image(data, pos):",
-             f"    end = pos + {nb}",
-             "    if end > len(data):",
-             "        raise IndexError('null bitmap runs past the rows')",
-             "    bitmap = int_from(data[pos:end], 'little')",
-             "    pos = end",
-             f"    if bitmap & {cols}:",
-             "        return with_nulls(data, pos, bitmap)"]
-    run: list = []  # consecutive fixed-size values: (j, format character, post)
+    def result(self, plan, kept):  # (the kept bits are not the JSON's)
+        shown = [(j, k) for j, k in enumerate(plan.keys)
+                 if not (isinstance(k, str) and k.startswith("_"))]
+        if not shown:
+            return "'{}'"
+        parts = []
+        for m, (j, k) in enumerate(shown):
+            parts.append(repr(("{" if m == 0 else ",") + quote(str(k)) + ":"))
+            parts.append(f"a{j}")
+        return " + ".join(parts) + " + '}'"
 
-    def flush():
-        if not run:
-            return
-        name, size = struct_of("<" + "".join(f for _, f, _ in run))
-        vs = [f"v{j}" for j, _, _ in run]
-        lines.append(f"    {', '.join(vs)}, = {name}.unpack_from(data, pos)")
-        lines.append(f"    pos += {size}")
-        for (j, f, post), v in zip(run, vs):
-            if post == "float":
-                ns[f"CODEC_P{j}"] = _float_value
-            lines.append(f"    a{j} = " + fixed_text(post, v).replace("{j}", str(j)))
-        run.clear()
 
-    for j, codec in enumerate(codecs):
-        if codec.fixed is not None:
-            run.append((j, codec.fixed[0], codec.fixed[1]))
-            continue
-        flush()
-        lines.extend(value(j, codec, "    "))
-    flush()
-    lines += ["    if pos > len(data):", "        raise IndexError('image runs past the rows')",
-              f"    return {out_expr()}, pos"]
-    lines.append("def with_nulls(data, pos, bitmap):")
-    for j, codec in enumerate(codecs):
-        lines.append(f"    if bitmap & {1 << (j + shift)}:")
-        lines.append(f"        a{j} = 'null'")
-        lines.append("    else:")
-        if codec.fixed is not None:
-            f, post = codec.fixed
-            name, size = struct_of("<" + f)
-            if post == "float":
-                ns[f"CODEC_P{j}"] = _float_value
-            lines.append(f"        v, = {name}.unpack_from(data, pos)")
-            lines.append(f"        pos += {size}")
-            lines.append(f"        a{j} = " + fixed_text(post, "v").replace("{j}", str(j)))
-        else:
-            lines.extend(value(j, codec, "        "))
-    lines += ["    if pos > len(data):", "        raise IndexError('image runs past the rows')",
-              f"    return {out_expr()}, pos"]
-    exec(compile("\n".join(lines), "<row image json>", "exec"), ns)
-    return ns["image"]
+def compile_image_json(plan):
+    """``image(data, pos) -> (JSON text, pos)`` for the images of ``plan`` (an
+    :class:`~binlog_schema.values.image.ImagePlan`), straight from the bytes: the plan's
+    generated reader (:func:`~binlog_schema.values.image.compile_image`) with the
+    :class:`JsonEmitter`. It raises on anything short or odd; the caller then decodes through
+    the codecs, for the precise error."""
+    return compile_image(plan, JsonEmitter, "row image json")
 
 
 def _float_value(v):
@@ -296,41 +246,21 @@ def _float_value(v):
     return v
 
 
+def _pair_json(rows) -> list:
+    return ['{"before":' + a + ',"after":' + b + "}" for a, b in rows]
+
+
 def rows_json_direct(codec, body, kind) -> str:
     """A rows event's rows as a JSON array, straight from the bytes (see
-    :func:`compile_image_json`), through ``codec`` (the table's RowsCodec)."""
-    from ..mysql.codes import PARTIAL_UPDATE_ROWS_EVENT, PRE_GA_ROWS_KINDS, UPDATE_KINDS
+    :func:`compile_image_json`), through ``codec`` (the table's RowsCodec): its image plans,
+    read by :func:`~binlog_schema.values.image.read_rows`."""
     if kind == PARTIAL_UPDATE_ROWS_EVENT:
         raise ValueError("partial updates: decoded through the codecs")
     rows_field = body["rows"]
     data = rows_field["data"] if isinstance(rows_field, dict) else rows_field
-    count = body["column_count"]
-    before = codec._present(body["columns_present"][:count])
-    after = codec._present(body["columns_after"][:count]) \
-        if body.get("columns_after") is not None else before
-    if max(before + after, default=-1) >= len(codec.codecs):
-        raise ValueError("more columns than the table map")
-    cache = codec.__dict__.setdefault("_json_direct", {})
-    shift = 1 if kind in PRE_GA_ROWS_KINDS else 0
-    images = []
-    for present in (before, after):
-        image = cache.get((present, shift))
-        if image is None:
-            image = cache[(present, shift)] = compile_image_json(
-                [codec.codecs[i] for i in present], [codec.keys[i] for i in present], shift)
-        images.append(image)
-    first, second = images
-    two = kind in UPDATE_KINDS  # (a before and an after image per row)
-    out = []
-    pos, end = 0, len(data)
-    while pos < end:
-        start = pos
-        a, pos = first(data, pos)
-        if pos == start:
-            raise ValueError("an image of no columns")
-        if two:
-            b, pos = second(data, pos)
-            out.append('{"before":' + a + ',"after":' + b + "}")
-        else:
-            out.append(a)
-    return "[" + ",".join(out) + "]"
+    first, second = codec.plans(body, kind)
+    first = first.compiled_as("json", compile_image_json)
+    if second is None:
+        return "[" + ",".join(read_rows(data, first)) + "]"
+    rows = read_rows(data, first, second.compiled_as("json", compile_image_json))
+    return "[" + ",".join(_pair_json(rows)) + "]"

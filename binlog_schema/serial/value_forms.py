@@ -19,7 +19,7 @@ from ..values import temporal
 from ..values.codecs import Compressed, EnumValue, Geometry, SetValue
 from ..values.json_binary import (JsonDecimal, JsonDiffOp, JsonDocument, JsonOpaque,
                                   JsonTimestamp, JsonUInt)
-from ..values.rows import JsonDiff
+from ..values.image import JsonDiff
 
 
 

@@ -57,7 +57,7 @@ class Compressed:
 class Codec:
     """One column type's layout, both ways: ``parse(data, pos) -> (value, pos)`` and
     ``build(value, out)``. For the row decoders compiled per table shape
-    (:func:`binlog_schema.values.rows.compile_image`), a codec also says what its parse is
+    (:func:`binlog_schema.values.image.compile_image`), a codec also says what its parse is
     when it is a plain read: ``fixed`` = (struct format character, post) for a fixed-size
     value (post: None, "float" for a NaN that keeps its bits, "year"); ``prefixed`` = (length
     width, decode) for length-prefixed bytes turned into a value by ``decode(raw)``. The
@@ -383,7 +383,7 @@ def codec_for(col, flavor: str = "mysql") -> Codec:
                      fields=t.timestamp_old_fields)
     if ty in ("TIMESTAMP2", "DATETIME2", "TIME2"):
         fsp = col.fsp or 0
-        t._check_fsp(fsp)
+        t.check_fsp(fsp)
         p, b, f = {"TIMESTAMP2": (t.timestamp2_parse, t.timestamp2_build, t.timestamp2_fields),
                    "DATETIME2": (t.datetime2_parse, t.datetime2_build, t.datetime2_fields),
                    "TIME2": (t.time2_parse, t.time2_build, t.time2_fields)}[ty]

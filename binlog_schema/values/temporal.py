@@ -185,7 +185,9 @@ def _frac_units(v, fsp) -> int:
     return units
 
 
-def _check_fsp(fsp):
+def check_fsp(fsp):
+    """Refuse a fractional-seconds precision outside 0-6 (a TIME2/DATETIME2/TIMESTAMP2
+    column's metadata), before a codec is made for it."""
     if not isinstance(fsp, int) or not 0 <= fsp <= 6:
         raise ValidationError(f"fractional-seconds precision {fsp!r} is not 0-6")
 
