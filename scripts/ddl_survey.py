@@ -99,38 +99,66 @@ def survey(files, check_maps=True):
     return counts, refused, disagreements, ddl
 
 
+def _sqlglot_usable(e, exp) -> bool:
+    """A structure the history could use: not an opaque Command; a CREATE TABLE's columns
+    all with a known data type."""
+    if isinstance(e, exp.Command):
+        return False
+    for col in e.find_all(exp.ColumnDef):
+        kind = col.args.get("kind")
+        if kind is not None and kind.this in (exp.DataType.Type.UNKNOWN,
+                                              exp.DataType.Type.USERDEFINED):
+            return False
+    return True
+
+
 def sqlglot_eval(ddl):
-    """sqlglot (mysql dialect) vs this parser on the same DDL texts."""
+    """sqlglot (mysql dialect) vs this parser on the schema DDL among the texts (the
+    statements this parser classifies as table or database DDL, or fails on)."""
     import logging
     logging.disable(logging.CRITICAL)
     import sqlglot
     from sqlglot import exp
-    res = collections.Counter()
+    schema_ddl = []
+    for q, flavor in ddl:
+        try:
+            if parse_statement(q)["kind"] != "other":
+                schema_ddl.append((q, flavor))
+        except DDLError:
+            schema_ddl.append((q, flavor))
+    res = collections.Counter(statements=len(schema_ddl))
     failed = []
+    sqlglot.parse_one("CREATE TABLE warm (a INT)", dialect="mysql")
     t0 = time.perf_counter()
-    for q, _ in ddl:
+    for q, flavor in schema_ddl:
         try:
             e = sqlglot.parse_one(q, dialect="mysql")
-            if isinstance(e, exp.Command):
-                res["sqlglot_command_fallback"] += 1
-                failed.append(("sqlglot", q))
-            else:
-                res["sqlglot_structured"] += 1
-        except Exception:
+        except Exception as x:
             res["sqlglot_error"] += 1
-            failed.append(("sqlglot", q))
+            failed.append(("sqlglot error", q, str(x).split("\n")[0]))
+            continue
+        if _sqlglot_usable(e, exp):
+            res["sqlglot_usable"] += 1
+        else:
+            res["sqlglot_unusable"] += 1
+            failed.append(("sqlglot unusable", q, type(e).__name__))
     t1 = time.perf_counter()
-    for q, _ in ddl:
+    for q, _ in schema_ddl:
         try:
             parse_statement(q)
             res["ours_parsed"] += 1
-        except DDLError:
+        except DDLError as x:
             res["ours_error"] += 1
-            failed.append(("ours", q))
+            failed.append(("ours error", q, str(x)))
     t2 = time.perf_counter()
-    res["sqlglot_ms"] = round((t1 - t0) * 1000)
-    res["ours_ms"] = round((t2 - t1) * 1000)
+    res["sqlglot_ms"] = round((t1 - t0) * 1000, 1)
+    res["ours_ms"] = round((t2 - t1) * 1000, 1)
     return res, failed
+
+
+def sqlglot_version() -> str:
+    import sqlglot
+    return sqlglot.__version__
 
 
 def main(argv=None):
@@ -161,14 +189,14 @@ def main(argv=None):
             print(f"DISAGREE {f}@{off}: {p}")
     if args.sqlglot:
         res, failed = sqlglot_eval(all_ddl)
-        print(f"DDL statements (CREATE/ALTER/DROP/RENAME/TRUNCATE): {len(all_ddl)}")
-        print(f"sqlglot: {res['sqlglot_structured']} structured, "
-              f"{res['sqlglot_command_fallback']} kept as an opaque Command, "
+        print(f"schema DDL statements: {res['statements']}")
+        print(f"sqlglot {sqlglot_version()}: {res['sqlglot_usable']} usable, "
+              f"{res['sqlglot_unusable']} not (an opaque Command or an unknown type), "
               f"{res['sqlglot_error']} errors, {res['sqlglot_ms']} ms")
         print(f"ours: {res['ours_parsed']} parsed, {res['ours_error']} errors, "
               f"{res['ours_ms']} ms")
-        for who, q in failed:
-            print(f"  {who} failed: {' '.join(q.split())[:150]}")
+        for who, q, why in failed:
+            print(f"  {who}: {' '.join(q.split())[:110]}: {why[:80]}")
     return 0
 
 

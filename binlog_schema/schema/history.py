@@ -249,7 +249,7 @@ class SchemaHistory:
     # ------------------------------------------------------------------ bookkeeping
     def _resolver(self, session: Session) -> Resolver:
         v = version_tuple(self.server_version) if self.server_version else (0, 0, 0)
-        overrides = tuple(session.overrides) + default_overrides(self.flavor, v)
+        overrides = default_overrides(self.flavor, v) + tuple(session.overrides)  # last wins
         return Resolver(self.flavor, self.server_version, overrides,
                         session.explicit_defaults_for_timestamp)
 

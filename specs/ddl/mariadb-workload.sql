@@ -1,0 +1,77 @@
+-- A real server's DDL workload for the schema history: every DDL form of issue 14 that
+-- MariaDB has, each followed by a row change so that the server writes the table's TABLE_MAP.
+-- Run on MariaDB 10.11.19 (binlog_format=ROW, binlog_row_metadata=FULL; scripts/mariadb.sh)
+-- with `mariadb < specs/ddl/mariadb-workload.sql`, then `scripts/ddl_survey.py BINLOG`:
+-- every statement understood but one refused on purpose (MODIFY of a column the same ALTER
+-- adds), and every TABLE_MAP agrees with the history's table (names, types, lengths,
+-- collations, ENUM/SET members, nullability, primary key).
+DROP DATABASE IF EXISTS hist; DROP DATABASE IF EXISTS other;
+CREATE DATABASE hist CHARACTER SET utf8mb4;
+USE hist;
+CREATE TABLE t1 (id INT PRIMARY KEY, name VARCHAR(20), price DECIMAL(7,2) UNSIGNED, d DATETIME(3), y YEAR, e ENUM('a','b','c') NOT NULL, s SET('x','y'), b BIT(5), f FLOAT, g DOUBLE, j JSON, ti TINYTEXT, lt LONGTEXT, c CHAR(3) CHARACTER SET latin1, vb VARBINARY(7), u INET6, p POINT, ts TIMESTAMP(6) NULL) ENGINE=InnoDB;
+INSERT INTO t1 (id, e) VALUES (1, 'a');
+ALTER TABLE t1 ADD COLUMN a1 BIGINT UNSIGNED FIRST, ADD COLUMN a2 SMALLINT AFTER name, ALGORITHM=INSTANT;
+INSERT INTO t1 (id, e) VALUES (2, 'a');
+ALTER TABLE t1 DROP COLUMN a1, MODIFY name VARCHAR(40) CHARACTER SET latin1 DEFAULT 'x', CHANGE a2 a3 MEDIUMINT UNSIGNED AFTER e;
+INSERT INTO t1 (id, e) VALUES (3, 'a');
+ALTER TABLE t1 RENAME COLUMN a3 TO a4, ALTER COLUMN y SET DEFAULT 2000, ALTER COLUMN d DROP DEFAULT;
+INSERT INTO t1 (id, e) VALUES (4, 'b');
+ALTER TABLE t1 CONVERT TO CHARACTER SET utf8mb3 COLLATE utf8mb3_bin;
+INSERT INTO t1 (id, e) VALUES (5, 'b');
+ALTER TABLE t1 DEFAULT CHARACTER SET latin1, ADD COLUMN z VARCHAR(5);
+INSERT INTO t1 (id, e) VALUES (6, 'b');
+ALTER TABLE t1 DROP PRIMARY KEY, ADD PRIMARY KEY (e, id);
+INSERT INTO t1 (id, e) VALUES (7, 'c');
+CREATE TABLE t2 LIKE t1;
+INSERT INTO t2 (id, e) VALUES (1, 'a');
+CREATE TABLE IF NOT EXISTS t2 (x INT);
+RENAME TABLE t2 TO t3;
+INSERT INTO t3 (id, e) VALUES (2, 'a');
+ALTER TABLE t3 RENAME TO t4;
+INSERT INTO t4 (id, e) VALUES (3, 'a');
+TRUNCATE TABLE t4;
+INSERT INTO t4 (id, e) VALUES (3, 'a');
+CREATE TABLE lu (id INT PRIMARY KEY, body TEXT, v VARCHAR(2000), UNIQUE KEY ub (body), UNIQUE KEY uv (v)) CHARACTER SET utf8mb4;
+INSERT INTO lu VALUES (1, 'a', 'b');
+ALTER TABLE lu ADD COLUMN w INT, ADD UNIQUE KEY uw (w) USING HASH;
+INSERT INTO lu (id) VALUES (2);
+ALTER TABLE lu DROP INDEX ub;
+INSERT INTO lu (id) VALUES (3);
+CREATE TABLE sv (id INT PRIMARY KEY, v INT) WITH SYSTEM VERSIONING;
+INSERT INTO sv VALUES (1, 1);
+CREATE TABLE sv2 (id INT, s TIMESTAMP(6) GENERATED ALWAYS AS ROW START, e TIMESTAMP(6) GENERATED ALWAYS AS ROW END, PERIOD FOR SYSTEM_TIME(s, e), PRIMARY KEY (id)) WITH SYSTEM VERSIONING;
+INSERT INTO sv2 (id) VALUES (1);
+SET @@system_versioning_alter_history = KEEP;
+ALTER TABLE sv ADD COLUMN w INT;
+INSERT INTO sv (id) VALUES (2);
+ALTER TABLE sv DROP SYSTEM VERSIONING;
+INSERT INTO sv (id) VALUES (3);
+ALTER TABLE sv ADD SYSTEM VERSIONING;
+INSERT INTO sv (id) VALUES (4);
+CREATE TABLE gc (a INT, b INT AS (a + 1) VIRTUAL, c VARCHAR(10) AS (CONCAT(a, 'x')) PERSISTENT, d INT INVISIBLE);
+INSERT INTO gc (a) VALUES (1);
+CREATE SEQUENCE seq1 START WITH 10 INCREMENT BY 5;
+SELECT NEXTVAL(seq1);
+DO SETVAL(seq1, 100);
+CREATE TABLE cs (a INT PRIMARY KEY, b INT) SELECT 1 AS a, 2 AS b;
+INSERT INTO cs VALUES (5, 6);
+CREATE TABLE ser (id SERIAL, t TEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci, c CHAR(2) BINARY, n NATIONAL CHAR(2), bl BOOL);
+INSERT INTO ser (t) VALUES ('x');
+CREATE UNIQUE INDEX ut ON ser (t);
+INSERT INTO ser (t) VALUES ('y');
+DROP INDEX ut ON ser;
+ALTER TABLE ser ADD (q1 INT, q2 TIME(2)), MODIFY q1 INT INVISIBLE;
+INSERT INTO ser (t) VALUES ('z');
+CREATE DATABASE other COLLATE latin1_swedish_ci;
+CREATE TABLE other.o (a VARCHAR(3), b TEXT);
+INSERT INTO other.o VALUES ('a', 'b');
+ALTER DATABASE other CHARACTER SET utf8mb3;
+CREATE TABLE other.o2 (a VARCHAR(3));
+INSERT INTO other.o2 VALUES ('a');
+RENAME TABLE other.o TO hist.o, hist.t1 TO other.t1;
+INSERT INTO hist.o VALUES ('x', 'y');
+INSERT INTO other.t1 (id, e) VALUES (10, 'a');
+DROP TABLE IF EXISTS t4, nothere;
+DROP DATABASE other;
+CREATE TABLE IF NOT EXISTS ts (a TIMESTAMP, b TIMESTAMP NULL, c DATETIME) ;
+INSERT INTO ts VALUES (NOW(), NULL, NOW());
