@@ -5,6 +5,11 @@
 column (widths, signedness, lengths, charsets) so that decoding a row is a list of calls.
 Text is read in its collation's character set by :func:`..mysql.charsets.text_codec`.
 
+These are hand-written parse/build pairs, not construct declarations, for speed (a value is
+a few bytes: a construct call per value would cost more than the value): each is a primitive
+with both directions made together in one factory, never one direction alone. A row image's
+layout around them (null bitmap, present columns) is declared in :mod:`.image`.
+
 Python values: int (integers, YEAR, BIT), float, ``decimal.Decimal``, str (text in the
 column's charset) or bytes (binary), :mod:`temporal` dataclasses, :class:`EnumValue` /
 :class:`SetValue`, :class:`Geometry`, a list of floats (VECTOR), JSON values

@@ -4,6 +4,10 @@ Layout (``decimal2bin``): the integer and fraction digits are cut into groups of
 stored as 4-byte big-endian integers, a leading (integer) or trailing (fraction) partial group
 taking 1-4 bytes by its digit count; the first byte's top bit is flipped (set for a positive
 number), and every byte of a negative number is inverted.
+
+A hand-written primitive, for speed (:mod:`.codecs` uses it per value): both directions here,
+:func:`decimal_parse` (and :func:`decimal_text`, its text without the ``Decimal``) and
+:func:`decimal_build`, from the one group plan of a precision and scale.
 """
 
 from __future__ import annotations

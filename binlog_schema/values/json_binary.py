@@ -53,6 +53,11 @@ empty value MySQL reads as null) it returns ``JsonDocument(value, raw)``, whose 
 Errors: malformed input raises ``StreamError`` (runs past the data) or ``ValidationError``
 (anything else), from :mod:`binlog_schema.construct_ext.errors`; so does a value
 :func:`encode` cannot write.
+
+A hand-written primitive (a recursive format with offsets: no construct declaration would be
+fast or simple), both directions in this module: :func:`decode`/:func:`encode` for documents,
+:func:`decode_diff`/:func:`encode_diff` for diff lists, each pair written from the one layout
+above and checked against each other (the lossless rule).
 """
 
 from __future__ import annotations

@@ -14,6 +14,9 @@ Formats (MySQL ``my_time.cc``; MariaDB writes the same for the "2" types):
 * TIMESTAMP2 (17): 4 bytes BE seconds, then (fsp + 1) // 2 bytes BE of fraction
 * DATETIME2 (18): 5 bytes BE ``0x8000000000 + packed`` then the fraction
 * TIME2 (19): 3 bytes BE ``0x800000 + packed`` then the fraction (6 bytes for fsp 5-6)
+
+Each format is a hand-written primitive, for speed (:mod:`.codecs` uses them per value): its
+``*_fields``/``*_parse`` and ``*_build`` functions, both directions, stand together below.
 """
 
 from __future__ import annotations
