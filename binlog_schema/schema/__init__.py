@@ -7,12 +7,32 @@
 - :mod:`.history`: :class:`SchemaHistory`, the replay of statements (of QUERY events) in
   order, with the session's default database and character sets;
 - :mod:`.seed`: the schema at the start, from ``mysqldump --no-data`` or ``SHOW CREATE
-  TABLE`` output.
+  TABLE`` output;
+- :mod:`.vectors`: the checker of the DDL vectors (``specs/ddl/``).
+
+The names below are loaded when first used: this package imports none of its modules when
+it is imported (a module of it, whose import runs this file first, is never imported by it
+half-way: no import cycle).
 """
 
-from .ddl import DDLError
-from .history import DDLRefused, Outcome, SchemaHistory, Session
-from .model import Column, Database, SchemaError, Table, UniqueKey
+from __future__ import annotations
 
-__all__ = ["DDLError", "DDLRefused", "Outcome", "SchemaHistory", "Session", "Column",
-           "Database", "SchemaError", "Table", "UniqueKey"]
+_EXPORTS = {
+    "DDLError": "ddl", "DDLRefused": "history", "Outcome": "history",
+    "SchemaHistory": "history", "Session": "history", "Column": "model",
+    "Database": "model", "SchemaError": "model", "Table": "model", "UniqueKey": "model",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+    value = getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(list(globals()) + list(_EXPORTS))
