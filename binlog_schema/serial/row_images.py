@@ -11,7 +11,7 @@ from ..mysql.codes import PARTIAL_UPDATE_ROWS_EVENT
 from ..mysql.coltypes import TEMPORAL_TYPES
 from ..values.image import ValueEmitter, compile_image, read_rows
 from ..values.temporal import date_text, datetime_text, time_text, timestamp_text
-from .jsonl import quote
+from ..construct_ext.jsontext import quote
 from .value_forms import jsonable
 
 try:
