@@ -28,8 +28,9 @@ class Blocks:
     """A file's bytes, read through a block kept in hand (``size`` bytes, 1 MiB by default,
     or a read's size when larger), and its event headers walked: the one header scanner.
 
-    ``f``: a binary file object (seeked only when it is read elsewhere than where it is,
-    ``pos``: its position now, None when unknown), or the bytes themselves. ``watch``: called
+    ``f``: a binary file object, or the bytes themselves; ``pos``: where the file is now,
+    when this object is the only one to move it (it then seeks only to read elsewhere than
+    where it is: a stream that cannot seek is read forward), None: seeked before each read. ``watch``: called
     with each block read and its offset. :meth:`at` and :meth:`block` read at any offset;
     :meth:`header` reads one header; :meth:`walk` reads the headers from one event to the
     next, as a reader follows the sizes."""
@@ -52,10 +53,11 @@ class Blocks:
     def _read(self, pos: int, n: int) -> bytes:
         if self.f is None:
             return b""
-        if self.fpos != pos:
+        if self.fpos is None or self.fpos != pos:
             self.f.seek(pos)
         data = self.f.read(n)
-        self.fpos = pos + len(data)
+        if self.fpos is not None:
+            self.fpos = pos + len(data)
         return data
 
     def block(self, pos: int, n: int):
@@ -85,17 +87,15 @@ class Blocks:
         return head, head[TYPE_AT], int.from_bytes(head[SIZE_AT:SIZE_AT + 4], "little")
 
     def walk(self, pos: int, max_size: int, whole: bool = True, mark: int = -1):
-        """The events from ``pos`` on, one after the other as their sizes say: for each, ``(offset,
-        type code stored, event_size, block, index of the event in the block)``; with ``whole``
+        """The events from ``pos`` on, one after the other as their sizes say: for each,
+        ``(offset, type code stored, event_size, block, index of the event in the block)``; with ``whole``
         the block holds the whole event (``block[index:index + event_size]``), else only its
         header (the file is then seeked past large events, not read). The walk ends at the end
         of the file; at a size below the header's or above ``max_size`` (``bad``: its
         ``(offset, size, header bytes)``), or at an event cut short by the end (``tail``: its
-        ``(offset, bytes there, size announced or None when the header is cut)``). The file
-        is read forward only (a stream that cannot seek works) unless the walk is left and
-        the file read elsewhere. Events whose stored type code is in ``skip`` (an attribute the
+        ``(offset, bytes there, size announced or None when the header is cut)``). Events whose stored type code is in ``skip`` (an attribute the
         caller may change while the walk waits at an event) are passed over, not given
-        (``passed`` counts them), except the one that holds ``mark`` after its start."""
+        (``passed`` counts them), except the one that holds the offset ``mark``."""
         self.tail = self.bad = None
         self.passed = 0
         skip = self.skip
@@ -131,13 +131,20 @@ class Blocks:
                 if size > len(buf):
                     self.tail = (pos, len(buf), size)
                     return
-            if skip is not None and buf[i + TYPE_AT] in skip and not pos < mark < pos + size:
+            if skip is not None and buf[i + TYPE_AT] in skip and not pos <= mark < pos + size:
                 self.passed += 1
             else:
                 yield pos, buf[i + TYPE_AT], size, buf, i
                 skip = self.skip
             pos += size
             i += size
+
+
+def codes_except(kinds, remap=None) -> frozenset:
+    """The type codes a file stores (numbered as its context's ``type_remap`` says) of the
+    events whose kind is not in ``kinds``: what a walk may pass over (``Blocks.skip``)."""
+    remap = remap or {}
+    return frozenset(c for c in range(256) if remap.get(c, c) not in kinds)
 
 
 def announced_size(head: bytes, pos: int, end: int, ctx, max_size: int) -> int | None:

@@ -164,7 +164,7 @@ def _times(g):
 def _enums(g):
     names = list(map(attrgetter("name"), g))
     if not all(type(n) is str or n is None for n in names):
-        names = list(map(tasks._text, names))
+        names = list(map(tasks.as_text, names))
     return [(LONG, pa.array(list(map(attrgetter("index"), g)), _INT64)), (STRING, names)]
 
 
@@ -504,7 +504,7 @@ class ArrowSink:
         rc = self.rows_columns
         rc.add((name, offset, inner_offset, c.gtid,
                 None if c.timestamp is None else c.timestamp * 1_000_000,
-                tasks._text(c.database), tasks._text(c.table), c.operation,
+                tasks.as_text(c.database), tasks.as_text(c.table), c.operation,
                 c.signedness_known, r.type_name), changes, json_cols)
         if len(rc) >= self.batch_rows or rc.before.entries + rc.after.entries >= \
                 self.batch_values:

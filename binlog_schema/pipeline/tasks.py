@@ -42,8 +42,10 @@ from ..mysql.codes import (CONTEXT_KINDS, FORMAT_DESCRIPTION_EVENT, GTID_KINDS,
                            MARIA_GTID_EVENT, NAMED_GTID_KINDS, QUERY_EVENT, QUERY_KINDS,
                            ROWS_KINDS, START_ENCRYPTION_EVENT, TABLE_MAP_EVENT,
                            WRITTEN_KINDS, XA_PREPARE_LOG_EVENT, XID_EVENT, type_name)
-from ..mysql.flavor import context_from_fde, context_from_start_v3
+from ..mysql.flavor import (checksum_length, checksummed, context_from_fde,
+                            context_from_start_v3, json_is_binary)
 from ..mysql.framing import event_parse
+from ..mysql.post_header import has_status_vars, post_header_length
 from ..context import Context
 from ..model.row_change import RowDecoder, column_names, gtid_of
 from ..serial.value_forms import jsonable
@@ -92,14 +94,18 @@ class Split:
 
 def _query_text(raw: bytes, ctx: Context) -> bytes:
     """The statement of a QUERY event from its bytes (post-header, status variables and
-    database skipped): enough to recognise BEGIN/COMMIT without decoding the event."""
-    body = raw[HEADER_SIZE:len(raw) - (4 if ctx.checksum else 0)]
-    phl = ctx.post_header_lengths
-    post = phl[QUERY_EVENT - 1] if phl and len(phl) >= QUERY_EVENT else 13
+    database skipped): enough to recognise BEGIN/COMMIT without decoding the event (which
+    costs ten times as much). The layout is events/query.py's (db_len after thread_id and
+    exec_time, status_vars_len after error_code when the post-header holds it), the
+    post-header's length the rule of mysql/post_header.py, the CRC32's flavor.py's."""
+    body = raw[HEADER_SIZE:len(raw) - checksum_length(QUERY_EVENT, None, ctx)]
+    this = {"_params": {"ctx": ctx}}
+    post = post_header_length(this, QUERY_EVENT, 13, 11)
     if len(body) < max(post, 9):
         return b""
     db_len = body[8]
-    status_len = int.from_bytes(body[11:13], "little") if post >= 13 else 0
+    status_len = int.from_bytes(body[11:13], "little") \
+        if has_status_vars(this, QUERY_EVENT, 0) else 0
     return bytes(body[post + status_len + db_len + 1:])
 
 
@@ -116,32 +122,10 @@ def _context_event(raw: bytes, ctx: Context, pos: int) -> Context:
     return context_from_start_v3(value["body"], ctx)
 
 
-class _Blocks:
-    """A file read forward in large blocks, for the pre-scan: the bytes of ``[pos, pos+n)``
-    from the block in hand (a block is read anew only when they run past it). ``watch``:
-    called with each block read and its offset."""
-
-    SIZE = 1 << 20
-
-    def __init__(self, f, watch=None):
-        self.f, self.buf, self.base, self.watch = f, b"", 0, watch
-
-    def at(self, pos: int, n: int):
-        """(block, index of ``pos`` in it), the block holding ``n`` bytes from ``pos`` when
-        the file has them."""
-        i = pos - self.base
-        if i < 0 or i + n > len(self.buf):
-            self.f.seek(pos)
-            self.buf, self.base, i = self.f.read(max(self.SIZE, n)), pos, 0
-            if self.watch is not None:
-                self.watch(self.buf, pos)
-        return self.buf, i
-
-
 class _SecondFile:
     """Where a second file starts (a magic number, then a confirmed FORMAT_DESCRIPTION:
     :func:`binlog_schema.scanning.second_file_at`), looked for in every block the pre-scan
-    reads (:meth:`block`, its ``_Blocks`` watch), and in the bytes between them that it
+    reads (:meth:`block`, its ``scanning.Blocks`` watch), and in the bytes between them that it
     passes over (read here, a block at a time): ``second`` (None while none was seen), and
     ``searched``, the offset below which every position was looked at."""
 
@@ -157,8 +141,8 @@ class _SecondFile:
             q = self.searched
             while q < base and self.second is None:
                 self.f.seek(q)
-                self._find(self.f.read(min(_Blocks.SIZE, base - q) + 3), q, 0)
-                q += _Blocks.SIZE
+                self._find(self.f.read(min(scanning.Blocks.SIZE, base - q) + 3), q, 0)
+                q += scanning.Blocks.SIZE
             if self.second is not None:
                 return
         self._find(buf, base, max(self.searched - base, 0))
@@ -206,92 +190,89 @@ def prescan(uri: str, size: int, split_bytes: int) -> list:
         sblocks = scanning.Blocks(f)   # (confirmations and resynchronisation)
         ctx = Context(checksum=False)
         second = _SecondFile(f, sblocks, size, ctx)
-        blocks = _Blocks(f, second.block)
+        blocks = scanning.Blocks(f, watch=second.block)   # (the walk, and bodies read)
         remap = ctx.type_remap
-        written = WRITTEN_KINDS[None]
         pos, ctx_end, contexts = 4, 4, 0
         cuts = []               # (offset, last GTID event before it, work before it)
         last_cut = 0
         events = 0
         gtid_open = begin_open = False
         last_gtid = None
-        while pos + HEADER_SIZE <= size:
-            buf, i = blocks.at(pos, HEADER_SIZE)
-            if len(buf) - i < HEADER_SIZE:
-                break
-            n = int.from_bytes(buf[i + 9:i + 13], "little")
-            code = buf[i + 4]
-            kind = remap.get(code, code) if remap else code
-            fits = HEADER_SIZE <= n <= MAX_EVENT_SIZE and pos + n <= size
-            if fits and contexts and not ctx.checksum and kind not in CONTEXT_KINDS and \
-                    int.from_bytes(buf[i + 13:i + 17], "little") != (pos + n) & 0xFFFFFFFF:
-                # no checksums, no log position that vouches for the size: the header after
-                # it must be plausible, as for the reader (scanning.confirmed)
-                q = pos + n
-                if size - q >= HEADER_SIZE:
-                    nb, j = blocks.at(q, HEADER_SIZE)
-                    c2 = nb[j + 4]
-                    fits = HEADER_SIZE <= int.from_bytes(nb[j + 9:j + 13], "little") <= \
-                        MAX_EVENT_SIZE and (remap.get(c2, c2) if remap else c2) in written
-                    buf, i = blocks.at(pos, HEADER_SIZE)
-            if not fits:
-                if not contexts:
-                    return whole
-                # damage: on from the next confirmed event, if any (transactions unknown)
-                nxt = scanning.resync(sblocks, pos + 1, size, ctx, MAX_EVENT_SIZE, MAX_SCAN)
-                if nxt is None or scanning.second_file_at(sblocks, nxt, size, ctx,
-                                                          MAX_EVENT_SIZE):
+        done = False
+        while not done and pos + HEADER_SIZE <= size:
+            damaged = None
+            for pos, code, n, _buf, _i in blocks.walk(pos, MAX_EVENT_SIZE, whole=False):
+                kind = remap.get(code, code) if remap else code
+                fits = pos + n <= size
+                if fits and contexts and not ctx.checksum and kind not in CONTEXT_KINDS and \
+                        int.from_bytes(_buf[_i + scanning.LOG_POS_AT:_i + scanning.LOG_POS_AT
+                                            + 4], "little") != (pos + n) & 0xFFFFFFFF:
+                    # no checksums, no log position that vouches for the size: the header
+                    # after it must be plausible, as for the reader (scanning.confirmed)
+                    fits = scanning.follows(blocks, pos + n, size, ctx, MAX_EVENT_SIZE)
+                if not fits:
+                    damaged = pos
                     break
-                events += 1
-                pos = nxt
-                gtid_open = begin_open = False
-                continue
-            if second.second is not None and pos + n > second.second:
-                break   # (a file appended: what follows is read in another context)
-            candidate = False
-            if kind in CONTEXT_KINDS:
-                contexts += 1
-                if pos != 4:
-                    if contexts == 1:
+                if second.second is not None and pos + n > second.second:
+                    done = True
+                    break   # (a file appended: what follows is read in another context)
+                candidate = False
+                if kind in CONTEXT_KINDS:
+                    contexts += 1
+                    if pos != 4:
+                        if contexts == 1:
+                            return whole
+                        done = True
+                        break   # a second context: later splits would need it
+                    if scanning.event_at(sblocks, pos, size, ctx, MAX_EVENT_SIZE) != n:
+                        return whole   # (not confirmed: the reader reads no context from it)
+                    try:
+                        ctx = _context_event(blocks.at(pos, n), ctx, pos)
+                    except BinlogError:
                         return whole
-                    break   # a second context: later splits would need it
-                if scanning.event_at(sblocks, pos, size, ctx, MAX_EVENT_SIZE) != n:
-                    return whole   # (not confirmed: the reader reads no context from it)
-                buf, i = blocks.at(pos, n)
-                try:
-                    ctx = _context_event(buf[i:i + n], ctx, pos)
-                except BinlogError:
-                    return whole
-                remap = ctx.type_remap
-                written = WRITTEN_KINDS.get(ctx.flavor, WRITTEN_KINDS[None])
-                ctx_end = pos + n
-                second.ctx = ctx
-            elif not contexts:
-                return whole   # no FORMAT_DESCRIPTION first: one split, read as a whole
-            elif kind in GTID_KINDS:
-                candidate, gtid_open, begin_open = True, True, False
-            elif kind == QUERY_EVENT and n <= MAX_QUERY_PEEK:
-                buf, i = blocks.at(pos, n)
-                query = _query_text(buf[i:i + n], ctx).strip().upper()
-                if query == b"BEGIN" or query.startswith(b"XA START"):
-                    candidate = not gtid_open and not begin_open
-                    begin_open = True
-                elif query in (b"COMMIT", b"ROLLBACK"):
+                    remap = ctx.type_remap
+                    ctx_end = pos + n
+                    second.ctx = ctx
+                elif not contexts:
+                    return whole   # no FORMAT_DESCRIPTION first: one split, read as a whole
+                elif kind in GTID_KINDS:
+                    candidate, gtid_open, begin_open = True, True, False
+                elif kind == QUERY_EVENT and n <= MAX_QUERY_PEEK:
+                    query = _query_text(blocks.at(pos, n), ctx).strip().upper()
+                    if query == b"BEGIN" or query.startswith(b"XA START"):
+                        candidate = not gtid_open and not begin_open
+                        begin_open = True
+                    elif query in (b"COMMIT", b"ROLLBACK"):
+                        gtid_open = begin_open = False
+                elif kind == XID_EVENT:
                     gtid_open = begin_open = False
-            elif kind == XID_EVENT:
-                gtid_open = begin_open = False
-            elif kind == START_ENCRYPTION_EVENT:
-                break   # (the headers after it are not read as such)
-            if candidate and pos >= ctx_end and \
-                    pos - last_cut + EVENT_WEIGHT * events >= split_bytes and \
-                    scanning.event_at(sblocks, pos, size, ctx, MAX_EVENT_SIZE) == n:
-                cuts.append((pos, last_gtid, pos - last_cut + EVENT_WEIGHT * events))
-                last_cut = pos
-                events = 0
+                elif kind == START_ENCRYPTION_EVENT:
+                    done = True
+                    break   # (the headers after it are not read as such)
+                if candidate and pos >= ctx_end and \
+                        pos - last_cut + EVENT_WEIGHT * events >= split_bytes and \
+                        scanning.event_at(sblocks, pos, size, ctx, MAX_EVENT_SIZE) == n:
+                    cuts.append((pos, last_gtid, pos - last_cut + EVENT_WEIGHT * events))
+                    last_cut = pos
+                    events = 0
+                events += 1
+                if kind in REAL_GTID_KINDS:
+                    last_gtid = pos
+            else:
+                if blocks.bad is None:
+                    break   # (the end of the file, or a last event cut short)
+                damaged = blocks.bad[0]
+            if damaged is None:
+                break
+            if not contexts:
+                return whole
+            # damage: on from the next confirmed event, if any (transactions unknown)
+            nxt = scanning.resync(sblocks, damaged + 1, size, ctx, MAX_EVENT_SIZE, MAX_SCAN)
+            if nxt is None or scanning.second_file_at(sblocks, nxt, size, ctx, MAX_EVENT_SIZE):
+                break
             events += 1
-            if kind in REAL_GTID_KINDS:
-                last_gtid = pos
-            pos += n
+            pos = nxt
+            gtid_open = begin_open = False
     if not cuts:
         return whole
     starts = [0] + [c[0] for c in cuts]
@@ -375,21 +356,19 @@ def table_maps_before(f, start: int, ctx: Context) -> dict:
     maps = {}
     blocks = scanning.Blocks(f)
     written = WRITTEN_KINDS.get(ctx.flavor, WRITTEN_KINDS[None])
+    # (the walk gives TABLE_MAPs, the codes no server writes, and the event that holds start)
+    blocks.skip = scanning.codes_except({TABLE_MAP_EVENT} | (frozenset(range(256)) - written),
+                                        ctx.type_remap)
     pos = 4
     while pos < start:
-        head = blocks.at(pos, HEADER_SIZE)
-        if len(head) < HEADER_SIZE:
-            break
-        n = int.from_bytes(head[9:13], "little")
-        kind = ctx.kind(head[4])
-        if not HEADER_SIZE <= n <= MAX_EVENT_SIZE or pos + n > start or kind not in written:
-            nxt = scanning.resync(blocks, pos + 1, start, ctx, MAX_EVENT_SIZE, MAX_SCAN)
-            if nxt is None or scanning.second_file_at(blocks, nxt, start, ctx,
-                                                      MAX_EVENT_SIZE):
+        damaged = None
+        for pos, code, n, _buf, _i in blocks.walk(pos, MAX_EVENT_SIZE, whole=False, mark=start):
+            if pos >= start:
                 break
-            pos = nxt
-            continue
-        if kind == TABLE_MAP_EVENT:
+            kind = ctx.kind(code)
+            if pos + n > start or kind not in written:
+                damaged = pos
+                break
             raw = blocks.at(pos, n)
             try:
                 value = parse_event(raw, ctx, pos)
@@ -397,7 +376,15 @@ def table_maps_before(f, start: int, ctx: Context) -> dict:
                 value = None
             if value is not None:
                 maps[value["body"]["table_id"]] = EventRecord(pos, raw, ctx, value=value)
-        pos += n
+        else:
+            if blocks.bad is not None:
+                damaged = blocks.bad[0]
+        if damaged is None:
+            break
+        nxt = scanning.resync(blocks, damaged + 1, start, ctx, MAX_EVENT_SIZE, MAX_SCAN)
+        if nxt is None or scanning.second_file_at(blocks, nxt, start, ctx, MAX_EVENT_SIZE):
+            break
+        pos = nxt
     return maps
 
 
@@ -466,7 +453,9 @@ def time_us(v) -> int:
     return -us if v.negative else us
 
 
-def _text(v) -> str | None:
+def as_text(v) -> str | None:
+    """A name or other text of the output as ``str`` (bytes decoded as UTF-8, undecodable bytes
+    as backslash escapes); None stays None."""
     if v is None or isinstance(v, str):
         return v
     if isinstance(v, (bytes, bytearray, memoryview)):
@@ -475,7 +464,7 @@ def _text(v) -> str | None:
 
 
 def set_names(v) -> str | None:
-    return None if v.names is None else ",".join(_text(n) for n in v.names)
+    return None if v.names is None else ",".join(as_text(n) for n in v.names)
 
 
 def json_text(v) -> str:
@@ -518,7 +507,7 @@ def _set_fields(v):
 
 
 def _enum_fields(v):
-    name = _text(v.name)
+    name = as_text(v.name)
     return ((LONG, v.index),) if name is None else ((LONG, v.index), (STRING, name))
 
 
@@ -575,7 +564,7 @@ def _json_columns(tm) -> frozenset:
     """The MySQL JSON columns of a table (MariaDB's JSON is a text column)."""
     cached = getattr(tm, "_pipeline_json", None)
     if cached is None:
-        cached = frozenset() if (tm.flavor or "mysql") == "mariadb" else frozenset(
+        cached = frozenset() if not json_is_binary(tm.flavor) else frozenset(
             name for name, col in zip(column_names(tm), tm.columns) if col.type == "JSON")
         tm._pipeline_json = cached
     return cached
@@ -642,7 +631,8 @@ class EventParser:
         if ctx is not self.ctx:
             self.ctx, self.facts = ctx, (ctx.flavor, ctx.server_version, ctx.checksum,
                                          tuple(ctx.post_header_lengths or ()))
-        key = (raw[HEADER_SIZE:len(raw) - (4 if ctx.checksum else 0)], self.facts)
+        key = (raw[HEADER_SIZE:len(raw) - checksum_length(TABLE_MAP_EVENT, None, ctx)],
+               self.facts)
         body = self.memo.get(key)
         if body is None:
             value = rec.value            # its own parse
@@ -665,7 +655,7 @@ class EventParser:
 
 
 def _str_list(xs):
-    return None if xs is None else [_text(x) for x in xs]
+    return None if xs is None else [as_text(x) for x in xs]
 
 
 def shape_of(tm) -> tuple:
@@ -676,16 +666,16 @@ def shape_of(tm) -> tuple:
                                             "primary_key", "flags", "flavor", "layout")},
                      sort_keys=True, default=str)
     shape = hashlib.sha1(key.encode()).hexdigest()[:16]
-    cols = [(c.index, _text(c.name), _text(c.type), _text(c.real_type), c.nullable,
+    cols = [(c.index, as_text(c.name), as_text(c.type), as_text(c.real_type), c.nullable,
              c.unsigned, c.collation_id, c.max_length, c.precision, c.scale, c.fsp, c.bits,
-             c.pack_length, _text(c.element_type), _str_list(c.enum_values),
+             c.pack_length, as_text(c.element_type), _str_list(c.enum_values),
              _str_list(c.set_values), c.geometry_type, c.visible, c.vector_dimensions,
              c.metadata_hex) for c in tm.columns]
     pk = None if tm.primary_key is None else [(p["column"], p.get("prefix") or 0)
                                               for p in tm.primary_key]
-    return shape, (_text(tm.database), _text(tm.table), shape, tm.table_id,
+    return shape, (as_text(tm.database), as_text(tm.table), shape, tm.table_id,
                    tm.server_version, tm.flavor, tm.row_metadata,
-                   [_text(x) for x in tm.flags], pk, cols)
+                   [as_text(x) for x in tm.flags], pk, cols)
 
 
 # ---------------------------------------------------------------------------------------
@@ -720,7 +710,7 @@ class TupleSink:
             add((ROW, name, None, None, (
                 name, ch.offset, inner_offset, ch.gtid,
                 None if ch.timestamp is None else ch.timestamp * 1_000_000,
-                _text(ch.database), _text(ch.table), ch.operation, ch.row_index,
+                as_text(ch.database), as_text(ch.table), ch.operation, ch.row_index,
                 image(ch.before, json_cols), image(ch.after, json_cols),
                 ch.signedness_known, type_name), None, None))
 
@@ -859,7 +849,7 @@ def split_records(f, split: Split, ctx: Context | None = None, parse=None):
             # (an event that holds a magic number may hold a second file's start)
             at = (rec.offset, c)
             break
-        if (c.checksum and not c.encrypted) or raw[4] == FORMAT_DESCRIPTION_EVENT:
+        if checksummed(raw[4], c):
             if n < HEADER_SIZE + 4:   # (too short to hold a CRC32 that verifies)
                 at = (rec.offset, c)
                 break
@@ -1040,15 +1030,15 @@ def _event_row(st, r, kind, top, decoder, nrows):
     table_id = database = table = query = xid = None
     if kind == TABLE_MAP_EVENT:
         table_id = body.get("table_id")
-        database, table = _text(body.get("database")), _text(body.get("table"))
+        database, table = as_text(body.get("database")), as_text(body.get("table"))
     elif kind in ROWS_KINDS:
         table_id = body.get("table_id")
         tm = decoder.table_maps.get(table_id)
         if tm is not None:
-            database, table = _text(tm.database), _text(tm.table)
+            database, table = as_text(tm.database), as_text(tm.table)
     elif kind in QUERY_KINDS:
-        database = _text(body.get("database"))
-        query = _text(body.get("query"))
+        database = as_text(body.get("database"))
+        query = as_text(body.get("query"))
     elif kind == XID_EVENT:
         xid = body.get("xid")
         if type(xid) is not int:
@@ -1057,13 +1047,13 @@ def _event_row(st, r, kind, top, decoder, nrows):
     raw = r.raw
     return (st.name, offset, top.offset if inner else None, h["timestamp"] * 1_000_000,
             type_name(kind), raw[4], h["server_id"], len(raw), h["log_pos"],
-            [_text(x) for x in flags] if flags else [], v.get("checksum"), gtid, txn, xid,
+            [as_text(x) for x in flags] if flags else [], v.get("checksum"), gtid, txn, xid,
             table_id, database, table, query, nrows if kind in ROWS_KINDS else None)
 
 
 def _note_shape(st, r, decoder):
     raw = r.raw
-    key = raw[HEADER_SIZE:len(raw) - (4 if r.ctx.checksum else 0)]
+    key = raw[HEADER_SIZE:len(raw) - checksum_length(TABLE_MAP_EVENT, None, r.ctx)]
     hit = st.shape_cache.get(key)
     if hit is None:
         tm = decoder.table_maps.get(r.value["body"]["table_id"])

@@ -12,7 +12,7 @@ the sequential loop's, byte for byte, and a worker holds one segment's output at
 Only what is plain is cut. The segments after the first are read with the context of the
 file's first event (its FORMAT_DESCRIPTION), so the plan stops at any other context event (a
 relay log's next FDE, START_ENCRYPTION) and at anything the framing does not explain (a size
-out of bounds, a truncated end): the rest of the file is the last segment, read as the
+out of bounds, a truncated end; the headers are walked by :class:`binlog_schema.scanning.Blocks`): the rest of the file is the last segment, read as the
 sequential loop reads it, which reports what it finds there.
 """
 
@@ -23,7 +23,7 @@ import sys
 
 from ..errors import BinlogError
 from ..mysql.codes import CONTEXT_KINDS, GTID_KINDS, START_ENCRYPTION_EVENT, STATEMENT_KINDS
-from ..mysql.framing import HEADER_SIZE
+from ..scanning import Blocks, codes_except
 from ..stream import MAX_EVENT_SIZE, BinlogReader
 from .write import Output, write_events
 
@@ -95,39 +95,26 @@ def plan(path, target: int):
         f = None
     with f or open(os.devnull, "rb") as f:
         f.seek(start)
-        read = f.read
-        buf, at, pos = b"", 0, start
-        while True:
-            if len(buf) - at < HEADER_SIZE:
-                try:
-                    buf, at = buf[at:] + read(1 << 20), 0
-                except OSError:
-                    break
-                if len(buf) < HEADER_SIZE:
-                    break
-            size = int.from_bytes(buf[at + 9:at + 13], "little")
-            if not HEADER_SIZE <= size <= MAX_EVENT_SIZE:
-                break
-            code = buf[at + 4]
-            if remap:
-                code = remap.get(code, code)
-            if code in _CONTEXT:
-                break  # (reading what follows needs that event's context)
-            if code in GTID_KINDS:
-                gtids = cut = True
-            else:
-                cut = not gtids and code in STATEMENT_KINDS
-            if cut and pos >= mark:
-                yield seg, pos, ctx
-                seg, mark = pos, pos + target
-            at += size
-            pos += size
-            if at > len(buf):  # (the event runs past the block: on after it)
-                try:
-                    f.seek(pos)
-                except OSError:
-                    break
-                buf, at = b"", 0
+        blocks = Blocks(f, pos=start)
+        # (only the events that may cut or stop the plan are given; the others passed over)
+        blocks.skip = codes_except(_CONTEXT | GTID_KINDS | STATEMENT_KINDS, remap)
+        try:
+            for pos, code, _size, _buf, _at in blocks.walk(start, MAX_EVENT_SIZE, whole=False):
+                if remap:
+                    code = remap.get(code, code)
+                if code in _CONTEXT:
+                    break  # (reading what follows needs that event's context)
+                if code in GTID_KINDS:
+                    if not gtids:
+                        blocks.skip = codes_except(_CONTEXT | GTID_KINDS, remap)
+                    gtids = cut = True
+                else:
+                    cut = not gtids and code in STATEMENT_KINDS
+                if cut and pos >= mark:
+                    yield seg, pos, ctx
+                    seg, mark = pos, pos + target
+        except OSError:
+            pass
     yield seg, None, ctx
 
 
