@@ -23,6 +23,9 @@ sys.path.insert(0, str(ROOT))
 from fuzz import harness  # noqa: E402
 
 EXECS = int(os.environ.get("FUZZ_SMOKE_EXECS", "2000"))
+# targets whose inputs come from the corpus (the stream target's seeds, the files the damage
+# target damages): without it they are skipped loudly, and fail in CI (the ``corpus`` fixture)
+NEEDS_CORPUS = frozenset({"stream", "damage"})
 
 
 def mutants(seeds, n, rnd):
@@ -57,7 +60,9 @@ def loaded():
 
 
 @pytest.mark.parametrize("name", sorted(harness.TARGETS))
-def test_target_in_process(name, loaded):
+def test_target_in_process(name, loaded, request):
+    if name in NEEDS_CORPUS:
+        request.getfixturevalue("corpus")
     target = harness.guarded(harness.TARGETS[name][0])
     seeds = [data for _, data in harness.seeds(name, small=True)]
     assert seeds, f"no seeds for {name}"
@@ -76,7 +81,9 @@ def test_target_in_process(name, loaded):
 @pytest.mark.skipif(not any(
     (pathlib.Path(p) / "atheris").exists() for p in sys.path if p), reason="atheris not installed")
 @pytest.mark.parametrize("name", sorted(harness.TARGETS))
-def test_target_under_atheris(name, tmp_path):
+def test_target_under_atheris(name, tmp_path, request):
+    if name in NEEDS_CORPUS:
+        request.getfixturevalue("corpus")
     seeds = tmp_path / "seeds"
     n = harness.write_seeds(name, seeds, small=True)
     corpus = tmp_path / "corpus"
@@ -140,7 +147,7 @@ def test_planted_hang_is_found(monkeypatch):
         harness.guarded(spins)(b"x")
 
 
-def test_stream_target_checks_coverage_of_the_file(monkeypatch):
+def test_stream_target_checks_coverage_of_the_file(monkeypatch, corpus):
     """Recovery mode must account for every byte: a reader that silently drops a range is a
     finding."""
     from binlog_schema import stream
