@@ -58,12 +58,14 @@ from ..construct_ext.kaitai import CONTEXT, ENUM_NAMES, EXPRESSIONS, LEAVES, WRA
 from ..scanning import MAGIC
 from . import column_metadata as cm
 from . import flavor, post_header
-from .codes import (FORMAT_DESCRIPTION_EVENT, MARIADB_ONLY_KINDS, START_EVENT_V3,
-                    TABLE_MAP_EVENT, type_name)
+from .codes import (ANONYMOUS_GTID_LOG_EVENT, FORMAT_DESCRIPTION_EVENT, GTID_LOG_EVENT,
+                    MARIA_GTID_EVENT, MARIADB_ONLY_KINDS, QUERY_EVENT, ROTATE_EVENT,
+                    START_EVENT_V3, TABLE_MAP_EVENT, XID_EVENT, type_name)
 from .framing import HEADER_SIZE
 
 # the bodies described field by field (every other body is its bytes)
-EXPRESSED = (1, 2, 4, 15, 16, 19, 33, 34, 162)
+EXPRESSED = (START_EVENT_V3, QUERY_EVENT, ROTATE_EVENT, FORMAT_DESCRIPTION_EVENT, XID_EVENT,
+             TABLE_MAP_EVENT, GTID_LOG_EVENT, ANONYMOUS_GTID_LOG_EVENT, MARIA_GTID_EVENT)
 
 ENUM_NAMES.update({"TYPES": "column_type"})
 CONTEXT.update({"table_id_size": "table_id_size"})
@@ -342,9 +344,10 @@ def _event_instances(fde: str, v3: str, cases: dict) -> dict:
                      "doc": "events end in a CRC32 (the FDE in force says algorithm 1)"},
         "binlog_version": {"value": "ctx_index < 0 ? 4 : (ctx_is_fde ? ctx_fde.binlog_version"
                                     " : ctx_v3.binlog_version)"},
-        "wl2325": {"value": "ctx_is_fde and ctx_fde.post_header_lengths.size == 22 and "
-                            "ctx_fde.post_header_lengths[15] == 6 and "
-                            "ctx_fde.post_header_lengths[19] == 0",
+        "wl2325": {"value": f"ctx_is_fde and ctx_fde.post_header_lengths.size == "
+                            f"{max(flavor.WL2325_REMAP)} and "
+                            f"ctx_fde.post_header_lengths[{inverse[tm] - 1}] == 6 and "
+                            f"ctx_fde.post_header_lengths[{inverse[XID_EVENT] - 1}] == 0",
                    "doc": "the file numbers its types as the 5.2.2 WL#2325 tree did "
                           "(flavor.numbering_of)"},
         "table_id_size": {"value": f"ctx_is_fde and ctx_fde.post_header_lengths.size >= "
