@@ -17,7 +17,7 @@ make_large_binlog.sh). ``--python`` (default: this repository's .venv) and ``--o
 ``--baseline-cwd`` runs the same command from another source tree too, in the same turns (a
 before/after in one run). The untimed
 warm-up turn also lets the first ``spark decode`` of an installation record the JVM's
-class-data archive (``binlog_schema.pipeline.job.class_archive``), which every later command
+class-data archive (``binlog_schema.pipeline.session.class_archive``), which every later command
 starts from. After the walls, where the Spark command's seconds went (start-up and exit,
 pre-scan, decode, driver-side tables: from its progress lines) and the decode stage's rows and
 events per second per core (rows and events from its ``files`` table).
@@ -115,9 +115,9 @@ def single_process(paths):
 
 
 def pipeline_run(spark, inputs, split_size, out):
-    from binlog_schema.pipeline import job
+    from binlog_schema.pipeline.decode_job import decode
     t = time.perf_counter()
-    tables = job.decode(inputs, spark, out=out, split_size=split_size, mode="overwrite")
+    tables = decode(inputs, spark, out=out, split_size=split_size, mode="overwrite")
     wall = time.perf_counter() - t
     files = tables.files.collect()
     return {"wall": wall, "events": sum(f["events_read"] for f in files),
@@ -134,7 +134,8 @@ def fmt(r):
 
 
 def throughput(large):
-    from binlog_schema.pipeline import job, tools
+    from binlog_schema.pipeline import fixtures_job
+    from binlog_schema.pipeline.session import start_session
     if large is None:
         found = sorted((ROOT / ".work" / "large").glob("mariadb-large.*"))
         if not found:
@@ -147,9 +148,9 @@ def throughput(large):
               "one (2.00 = two free cores)")
         print(f"medians of {REPEATS} runs; Spark session start excluded")
         small_dir = tmp / "small"
-        spark = job.start_session("local[2]")
-        tools.generate(spark, str(small_dir), SMALL_FILES, seed=1, flavor="mixed",
-                       transactions=SMALL_TXNS)
+        spark = start_session("local[2]")
+        fixtures_job.generate(spark, str(small_dir), SMALL_FILES, seed=1, flavor="mixed",
+                              transactions=SMALL_TXNS)
         spark.stop()
         small = sorted(small_dir.iterdir())
         cases = []
@@ -179,7 +180,7 @@ def throughput(large):
         for _ in range(REPEATS):
             scalings.append(cpu_scaling())
             for master, split in configs:
-                spark = job.start_session("local[2]" if master == "unsplit" else master)
+                spark = start_session("local[2]" if master == "unsplit" else master)
                 pipeline_run(spark, [str(small[0])], "8m", str(tmp / "warm"))  # JVM warm-up
                 for name, inputs, _ in cases:
                     if master == "unsplit" and name != "large file":

@@ -443,8 +443,8 @@ def _add_fixtures(sub):
 
 
 def _add_spark(sub):
-    from .pipeline import cli as pipeline_cli
-    pipeline_cli.register(sub)
+    from .pipeline import commands as spark_commands
+    spark_commands.register(sub)
     _check_spark_values(sub.choices["spark"])
 
 

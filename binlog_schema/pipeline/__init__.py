@@ -4,16 +4,24 @@
     from binlog_schema.pipeline import decode, start_session
     tables = decode(["/data/binlogs/"], start_session("local[*]"), out="/tmp/tables")
 
-Layers: :mod:`tasks` (pre-scan, split reading and decoding; plain Python, runs in the
-executors), :mod:`columns` (the tasks' rows as Arrow record batches, built column by column),
-:mod:`parts` (Parquet parts written by the tasks), :mod:`job` (the driver: session and its
-JVM's start-up, listing, planning, tables, reconciliation), :mod:`daemon` (the executors'
-Python daemon), :mod:`tools` (fixtures and validate jobs), :mod:`cli` (``binlog-schema spark
-...``). pyspark is imported only when a job runs.
+Modules, each importing only those below it: :mod:`commands` (``binlog-schema spark ...``:
+arguments, what each command prints, the file spark-submit runs); the jobs
+:mod:`decode_job`, :mod:`fixtures_job` (synthetic files of :mod:`binlog_schema.synthetic`)
+and :mod:`validate_job`; :mod:`session` (Java, the Spark session and its JVM's start-up),
+:mod:`plan` (listing inputs, splits, tasks), :mod:`tables` (the result's DataFrames, the
+typed view of a table, output folders and formats), :mod:`reconcile` (the per-file
+reconciliation), :mod:`report` (progress, summary, exit status); and what runs in the
+executors: :mod:`tasks` (pre-scan, split reading and decoding; plain Python),
+:mod:`columns` (the tasks' rows as Arrow record batches), :mod:`parts` (Parquet parts
+written by the tasks), :mod:`schema` and :mod:`arrow` (the tables' Spark and Arrow
+schemas), :mod:`fsio` (files on any filesystem), :mod:`daemon` (the executors' Python
+daemon); :mod:`cluster` (a standalone master and worker on loopback). pyspark is imported
+only when a job runs.
 """
 
-_API = {"decode": "job", "start_session": "job", "BinlogTables": "job", "table_view": "job",
-        "generate": "tools", "validate": "tools", "LocalCluster": "cluster"}
+_API = {"decode": "decode_job", "start_session": "session", "BinlogTables": "tables",
+        "table_view": "tables", "generate": "fixtures_job", "validate": "validate_job",
+        "LocalCluster": "cluster"}
 
 
 def __getattr__(name):

@@ -25,13 +25,15 @@ comma-joined), ``binary`` (binary strings and blobs, GEOMETRY WKB), ``date``, ``
 interval: MySQL TIME spans +-838 hours), ``vector`` (VECTOR), ``json`` (JSON documents as JSON
 text), and ``text``: MySQL's own lossless text when no typed field holds the value (zero or
 invalid dates, ``0000-00-00 00:00:00`` TIMESTAMPs, decimals beyond DECIMAL(38,18)).
-:func:`binlog_schema.pipeline.job.table_view` turns one table's maps into a struct with the
-exact types of its columns (DECIMAL(p,s) per column).
+:func:`binlog_schema.pipeline.tables.table_view` turns one table's maps into a struct with the
+exact types of its columns (DECIMAL(p,s) per column: :func:`spark_type_of`).
 """
 
 from __future__ import annotations
 
 from pyspark.sql import types as T
+
+from binlog_schema.mysql.charsets import BINARY_ID
 
 VALUE = T.StructType([
     T.StructField("long", T.LongType()),
@@ -196,3 +198,51 @@ FILES = T.StructType([
     T.StructField("task_cpu_seconds", T.DoubleType()),
     T.StructField("max_rss_kib", T.LongType()),
 ])
+
+
+def spark_type_of(col: dict):
+    """The exact Spark type of a column from its table-map description, and how to take it
+    from a ``Value`` struct."""
+    from pyspark.sql import functions as F
+    t = col["type"]
+    real = col.get("real_type")
+
+    def expr(v):
+        if real == "ENUM" or real == "SET":
+            return F.coalesce(v["string"], v["long"].cast("string")), T.StringType()
+        if t in ("TINY", "SHORT", "INT24", "LONG", "YEAR"):
+            return v["long"], T.LongType()
+        if t == "LONGLONG" or (t == "BIT" and (col.get("bits") or 0) > 63):
+            if col.get("unsigned") or t == "BIT":
+                d = T.DecimalType(20, 0)
+                return F.coalesce(v["long"].cast(d), v["decimal"].cast(d)), d
+            return v["long"], T.LongType()
+        if t == "BIT":
+            return v["long"], T.LongType()
+        if t == "NEWDECIMAL" and col.get("precision") and col["precision"] <= 38:
+            d = T.DecimalType(col["precision"], col.get("scale") or 0)
+            return F.coalesce(v["decimal"].cast(d), v["text"].cast(d)), d
+        if t in ("FLOAT", "DOUBLE"):
+            return v["double"], T.DoubleType()
+        if t in ("DATE", "NEWDATE"):
+            return v["date"], T.DateType()
+        if t in ("DATETIME", "DATETIME2"):
+            return v["datetime"], T.TimestampNTZType()
+        if t in ("TIMESTAMP", "TIMESTAMP2"):
+            return v["timestamp"], T.TimestampType()
+        if t in ("TIME", "TIME2"):
+            return v["time"], T.DayTimeIntervalType(0, 3)
+        if t == "JSON":
+            return F.coalesce(v["json"], v["string"]), T.StringType()
+        if t == "GEOMETRY":
+            return v["binary"], T.BinaryType()
+        if t == "VECTOR":
+            return v["vector"], T.ArrayType(T.DoubleType())
+        if t in ("VARCHAR", "VAR_STRING", "STRING", "BLOB", "TINY_BLOB", "MEDIUM_BLOB",
+                 "LONG_BLOB"):
+            if col.get("collation_id") == BINARY_ID:
+                return v["binary"], T.BinaryType()
+            return F.coalesce(v["string"], v["binary"].cast("string")), T.StringType()
+        return F.coalesce(v["text"], v["string"], v["json"],
+                          v["decimal"].cast("string"), v["long"].cast("string")), T.StringType()
+    return expr

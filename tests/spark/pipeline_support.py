@@ -28,7 +28,7 @@ def spark_missing():
         import pyspark  # noqa: F401
     except ImportError as e:
         return f"{e.name} is not installed (scripts/setup.sh installs .[spark])"
-    from binlog_schema.pipeline.job import find_java
+    from binlog_schema.pipeline.session import find_java
     if not find_java():
         return "no java on PATH or JAVA_HOME (Spark needs Java 17+; scripts/setup.sh finds one)"
     return None
@@ -220,3 +220,119 @@ def _nan(fields):
     if not fields:
         return fields
     return {k: "NaN" if isinstance(x, float) and x != x else x for k, x in fields.items()}
+
+
+# ---------------------------------------------------------------------------------------
+# the shop: a known schema for the pipeline tests, written by binlog_schema.synthetic
+
+SHOP_SERVERS = {"mysql": "mysql-8.0", "mariadb": "mariadb-10.11"}
+BASE_TS = 1_700_000_000
+
+
+ORDERS = [  # (the DDL half-way adds ``note VARCHAR(32)``)
+    {"name": "id", "type": "BIGINT", "unsigned": True, "nullable": False},
+    {"name": "qty", "type": "INT", "nullable": False},
+    {"name": "price", "type": "DECIMAL(12,2)", "nullable": False},
+    {"name": "name", "type": "VARCHAR(64)", "charset": "utf8mb4"},
+    {"name": "created", "type": "DATETIME(6)", "nullable": False},
+    {"name": "paid", "type": "TIMESTAMP(3)", "nullable": True},
+    {"name": "day", "type": "DATE"},
+    {"name": "score", "type": "DOUBLE"},
+    {"name": "data", "type": "BLOB"}]
+
+
+def shop_spec(seed: int = 0, flavor: str = "mysql", transactions: int = 200,
+              table_maps: str = "per_transaction", index: int = 0) -> dict:
+    """A synthetic spec of database ``shop``: tables ``orders`` (unsigned BIGINT ids, some
+    beyond 2^63; DECIMAL(12,2), utf8mb4 text, DATETIME(6), TIMESTAMP(3) with zero values,
+    DATE with zero dates, DOUBLE, BLOB) and ``notes`` (TIME, long text), ``transactions``
+    GTIDs in all: inserts, updates and deletes of 1 to 5 rows, 1 to 3 statements each, and
+    half-way one DDL, ``ALTER TABLE orders ADD COLUMN note`` (a new table id, a new shape).
+    Deterministic per (seed, flavor, index)."""
+    import random
+    r = random.Random(f"binlog-schema shop {seed} {flavor} {index}")
+    live = {"orders": {}, "notes": {}}
+    next_id = {"orders": 1, "notes": 1}
+    state = {"note": False}
+
+    def ts_text(seconds, frac=""):
+        return dt.datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M:%S") + frac
+
+    def orders_row(rid):
+        row = {"qty": r.randint(-1000, 100000),
+               "price": str(decimal.Decimal(r.randint(-10**9, 10**10)).scaleb(-2)),
+               "name": None if r.random() < 0.1 else r.choice(
+                   ["widget", "gadget ✓", "Ω-ring", "naïve café", "日本語", ""]) + f" {rid}",
+               "created": f"{2020 + r.randint(0, 5)}-{r.randint(1, 12):02d}-"
+                          f"{r.randint(1, 28):02d} {r.randint(0, 23):02d}:"
+                          f"{r.randint(0, 59):02d}:{r.randint(0, 59):02d}."
+                          f"{r.randint(0, 999999):06d}",
+               "paid": (None if r.random() < 0.2 else 0 if r.random() < 0.05 else
+                        ts_text(BASE_TS + r.randint(0, 10**8), f".{r.randint(0, 999):03d}")),
+               "day": (None if r.random() < 0.1 else "0000-00-00" if r.random() < 0.05 else
+                       f"{1990 + r.randint(0, 40)}-{r.randint(1, 12):02d}-"
+                       f"{r.randint(1, 28):02d}"),
+               "score": None if r.random() < 0.1 else r.uniform(-1e6, 1e6),
+               "data": None if r.random() < 0.3 else {"hex": bytes(
+                   r.getrandbits(8) for _ in range(r.randint(0, 40))).hex()}}
+        if state["note"]:
+            row["note"] = None if r.random() < 0.5 else f"note {rid}"
+        return row
+
+    def notes_row(rid):
+        secs = r.randint(0, 837 * 3600)
+        return {"span": None if r.random() < 0.2 else
+                f"{'-' if r.random() < 0.3 else ''}{secs // 3600:02d}:{secs // 60 % 60:02d}:"
+                f"{secs % 60:02d}",
+                "body": "x" * r.randint(0, 300) if r.random() < 0.9 else None}
+
+    def statement(table):
+        rows_of = live[table]
+        op = r.choices(["insert", "update", "delete"], [6, 3, 1])[0] if rows_of else "insert"
+        n = r.randint(1, 5)
+        make = orders_row if table == "orders" else notes_row
+        if op == "insert":
+            out = []
+            for _ in range(n):
+                rid = next_id[table]
+                next_id[table] += 1
+                key = (1 << 64) - rid if table == "orders" and r.random() < 0.05 else rid
+                rows_of[rid] = key
+                out.append({"id": key, **make(rid)})
+            return {"insert": table, "rows": out}
+        chosen = r.sample(sorted(rows_of), min(n, len(rows_of)))
+        if op == "update":
+            return {"update": table, "rows": [{"where": {"id": rows_of[rid]},
+                                                "set": make(rid)} for rid in chosen]}
+        out = [{"id": rows_of.pop(rid)} for rid in chosen]
+        return {"delete": table, "rows": out}
+
+    txs = []
+    for t in range(transactions):
+        if t == transactions // 2:
+            txs.append({"ddl": "ALTER TABLE orders ADD COLUMN note VARCHAR(32)"})
+            state["note"] = True
+            continue
+        txs.append({"changes": [statement(r.choice(["orders", "orders", "notes"]))
+                                for _ in range(r.randint(1, 3))]})
+    return {"name": f"shop-{seed}-{flavor}-{index}", "server": SHOP_SERVERS[flavor],
+            "database": "shop",
+            "settings": {"binlog_row_metadata": "FULL", "table_maps": table_maps,
+                         "server_id": 1 + index, "timestamp": BASE_TS + index * 86400,
+                         **({"gtid_mode": "ON"} if flavor == "mysql" else {})},
+            "tables": [{"name": "orders", "columns": ORDERS, "primary_key": ["id"]},
+                       {"name": "notes", "primary_key": ["id"], "columns": [
+                           {"name": "id", "type": "INT", "nullable": False},
+                           {"name": "span", "type": "TIME"},
+                           {"name": "body", "type": "VARCHAR(300)", "charset": "utf8mb4"}]}],
+            "transactions": txs}
+
+
+def write_shop(path, seed: int = 0, flavor: str = "mysql", transactions: int = 200,
+               table_maps: str = "per_transaction", index: int = 0) -> str:
+    """The file of :func:`shop_spec` at ``path`` (folders made); returns the path."""
+    import os
+    from binlog_schema.synthetic import generate
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    generate(shop_spec(seed, flavor, transactions, table_maps, index), str(path))
+    return str(path)

@@ -15,11 +15,14 @@ import warnings
 
 import pytest
 
+from binlog_schema.envelope import HEADER_SIZE
+from binlog_schema.mysql.codes import QUERY_EVENT, WRITE_ROWS_EVENT
 from binlog_schema.roundtrip import roundtrip_file
 from binlog_schema.stream import BinlogReader
 
 from ..conftest import IN_CI, ROOT
-from .pipeline_support import reference_counts, reference_rows, same_row, spark_missing
+from .pipeline_support import (reference_counts, reference_rows, same_row, spark_missing,
+                               write_shop)
 
 pytestmark = pytest.mark.spark
 
@@ -30,13 +33,16 @@ if MISSING:
     warnings.warn(f"Spark tier not run: {MISSING}")
     pytest.skip(f"Spark tier not run: {MISSING}", allow_module_level=True)
 
-from binlog_schema.pipeline import job, tools  # noqa: E402
-from binlog_schema.pipeline.synth import write_fixture  # noqa: E402
+from binlog_schema.pipeline import commands, fixtures_job, validate_job  # noqa: E402
+from binlog_schema.pipeline.decode_job import decode  # noqa: E402
+from binlog_schema.pipeline.plan import list_inputs  # noqa: E402
+from binlog_schema.pipeline.session import start_session  # noqa: E402
+from binlog_schema.pipeline.tables import TABLES, ParquetTables, check_format  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def spark():
-    s = job.start_session("local[2]", {"spark.sql.shuffle.partitions": "4"})
+    s = start_session("local[2]", {"spark.sql.shuffle.partitions": "4"})
     yield s
     s.stop()
 
@@ -49,7 +55,7 @@ def sort_key(r):
 def collect_rows(tables):
     """The row_changes rows: read with pyarrow from the Parquet parts the tasks wrote (fast,
     and proof that other readers get the types), or collected through Spark."""
-    if isinstance(tables, job.ParquetTables):
+    if isinstance(tables, ParquetTables):
         import pyarrow.parquet as pq
         from binlog_schema.pipeline.fsio import local_path
         return pq.read_table(local_path(tables.location) + "/row_changes").to_pylist()
@@ -98,7 +104,7 @@ def check_files(tables, paths):
 
 
 def test_corpus_local_mode(spark, corpus, tmp_path):
-    tables = job.decode([str(p) for p in corpus], spark, out=str(tmp_path / "t"),
+    tables = decode([str(p) for p in corpus], spark, out=str(tmp_path / "t"),
                         split_size="8k")
     files = check_files(tables, corpus)
     assert sum(f["splits"] > 1 for f in files.values()) >= 5  # files really were cut
@@ -118,7 +124,7 @@ def test_corpus_local_mode(spark, corpus, tmp_path):
     assert ev.where("type = 'GTID_LOG_EVENT' and gtid is null").count() == 0
     assert ev.where("type = 'XID_EVENT' and xid is null").count() == 0
     with_text = sum(1 for p in corpus for rec in BinlogReader(str(p), skip_errors=True)
-                    for r in [rec, *(rec.inner or ())] if r.kind == 2 and r.value is not None
+                    for r in [rec, *(rec.inner or ())] if r.kind == QUERY_EVENT and r.value is not None
                     and isinstance(r.value["body"], dict) and r.value["body"].get("query"))
     assert ev.where("type = 'QUERY_EVENT' and query is not null").count() == with_text > 0
     assert ev.where("in_payload_at is not null").count() > 0  # MySQL payload events inside
@@ -126,26 +132,31 @@ def test_corpus_local_mode(spark, corpus, tmp_path):
 
 @pytest.fixture(scope="module")
 def generated(spark, tmp_path_factory):
-    """Synthetic files written by the fixtures job (both flavors), and one file whose table
-    maps are written once (its splits are not self-contained)."""
+    """Synthetic files: written by the fixtures job (random specs, server profiles of both
+    flavors, every other one compressed), two of the shop (a known schema, a mid-file
+    ALTER; MySQL 8.0 and MariaDB 10.11), and one file of the shop whose table maps are
+    written once (its splits are not self-contained). (root, paths: the fixtures job's,
+    the shop's, the once file)."""
     root = tmp_path_factory.mktemp("gen")
-    made = tools.generate(spark, str(root / "many"), 6, seed=42, flavor="mixed",
-                          transactions=150)
-    write_fixture(root / "once" / "once-bin.000001", seed=9, transactions=300,
-                  table_maps="once")
-    paths = sorted(m["file"] for m in made) + [str(root / "once" / "once-bin.000001")]
-    return root, paths
+    made = fixtures_job.generate(spark, str(root / "many"), 4, seed=42, flavor="mixed",
+                                 transactions=150)
+    shop = [write_shop(root / "shop" / f"{flavor}-bin.{i + 1:06d}", seed=42, flavor=flavor,
+                       transactions=150, index=i)
+            for i, flavor in enumerate(("mysql", "mariadb"))]
+    once = write_shop(root / "once" / "once-bin.000001", seed=9, transactions=300,
+                      table_maps="once")
+    return root, sorted(m["file"] for m in made) + shop + [once]
 
 
 def test_fixture_generator_every_server(spark, tmp_path):
     """Files of the project's fixture generator (random specs: every column-type family,
     every server profile, payloads and compressed events as those servers write them),
     written by the fixtures job, decoded in splits: reconciled, rows as single-process."""
-    made = tools.generate(spark, str(tmp_path / "servers"), 9, seed=7, flavor="mixed",
-                          transactions=80, generator="fixtures")
+    made = fixtures_job.generate(spark, str(tmp_path / "servers"), 9, seed=7,
+                                 flavor="mixed", transactions=80)
     paths = sorted(m["file"] for m in made)
     assert len({m["flavor"] for m in made}) == 9
-    tables = job.decode([str(tmp_path / "servers")], spark, out=str(tmp_path / "t"),
+    tables = decode([str(tmp_path / "servers")], spark, out=str(tmp_path / "t"),
                         split_size="16k")
     files = check_files(tables, paths)
     assert sum(f["splits"] > 1 for f in files.values()) >= 6
@@ -161,15 +172,16 @@ def test_fixture_generator_every_server(spark, tmp_path):
 
 def test_generated_files_split_and_reconcile(spark, generated, tmp_path):
     root, paths = generated
-    tables = job.decode([str(root / "many"), str(root / "once")], spark,
-                        out=str(tmp_path / "t"), split_size="24k")
+    tables = decode([str(root / "many"), str(root / "shop"), str(root / "once")], spark,
+                    out=str(tmp_path / "t"), split_size="24k")
     files = check_files(tables, paths)
     assert all(f["splits"] > 3 for f in files.values())
     assert files[paths[-1]]["carried_table_maps"] > 0
-    assert all(f["carried_table_maps"] == 0 for f in list(files.values())[:-1])
+    assert all(f["carried_table_maps"] == 0 for p, f in files.items() if p != paths[-1])
     assert check_rows(tables, paths) > 3000
     assert tables.errors.count() == 0
-    # schema history: orders has two shapes (the mid-file ALTER adds `note`), per flavor
+    # schema history: the shop's orders has two shapes (the mid-file ALTER adds `note`),
+    # per flavor
     shapes = tables.table_maps.where("table = 'orders'").collect()
     assert sorted(len(r["columns"]) for r in shapes) == [9, 9, 10, 10]
     for flavor in ("mysql", "mariadb"):
@@ -184,10 +196,11 @@ def test_generated_files_split_and_reconcile(spark, generated, tmp_path):
     assert types == {"id": "decimal(20,0)", "qty": "bigint", "price": "decimal(12,2)",
                      "name": "string", "created": "timestamp_ntz", "paid": "timestamp",
                      "day": "date", "score": "double", "data": "binary", "note": "string"}
-    want = {(ch.file, ch.offset, ch.row_index): ch.after for ch, _ in reference_rows(paths[0])
+    shop = str(root / "shop" / "mysql-bin.000001")
+    want = {(ch.file, ch.offset, ch.row_index): ch.after for ch, _ in reference_rows(shop)
             if ch.table == "orders" and ch.after is not None}
     seen = 0
-    for r in view.where(f"file = '{paths[0]}' and after is not null").collect():
+    for r in view.where(f"file = '{shop}' and after is not null").collect():
         w = want[(r["file"], r["offset"], r["row_index"])]
         assert r["after"]["price"] == w["price"] and r["after"]["id"] == w["id"]
         assert r["after"]["day"] == (w["day"].to_python() if w["day"] else None)
@@ -200,8 +213,8 @@ def test_engines_agree(spark, generated, tmp_path):
     tables as the default path (tasks write Parquet themselves)."""
     from pyspark.sql import functions as F
     root, paths = generated
-    a = job.decode([str(root / "many")], spark, out=str(tmp_path / "a"), split_size="48k")
-    b = job.decode([str(root / "many")], spark, engine="spark", split_size="48k")
+    a = decode([str(root / "many")], spark, out=str(tmp_path / "a"), split_size="48k")
+    b = decode([str(root / "many")], spark, engine="spark", split_size="48k")
     try:
         def norm(df):
             return df.select("file", "offset", "row_index", "gtid", "operation",
@@ -219,44 +232,35 @@ def test_engines_agree(spark, generated, tmp_path):
         b.unpersist()
 
 
-def _flip_in_event(data: bytearray, kind: int, nth: int) -> int:
-    """Flip a byte in the body of the nth event of a type; returns that event's offset."""
-    pos, seen = 4, 0
-    while pos + 19 <= len(data):
-        size = int.from_bytes(data[pos + 9:pos + 13], "little")
-        if data[pos + 4] == kind:
-            if seen == nth:
-                data[pos + 19 + 3] ^= 0x5A
-                return pos
-            seen += 1
-        pos += size
-    raise AssertionError("no such event")
+def _flip_in_event(path, data: bytearray, kind: int, nth: int) -> int:
+    """Flip a byte in the body of the nth event of a type (of the file at ``path``, whose
+    bytes ``data`` are); returns that event's offset."""
+    at = [r.offset for r in BinlogReader(str(path), decode="lazy") if r.kind == kind][nth]
+    data[at + HEADER_SIZE + 3] ^= 0x5A
+    return at
 
 
-def _last_event(data: bytes) -> int:
-    pos = last = 4
-    while pos + 19 <= len(data):
-        last = pos
-        pos += int.from_bytes(data[pos + 9:pos + 13], "little")
-    return last
+def _last_event(path) -> int:
+    return [r.offset for r in BinlogReader(str(path), decode="lazy")][-1]
 
 
 def test_damaged_folder(spark, generated, tmp_path):
     """A truncated file, a CRC-corrupted event and a non-binlog file: exactly one error row
     each, and every other event and row is still there (the non-binlog file does not
     reconcile: none of its bytes is accounted for)."""
-    _, paths = generated
-    good = open(paths[0], "rb").read()
+    root, _ = generated
+    shop = root / "shop" / "mysql-bin.000001"
+    good = shop.read_bytes()
     d = tmp_path / "damaged"
     d.mkdir()
     (d / "good.000001").write_bytes(good)
-    last = _last_event(good)
+    last = _last_event(shop)
     (d / "truncated.000002").write_bytes(good[:last + 30])
     crc = bytearray(good)
-    bad_at = _flip_in_event(crc, 23 if b"MariaDB" in good[:200] else 30, 40)
+    bad_at = _flip_in_event(shop, crc, WRITE_ROWS_EVENT, 40)
     (d / "crc.000003").write_bytes(bytes(crc))
     (d / "notes.txt").write_text("these are not the binlogs you are looking for\n")
-    tables = job.decode([str(d)], spark, out=str(tmp_path / "t"), split_size="16k")
+    tables = decode([str(d)], spark, out=str(tmp_path / "t"), split_size="16k")
     errors = sorted((os.path.basename(e["file"]), e["stage"], e["kind"], e["offset"])
                     for e in tables.errors.collect())
     assert errors == [("crc.000003", "event", "checksum", bad_at),
@@ -281,17 +285,17 @@ def test_formats_modes_and_missing_inputs(spark, generated, tmp_path, capsys):
     from binlog_schema.cli import main
     _, paths = generated
     with pytest.raises(RuntimeError, match="Delta Lake jars"):
-        job.check_format(spark, "delta")
+        check_format(spark, "delta")
     # the command says so and exits 2 (in this process: it reuses the running session)
     assert main(["spark", "decode", paths[0], "--out", str(tmp_path / "d"), "--format",
                  "delta"]) == 2
     assert "Delta Lake jars" in capsys.readouterr().err
     assert not (tmp_path / "d").exists()
     out = str(tmp_path / "t")
-    job.decode([paths[0]], spark, out=out)
+    decode([paths[0]], spark, out=out)
     with pytest.raises(FileExistsError):
-        job.decode([paths[0]], spark, out=out)
-    t = job.decode([paths[0], str(tmp_path / "nope-*.bin")], spark, out=out, mode="overwrite")
+        decode([paths[0]], spark, out=out)
+    t = decode([paths[0], str(tmp_path / "nope-*.bin")], spark, out=out, mode="overwrite")
     errs = t.errors.collect()
     assert [(e["stage"], e["kind"]) for e in errs] == [("input", "io")]
     assert t.events.count() == reference_counts(paths[0])[1]
@@ -310,7 +314,7 @@ def test_listing_dirs_globs_hidden(spark, generated, tmp_path):
     shutil.copy(paths[0], d / "sub" / ".hidden" / "x")
     inputs = [str(d), str(root / "many" / "*-bin.00000[12]"), str(d / "sub" / "bin.000000"),
               str(tmp_path / "absent")]
-    files, missing = job.list_inputs(spark, inputs)
+    files, missing = list_inputs(spark, inputs)
     local, local_missing = list_local(inputs)
     assert sorted((local_path(u), n) for u, n in files) == sorted(set(local))
     assert len(files) == 5 and [m[0] for m in missing] == [m[0] for m in local_missing] == [
@@ -320,7 +324,7 @@ def test_listing_dirs_globs_hidden(spark, generated, tmp_path):
 def test_validate_specs_and_corpus(spark, corpus):
     from binlog_schema.vectors import validate
     sample = [str(p) for p in corpus[:25]]
-    df = tools.validate(spark, specs=[str(ROOT / "specs")], roundtrip=sample)
+    df = validate_job.validate(spark, specs=[str(ROOT / "specs")], roundtrip=sample)
     rows = df.collect()
     specs = [r for r in rows if r["check"] == "spec"]
     ref = validate(str(ROOT / "specs"))
@@ -358,8 +362,8 @@ def test_commands_local(spark, tmp_path, capsys):
                      "mariadb-11.4-bin.000003", "mariadb-11.8-bin.000004"]
     again = tmp_path / "again"  # deterministic per (seed, index), wherever it is written
     other = tmp_path / "other"
-    tools._write_one(str(again), 3, "mariadb", 60, "per_transaction", 1, "fixtures")
-    tools._write_one(str(other), 4, "mariadb", 60, "per_transaction", 1, "fixtures")
+    fixtures_job.write_one(str(again), 3, "mariadb", 60, "per_transaction", 1)
+    fixtures_job.write_one(str(other), 4, "mariadb", 60, "per_transaction", 1)
     same = (gen / names[0]).read_bytes()
     assert (again / names[0]).read_bytes() == same
     assert (other / names[0]).read_bytes() != same
@@ -368,7 +372,7 @@ def test_commands_local(spark, tmp_path, capsys):
     assert r.returncode == 0, r.stderr[-2000:]
     assert "reconciliation: 4 files" in r.stdout and ": OK;" in r.stdout
     assert "decode:" in r.stderr  # progress lines
-    for t in job.TABLES:
+    for t in TABLES:
         assert any(n.endswith(".parquet") for n in os.listdir(tmp_path / "t" / t)), t
     total = sum(reference_counts(str(gen / n))[0] for n in names)
     assert f"events read {total} =" in r.stdout
@@ -387,13 +391,14 @@ def test_standalone_cluster(tmp_path, generated):
                  "--out", str(tmp_path / "t"), "--master", url, "--split-size", "32k")
         assert r.returncode == 0, r.stderr[-3000:]
         assert f"master {url}" in r.stderr
-        total = sum(reference_counts(p)[0] for p in paths[:-1])
+        total = sum(reference_counts(str(p))[0] for p in (root / "many").iterdir())
         assert f"events read {total} = decoded {total} + quarantined 0, bytes " in r.stdout
         assert ": OK;" in r.stdout and "exit status" not in r.stdout
         env = {"PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable}
         submit = os.path.join(spark_home(), "bin", "spark-submit")
-        # spark-submit of the job module, rows through the JVM and Spark's writers
-        r = _run("bash", submit, "--master", url, job.__file__, "decode", str(root / "once"),
+        # spark-submit of the commands' module, rows through the JVM and Spark's writers
+        r = _run("bash", submit, "--master", url, commands.__file__, "decode",
+                 str(root / "once"),
                  "--out", str(tmp_path / "s"), "--split-size", "16k", "--engine", "spark",
                  env_extra=env)
         assert r.returncode == 0, r.stderr[-3000:]

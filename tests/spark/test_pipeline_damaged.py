@@ -258,8 +258,8 @@ def spark():
             pytest.fail(f"Spark tier cannot run in CI: {missing}")
         warnings.warn(f"Spark tier not run: {missing}")
         pytest.skip(f"Spark tier not run: {missing}")
-    from binlog_schema.pipeline import job
-    s = job.start_session("local[2]", {"spark.sql.shuffle.partitions": "4"})
+    from binlog_schema.pipeline.session import start_session
+    s = start_session("local[2]", {"spark.sql.shuffle.partitions": "4"})
     yield s
     s.stop()
 
@@ -293,9 +293,10 @@ def test_damaged_folder_reconciles_by_bytes(spark, folder, originals, tmp_path):
     bytes; its events are the whole-file reader's, its quarantined events and skipped ranges
     are errors rows with offset and size, the ranges tile the file; every event of the
     original that the damage did not touch is there, at its new offset, with its type."""
-    from binlog_schema.pipeline import job
+    from binlog_schema.pipeline.decode_job import decode
+    from binlog_schema.pipeline.report import DAMAGED, exit_status
     root, made = folder
-    tables = job.decode([str(root)], spark, out=str(tmp_path / "t"), split_size="2k")
+    tables = decode([str(root)], spark, out=str(tmp_path / "t"), split_size="2k")
     files = {r["file"]: r for r in tables.files.collect()}
     assert set(files) == set(made)
     events, errors = _spark_tables(tables)
@@ -343,7 +344,7 @@ def test_damaged_folder_reconciles_by_bytes(spark, folder, originals, tmp_path):
             assert files[name]["reconciled"] and files[name]["events_decoded"] == 0
             assert [(r["offset"], r["size"]) for r in by_file[name][1]] == [
                 (4, os.path.getsize(name) - 4)]
-    assert job.exit_status(list(files.values())) == job.DAMAGED
+    assert exit_status(list(files.values())) == DAMAGED
 
 
 @pytest.mark.spark

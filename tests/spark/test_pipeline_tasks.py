@@ -7,15 +7,15 @@ import os
 
 import pytest
 
-from binlog_schema.envelope import HEADER_SIZE
 from binlog_schema.model.row_change import RowDecoder
+from binlog_schema.mysql.codes import GTID_LOG_EVENT, MARIA_GTID_EVENT, TABLE_MAP_EVENT
 from binlog_schema.pipeline import tasks
-from binlog_schema.pipeline.synth import Recipe, write_fixture
 from binlog_schema.stream import BinlogReader
 from binlog_schema.values import temporal
 from binlog_schema.values.codecs import Compressed, EnumValue, Geometry, NaNFloat, SetValue
 
-from .pipeline_support import got_fields, reference_counts, reference_rows, same_row
+from .pipeline_support import (got_fields, reference_counts, reference_rows, same_row,
+                               write_shop)
 
 
 def decode_file(path, split_bytes, engine="arrow"):
@@ -45,19 +45,15 @@ def decode_file(path, split_bytes, engine="arrow"):
 
 
 def headers(path):
-    """(offset, type code) of every event, by walking the sizes."""
-    data = open(path, "rb").read()
-    pos, out = 4, []
-    while pos + HEADER_SIZE <= len(data):
-        out.append((pos, data[pos + 4]))
-        pos += int.from_bytes(data[pos + 9:pos + 13], "little")
-    return out
+    """(offset, type code) of every event (the whole-file reader's)."""
+    return [(r.offset, r.kind) for r in BinlogReader(str(path), decode="lazy")]
 
 
-@pytest.mark.parametrize("flavor,starts", [("mysql", {33}), ("mariadb", {162})])
+@pytest.mark.parametrize("flavor,starts", [("mysql", {GTID_LOG_EVENT}),
+                                           ("mariadb", {MARIA_GTID_EVENT})])
 def test_prescan_cuts_at_transaction_starts(tmp_path, flavor, starts):
     path = tmp_path / "f.bin"
-    write_fixture(path, seed=3, flavor=flavor, transactions=150)
+    write_shop(path, seed=3, flavor=flavor, transactions=150)
     size = os.path.getsize(path)
     splits = tasks.prescan(str(path), size, 20_000)
     assert len(splits) > 4
@@ -73,7 +69,7 @@ def test_prescan_cuts_at_transaction_starts(tmp_path, flavor, starts):
 
 def test_small_file_is_one_split(tmp_path):
     path = tmp_path / "f.bin"
-    write_fixture(path, seed=1, transactions=5)
+    write_shop(path, seed=1, transactions=5)
     assert len(tasks.prescan(str(path), os.path.getsize(path), 1 << 20)) == 1
 
 
@@ -81,7 +77,7 @@ def test_small_file_is_one_split(tmp_path):
 @pytest.mark.parametrize("flavor", ["mysql", "mariadb"])
 def test_splits_give_the_single_process_rows(tmp_path, flavor, engine):
     path = tmp_path / "f.bin"
-    write_fixture(path, seed=7, flavor=flavor, transactions=200)
+    write_shop(path, seed=7, flavor=flavor, transactions=200)
     splits, out = decode_file(path, 15_000, engine)
     assert len(splits) > 5
     ref = reference_rows(str(path))
@@ -99,8 +95,8 @@ def test_not_self_contained_splits_carry_table_maps(tmp_path):
     meets rows events whose table map is in an earlier split; the task must notice and carry
     the maps in force, and the rows must still equal the single-process decode."""
     path = tmp_path / "once.bin"
-    write_fixture(path, seed=5, transactions=200, table_maps="once")
-    assert sum(1 for _, code in headers(path) if code == 19) <= 4
+    write_shop(path, seed=5, transactions=200, table_maps="once")
+    assert sum(1 for _, code in headers(path) if code == TABLE_MAP_EVENT) <= 4
     splits, out = decode_file(path, 10_000)
     assert len(splits) > 5
     carried = sum(s[11] for s in out["stat"])
@@ -116,7 +112,7 @@ def test_without_the_fallback_rows_would_be_lost(tmp_path, monkeypatch):
     """The check is real: with the carried maps disabled, the same file loses rows to
     'no TABLE_MAP' errors."""
     path = tmp_path / "once.bin"
-    write_fixture(path, seed=5, transactions=200, table_maps="once")
+    write_shop(path, seed=5, transactions=200, table_maps="once")
     monkeypatch.setattr(tasks, "table_maps_before", lambda f, start, ctx: {})
     _, out = decode_file(path, 10_000)
     assert len(out["row"]) < len(reference_rows(str(path)))
@@ -239,11 +235,11 @@ def test_value_columns_as_value_by_value():
         assert got_fields(g, internal=False) == got_fields(tasks.to_value(v), internal=True), v
 
 
-def test_recipe_is_deterministic(tmp_path):
+def test_shop_files_are_deterministic(tmp_path):
     a, b, c = tmp_path / "a", tmp_path / "b", tmp_path / "c"
-    Recipe(11, 3, transactions=40).write(a)
-    Recipe(11, 3, transactions=40).write(b)
-    Recipe(12, 3, transactions=40).write(c)
+    write_shop(a, 11, index=3, transactions=40)
+    write_shop(b, 11, index=3, transactions=40)
+    write_shop(c, 12, index=3, transactions=40)
     assert a.read_bytes() == b.read_bytes() != c.read_bytes()
     assert sum(1 for _ in BinlogReader(str(a))) > 40
     assert RowDecoder  # the reference decoder the other tests use
@@ -254,7 +250,7 @@ def test_events_carry_their_transaction(tmp_path, flavor):
     """Every event of a transaction names its GTID and the offset of the event that opened
     it (across split boundaries too); events outside transactions name none."""
     path = tmp_path / "f.bin"
-    write_fixture(path, seed=2, flavor=flavor, transactions=60)
+    write_shop(path, seed=2, flavor=flavor, transactions=60)
     _, out = decode_file(path, 6_000)
     events = sorted(out["event"], key=lambda e: e["offset"])
     gtid_type = "GTID_LOG_EVENT" if flavor == "mysql" else "GTID_EVENT"
@@ -264,8 +260,9 @@ def test_events_carry_their_transaction(tmp_path, flavor):
         if typ == gtid_type:
             current = (gtid, offset)
             assert gtid and txn == offset
-        elif typ == "FORMAT_DESCRIPTION_EVENT":
-            assert (gtid, txn) == (None, None)
+        elif current is None or typ == "ROTATE_EVENT":   # before the first transaction
+            # (FORMAT_DESCRIPTION, PREVIOUS_GTIDS, GTID_LIST, ...), or after the last
+            assert (gtid, txn) == (None, None), e
         else:
             assert current is not None and (gtid, txn) == current, e
         if typ == "QUERY_EVENT" and e["query"].startswith("ALTER"):
@@ -276,7 +273,7 @@ def test_events_carry_their_transaction(tmp_path, flavor):
 
 def test_without_rows_events_and_shapes_remain(tmp_path):
     path = tmp_path / "f.bin"
-    write_fixture(path, seed=4, transactions=40)
+    write_shop(path, seed=4, transactions=40)
     split = tasks.prescan(str(path), os.path.getsize(path), 1 << 30)[0]
     kinds = [t[0] for t in tasks.decode_split(split, rows=False)]
     assert "row" not in kinds and kinds.count("table_map") == 3
@@ -286,7 +283,7 @@ def test_without_rows_events_and_shapes_remain(tmp_path):
 def test_task_count_one_split_per_task_unless_many():
     """Equal splits are never packed unevenly: with up to twice the target (eight per core)
     every split is a task; beyond, the target."""
-    from binlog_schema.pipeline.job import pack, task_count
+    from binlog_schema.pipeline.plan import pack, task_count
     mib = 1 << 20
     splits = [tasks.Split("f", 129 * mib, i, i * 8 * mib, (i + 1) * 8 * mib) for i in range(24)]
     assert task_count(splits, 2, 8 * mib) == 24
@@ -331,12 +328,13 @@ def test_repeated_table_maps_parsed_once_and_still_checked(tmp_path):
     transaction), yet every TABLE_MAP's header and CRC32 are still checked: one whose CRC
     was damaged is quarantined like any bad event, the same maps around it decode."""
     path = tmp_path / "f.bin"
-    write_fixture(path, seed=6, flavor="mysql", transactions=80)
+    write_shop(path, seed=6, flavor="mysql", transactions=80)
     data = bytearray(path.read_bytes())
-    maps = [pos for pos, code in headers(path) if code == 19]
+    sizes = {r.offset: len(r.raw) for r in BinlogReader(str(path), decode="lazy")}
+    maps = [pos for pos, code in headers(path) if code == TABLE_MAP_EVENT]
     assert len(maps) > 40
     bad = maps[30]
-    size = int.from_bytes(data[bad + 9:bad + 13], "little")
+    size = sizes[bad]
     data[bad + size - 1] ^= 0xFF        # the CRC32 (the body is that of other maps)
     path.write_bytes(bytes(data))
     memo = []

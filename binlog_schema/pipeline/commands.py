@@ -1,0 +1,314 @@
+"""``binlog-schema spark decode|fixtures|validate``: the pipeline's commands, their
+arguments (:func:`add_commands`, :func:`register`) and what each prints (pyspark is
+imported only when one of them runs).
+
+The driver of a job, also run as ``python -m binlog_schema.pipeline.commands decode ...`` or
+``spark-submit .../binlog_schema/pipeline/commands.py decode ...`` (the driver and the
+workers need this package importable: same virtual environment, or installed on every
+node).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+if __name__ == "__main__":  # run as a script (spark-submit): this directory is no package root
+    _here = os.path.dirname(os.path.abspath(__file__))
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _here]
+
+
+def parse_conf(items) -> dict:
+    """``--conf KEY=VALUE`` items as a dict."""
+    out = {}
+    for item in items or ():
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise SystemExit(f"--conf {item!r}: expected KEY=VALUE")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _need_pyspark(func):
+    def run(args):
+        try:
+            import pyspark  # noqa: F401
+        except ImportError:
+            print("binlog-schema spark: pyspark is not installed (pip install "
+                  "'binlog-schema[spark]', or scripts/setup.sh); Spark also needs Java 17+",
+                  file=sys.stderr)
+            return 2
+        from binlog_schema.pipeline.session import find_java
+        if find_java() is None:
+            print("binlog-schema spark: Spark needs Java 17+ and none was found on JAVA_HOME "
+                  "or PATH (scripts/setup.sh finds or installs one)", file=sys.stderr)
+            return 2
+        return func(args)
+    return run
+
+
+# ---------------------------------------------------------------------------------------
+# the arguments
+
+def _common(p):
+    """--master and --conf, which every command has."""
+    p.add_argument("--master", help="Spark master URL (default: the one spark-submit gives, "
+                   "else local[*] started here), e.g. spark://host:7077")
+    p.add_argument("--conf", action="append", metavar="KEY=VALUE",
+                   help="extra Spark configuration (repeatable)")
+
+
+def add_commands(sub):
+    """The ``decode``, ``fixtures`` and ``validate`` subcommands (shared by
+    ``binlog-schema spark`` and ``python -m binlog_schema.pipeline.commands``)."""
+    from binlog_schema.pipeline.fixtures_job import TABLE_MAPS   # (a light module)
+    d = sub.add_parser("decode", help="binlog files to typed tables (events, table_maps, "
+                       "row_changes, errors, files)",
+                       description="Decode binlog files, directories or globs (any Hadoop "
+                       "filesystem) into typed tables written under --out, with a per-file "
+                       "reconciliation: events read = decoded + quarantined, and the file's "
+                       "bytes = 4 (magic number) + bytes decoded (events) + bytes skipped "
+                       "(quarantined events and skipped ranges, each an errors row with offset "
+                       "and size). Damage never stops the job: each split resynchronises "
+                       "inside its own byte range. Exit status: 0 every file clean; 3 damaged "
+                       "but every file reconciled (events quarantined or bytes skipped: see "
+                       "the errors table); 1 a file does not reconcile (not a binlog, "
+                       "unreadable, bytes not all accounted for); 2 usage (output exists, "
+                       "format unavailable).")
+    d.add_argument("inputs", nargs="+", metavar="INPUT",
+                   help="binlog or relay-log files, directories (read recursively) or globs, "
+                   "on any Hadoop filesystem (file:, hdfs:, s3a:, ...)")
+    d.add_argument("--out", required=True, help="output directory (any Hadoop filesystem)")
+    d.add_argument("--format", choices=("parquet", "delta"), default="parquet",
+                   help="parquet (default); delta needs the Delta Lake jars on Spark's "
+                   "classpath and fails with a clear message otherwise")
+    d.add_argument("--split-size", default="8m",
+                   help="work per split (bytes, plus 200 per event): large files are cut "
+                   "at transaction boundaries into splits of about this size (default 8m)")
+    d.add_argument("--engine", choices=("auto", "arrow", "spark"), default="auto",
+                   help="arrow: tasks write Parquet parts themselves (pyarrow; half the CPU "
+                   "per row); spark: rows go through the JVM and Spark's writers (any "
+                   "Hadoop filesystem); auto (default): arrow when pyarrow is installed")
+    d.add_argument("--overwrite", action="store_true", help="replace existing tables")
+    d.add_argument("--no-rows", action="store_true", help="skip row_changes")
+    d.add_argument("--include-hidden", action="store_true",
+                   help="also read files named .* and _* inside directories")
+    d.add_argument("--quiet", action="store_true", help="no progress lines")
+    _common(d)
+    d.set_defaults(func=_need_pyspark(run_decode))
+
+    f = sub.add_parser("fixtures", help="write synthetic binlog files in parallel",
+                       description="Synthetic binlogs written by Spark tasks, deterministic "
+                       "per --seed and file index: each file a random spec of the synthetic "
+                       "generator (binlog_schema.synthetic, as 'binlog-schema fixtures "
+                       "--random'): three tables of random column types, for the flavor's "
+                       "server profiles in turn, every other file compressed where the "
+                       "server can.")
+    f.add_argument("--out", required=True, help="directory the workers can write")
+    f.add_argument("--files", type=int, default=20,
+                   help="how many files to write (default 20)")
+    f.add_argument("--transactions", type=int, default=200,
+                   help="transactions per file (default 200)")
+    f.add_argument("--seed", type=int, default=0,
+                   help="the seed of the random specs (default 0): the same seed, flavor "
+                   "and file index give the same bytes")
+    f.add_argument("--flavor", default="mixed",
+                   help="mysql, mariadb, mixed (default: every server profile in turn) or "
+                   "one server profile (mysql-8.0, mariadb-10.11, ...)")
+    f.add_argument("--table-maps", choices=TABLE_MAPS, default="per_transaction",
+                   help="per_transaction (default: as servers write them); once: each "
+                   "TABLE_MAP only before its table's first rows event in the file (not "
+                   "what servers do; makes splits that need carried table maps)")
+    _common(f)
+    f.set_defaults(func=_need_pyspark(run_fixtures))
+
+    v = sub.add_parser("validate", help="check golden vectors / round-trip a corpus in "
+                       "parallel, into a report table")
+    v.add_argument("--specs", action="append", metavar="DIR",
+                   help="directory of YAML golden vectors (repeatable)")
+    v.add_argument("--roundtrip", nargs="+", metavar="INPUT",
+                   help="binlog files, directories or globs to parse and rebuild")
+    v.add_argument("--out", help="write the report table (parquet) here")
+    v.add_argument("--overwrite", action="store_true",
+                   help="replace the report table at --out if it exists")
+    _common(v)
+    v.set_defaults(func=_need_pyspark(run_validate))
+
+
+def register(sub):
+    """Add this package's subcommands to the ``binlog-schema`` parser."""
+    s = sub.add_parser("spark", help="the PySpark pipeline: decode, fixtures, validate",
+                       description="Binlog files to typed tables on Spark (local[*] by "
+                       "default, or --master spark://host:7077).",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_commands(s.add_subparsers(dest="spark_command", required=True))
+
+
+# ---------------------------------------------------------------------------------------
+# decode
+
+
+def run_decode(args) -> int:
+    """``spark decode``: decode, write the tables, print the summary."""
+    from binlog_schema.pipeline.decode_job import have_pyarrow
+    from binlog_schema.pipeline.plan import EarlyPrescan, parse_size
+    from binlog_schema.pipeline.report import USAGE
+    from binlog_schema.pipeline.session import (finish_session, jvm_starts_here,
+                                                records_class_archive, start_session)
+    own_jvm = "PYSPARK_GATEWAY_PORT" not in os.environ and jvm_starts_here()
+    early = None
+    if own_jvm:   # the pre-scan of local files while the JVM starts
+        early = EarlyPrescan(args.inputs, parse_size(args.split_size), args.include_hidden)
+        early.start()
+    if args.engine == "auto":
+        args.engine = "arrow" if have_pyarrow() else "spark"
+    # C1 only when the JVM merely schedules (rows through the JVM and Spark's writers are
+    # JVM work that C2's code does faster)
+    spark = start_session(args.master, parse_conf(args.conf), class_cache="create",
+                          short_lived=args.engine == "arrow" and args.format == "parquet")
+    rc = None
+    try:
+        rc = _run_decode(spark, args, early)
+    finally:
+        if own_jvm:
+            ok = rc is not None and rc != USAGE
+            if ok and records_class_archive() and not args.quiet:
+                print("binlog-schema spark: recording the JVM's class-data archive (once per "
+                      "Java and Spark installation: later commands start faster)",
+                      file=sys.stderr, flush=True)
+            finish_session(spark, ok=ok)
+    return rc
+
+
+def _run_decode(spark, args, early=None) -> int:
+    from binlog_schema.pipeline.decode_job import decode
+    from binlog_schema.pipeline.report import (USAGE, Progress, exit_status, status_line,
+                                               summary_lines)
+    from binlog_schema.pipeline.tables import TABLES, check_format, hadoop_fs
+    progress = Progress(spark, enabled=not args.quiet)
+    try:
+        check_format(spark, args.format)
+    except RuntimeError as e:
+        print(f"binlog-schema spark decode: {e}", file=sys.stderr)
+        return USAGE
+    mode = "overwrite" if args.overwrite else "errorifexists"
+    out = args.out.rstrip("/")
+    progress.say(f"Spark {spark.version}, master {spark.sparkContext.master}, "
+                 f"{spark.sparkContext.defaultParallelism} cores, engine {args.engine}")
+    try:
+        if args.engine == "arrow" and args.format == "parquet":
+            tables = decode(args.inputs, spark, out=out, engine="arrow",
+                            split_size=args.split_size, rows=not args.no_rows,
+                            include_hidden=args.include_hidden, mode=mode, progress=progress,
+                            prescan=early)
+        else:
+            staging = out + "/_staging" if args.engine == "arrow" else None
+            tables = decode(args.inputs, spark, out=staging, engine=args.engine,
+                            split_size=args.split_size, rows=not args.no_rows,
+                            include_hidden=args.include_hidden, mode="overwrite",
+                            progress=progress, prescan=early)
+            if args.engine == "spark":
+                with progress.stage("decode"):
+                    spark.sparkContext.setJobDescription("decode")
+                    tables.unified.count()
+            tables.write(out, args.format, mode, progress)
+            tables.unpersist()
+            if staging:
+                fs, p = hadoop_fs(spark, staging)
+                fs.delete(p, True)
+    except FileExistsError as e:
+        print(f"binlog-schema spark decode: {e}", file=sys.stderr)
+        return USAGE
+    if getattr(tables, "file_rows", None) is not None:   # as written, without reading back
+        from binlog_schema.pipeline import schema
+        names = schema.FILES.fieldNames()
+        rows = [dict(zip(names, r)) for r in tables.file_rows]
+    else:
+        rows = spark.read.format(args.format).load(out + "/files").orderBy("file").collect()
+    for line in summary_lines(rows):
+        print(line)
+    print(f"tables written under {out}: {', '.join(TABLES)} ({args.format})", flush=True)
+    status = status_line(rows)
+    if status:
+        print(status, flush=True)
+    return exit_status(rows)
+
+
+# ---------------------------------------------------------------------------------------
+# fixtures, validate
+
+
+def run_fixtures(args) -> int:
+    """``spark fixtures``: write the files, say what was written."""
+    from binlog_schema.pipeline.fixtures_job import generate
+    from binlog_schema.pipeline.session import start_session
+    spark = start_session(args.master, parse_conf(args.conf))
+    t0 = time.time()
+    try:
+        made = generate(spark, args.out, args.files, seed=args.seed, flavor=args.flavor,
+                        transactions=args.transactions, table_maps=args.table_maps)
+    except ValueError as e:
+        print(f"binlog-schema spark fixtures: {e}", file=sys.stderr)
+        return 2
+    total = sum(m["bytes"] for m in made)
+    by_flavor = {}
+    for m in made:
+        by_flavor[m["flavor"]] = by_flavor.get(m["flavor"], 0) + 1
+    print(f"{len(made)} files ({', '.join(f'{n} {f}' for f, n in sorted(by_flavor.items()))})"
+          f", {total / (1 << 20):.1f} MiB, {sum(m['transactions'] for m in made)} "
+          f"transactions, {sum(1 for m in made if m.get('compressed'))} files compressed, "
+          f"in {time.time() - t0:.1f}s under {os.path.abspath(args.out)} (seed {args.seed})")
+    return 0
+
+
+def run_validate(args) -> int:
+    """``spark validate``: check, print the failures and the counts, write the report."""
+    from binlog_schema.pipeline.session import start_session
+    from binlog_schema.pipeline.validate_job import validate
+    if not args.specs and not args.roundtrip:
+        print("binlog-schema spark validate: give --specs DIR and/or --roundtrip INPUT...",
+              file=sys.stderr)
+        return 2
+    spark = start_session(args.master, parse_conf(args.conf))
+    t0 = time.time()
+    df = validate(spark, args.specs or (), args.roundtrip or ()).cache()
+    if args.out:
+        df.write.mode("overwrite" if args.overwrite else "errorifexists").parquet(args.out)
+    rows = df.collect()
+    bad = [r for r in rows if not r["ok"]]
+    for r in bad[:20]:
+        print(f"FAIL {r['check']} {r['file']} [{r['name']}]")
+        for p in (r["problems"] or [])[:3]:
+            print(f"    {p}")
+    for check in ("spec", "roundtrip"):
+        sel = [r for r in rows if r["check"] == check]
+        if not sel:
+            continue
+        good = sum(1 for r in sel if r["ok"])
+        line = f"{check}: {good} passed, {len(sel) - good} failed"
+        if check == "roundtrip":
+            line += (f" ({sum(r['events'] or 0 for r in sel)} events, "
+                     f"{sum(r['identical'] or 0 for r in sel)} identical, "
+                     f"{sum(r['rows'] or 0 for r in sel)} rows, "
+                     f"{sum(r['rows_identical'] or 0 for r in sel)} rows identical, "
+                     f"{sum(1 for r in sel if r['truncated_tail'])} truncated tails)")
+        print(line)
+    print(f"checked {len(rows)} items in {time.time() - t0:.1f}s"
+          + (f"; report table: {args.out}" if args.out else ""))
+    return 1 if bad or not rows else 0
+
+
+def main(argv=None) -> int:
+    """``python -m binlog_schema.pipeline.commands decode|fixtures|validate ...``, and the
+    file spark-submit runs."""
+    p = argparse.ArgumentParser(prog="binlog_schema.pipeline.commands",
+                                description="binlog files to typed tables on Spark")
+    add_commands(p.add_subparsers(dest="command", required=True))
+    args = p.parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

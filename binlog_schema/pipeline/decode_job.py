@@ -1,0 +1,128 @@
+"""The decode job: binlog files in, :class:`~binlog_schema.pipeline.tables.BinlogTables`
+out (:func:`decode`): inputs listed and cut into splits (:mod:`plan`), the splits decoded by
+Spark tasks (:mod:`tasks`) that either write Parquet parts themselves (engine arrow:
+:mod:`parts`, then ``table_maps`` and ``files`` written on the driver) or hand their rows to
+the JVM (engine spark: one cached DataFrame)."""
+
+from __future__ import annotations
+
+from contextlib import nullcontext
+
+from binlog_schema.pipeline import tasks
+from binlog_schema.pipeline.plan import (DEFAULT_SPLIT, EarlyPrescan, list_inputs, pack,
+                                         parse_size, plan_splits, task_count)
+from binlog_schema.pipeline.reconcile import (EVENT_STAGES, FAILURE_STAGES, count_by_file,
+                                              files_rows)
+from binlog_schema.pipeline.session import session_time_zone, start_session
+from binlog_schema.pipeline.tables import (BinlogTables, CachedTables, ParquetTables,
+                                           first_shapes, prepare_out, qualify)
+
+
+def have_pyarrow() -> bool:
+    """Whether engine arrow can run here (pyarrow and its Parquet writer)."""
+    try:
+        import pyarrow  # noqa: F401
+        import pyarrow.parquet  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def decode(inputs, spark=None, *, out: str | None = None, engine: str = "auto",
+           split_size=DEFAULT_SPLIT, rows: bool = True, partitions: int | None = None,
+           include_hidden: bool = False, mode: str = "errorifexists",
+           progress=None, prescan: EarlyPrescan | None = None) -> BinlogTables:
+    """Decode binlog files (paths, directories, globs, any Hadoop filesystem) into
+    DataFrames: ``events``, ``table_maps``, ``row_changes``, ``errors``, ``files``.
+
+    ``engine="arrow"`` (the default when pyarrow is installed; the workers need it too): the
+    tasks write Parquet parts under ``out`` (default: a new temporary directory; on a cluster
+    give a path every worker can write, local/shared or reachable by ``pyarrow.fs``),
+    decoding runs now, and the tables are read back from there. ``engine="spark"``: rows
+    cross into the JVM and are cached; nothing runs until a table is used; write with
+    :meth:`BinlogTables.write`."""
+    spark = spark or start_session()
+    if engine == "auto":
+        engine = "arrow" if have_pyarrow() else "spark"
+    if engine not in ("arrow", "spark"):
+        raise ValueError(f"engine {engine!r}: auto, arrow or spark")
+    split_bytes = parse_size(split_size)
+    if isinstance(inputs, str):
+        inputs = [inputs]
+    files, missing = list_inputs(spark, list(inputs), include_hidden)
+    with progress.stage("pre-scan") if progress else nullcontext():
+        splits = plan_splits(spark, files, missing, split_bytes,
+                             prescan.result() if prescan is not None else None)
+    sc = spark.sparkContext
+    if partitions is None:
+        partitions = task_count(splits, sc.defaultParallelism, split_bytes)
+    groups = pack(splits, partitions)
+    if progress:
+        progress.say(f"{len({s.uri for s in splits})} files, {len(splits)} splits in "
+                     f"{len(groups)} tasks, {sum(s.length for s in splits) / (1 << 20):.1f} "
+                     "MiB")
+    if engine == "spark":
+        return _decode_cached(spark, groups, splits, rows)
+    return _decode_arrow(spark, groups, splits, rows, out, mode, progress)
+
+
+def _decode_cached(spark, groups, splits, want_rows):
+    from pyspark import StorageLevel
+    from binlog_schema.pipeline import schema
+    sc = spark.sparkContext
+    rdd = sc.parallelize(groups, max(1, len(groups))).flatMap(
+        lambda g: tasks.decode_group(g, want_rows))
+    unified = _frame(spark, rdd, schema.UNIFIED).persist(StorageLevel.MEMORY_AND_DISK)
+    return CachedTables(spark, unified, splits)
+
+
+def _decode_arrow(spark, groups, splits, want_rows, out, mode, progress):
+    import tempfile
+    from binlog_schema.pipeline import arrow, parts, schema
+    if out is None:
+        out = tempfile.mkdtemp(prefix="binlog-schema-tables-")
+    out = qualify(spark, out)
+    prepare_out(spark, out, mode)
+    tz = session_time_zone(spark)
+    arrow_schemas = arrow.task_schemas(tz)
+    spark_json = {"events": schema.EVENTS.json(), "row_changes": schema.ROW_CHANGES.json(),
+                  "errors": schema.ERRORS.json()}
+    sc = spark.sparkContext
+    sc.setJobDescription(f"decode {len(splits)} splits")
+    with progress.stage("decode") if progress else nullcontext():
+        small = sc.parallelize(list(enumerate(groups)), max(1, len(groups))).flatMap(
+            lambda ig: parts.write_group(ig[0], ig[1], out, arrow_schemas, spark_json,
+                                         want_rows)).collect()
+    shapes = [row for tag, row in small if tag == tasks.TABLE_MAP]  # (Spark's internal form)
+    stats = [row for tag, row in small if tag == tasks.STAT]
+    with progress.stage("table_maps, files") if progress else nullcontext():
+        # small tables: written here by pyarrow as the tasks write theirs (a Spark job each
+        # would cost more than the data, and it is time no core can share)
+        parts.write_table(out, "table_maps", arrow.arrow_schema(schema.TABLE_MAPS, tz),
+                          schema.TABLE_MAPS.json(), first_shapes(shapes))
+        tables = ParquetTables(spark, out, splits, stats)
+        try:  # counted from the part files themselves (pyarrow, on the driver)
+            counts = parts.count_parts(out, EVENT_STAGES, FAILURE_STAGES)
+        except Exception:  # noqa: BLE001 - a location pyarrow cannot read: Spark counts
+            sc.setJobDescription("files (reconciliation)")
+            counts = count_by_file(tables.events, tables.errors, tables.row_changes)
+        rows = files_rows(stats, [(r[-4], r[2]) for r in shapes], counts)
+        parts.write_table(out, "files", arrow.arrow_schema(schema.FILES, tz),
+                          schema.FILES.json(), rows)
+        tables.file_rows = rows
+    return tables
+
+
+
+def _frame(spark, rdd, struct):
+    """A DataFrame from an RDD of tuples already in Spark's internal form (the tasks produce
+    dates as days and timestamps as microseconds): no per-row conversion in Python.
+    (pyspark's own private route, the one ``createDataFrame`` takes after converting each
+    row: pyspark has no public entry that skips the conversion.)"""
+    from pyspark.sql import DataFrame
+    jvm = spark._jvm
+    jrdd = jvm.SerDeUtil.toJavaArray(rdd._to_java_object_rdd())
+    jdf = spark._jsparkSession.applySchemaToPythonRDD(jrdd.rdd(), struct.json())
+    df = DataFrame(jdf, spark)
+    df._schema = struct
+    return df

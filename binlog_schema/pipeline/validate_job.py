@@ -1,0 +1,108 @@
+"""The validate job (``spark validate``): golden vectors checked and binlog files
+round-tripped (:func:`binlog_schema.roundtrip.roundtrip_file`) by Spark tasks, into one report
+table (:func:`validate`, :func:`report_schema`)."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from binlog_schema.pipeline.fsio import display_name, open_input
+
+
+def _check_specs(path: str, text: str):
+    import yaml
+    from binlog_schema.vectors import check_vector
+    t0 = time.perf_counter()
+    try:
+        docs = [d for d in yaml.safe_load_all(text) if d]
+    except yaml.YAMLError as e:
+        yield ("spec", path, os.path.basename(path), False, None, None, None, None, None, None,
+               None, None, [f"YAML: {e}"], time.perf_counter() - t0)
+        return
+    for i, doc in enumerate(docs):
+        t1 = time.perf_counter()
+        name = doc.get("name") if isinstance(doc, dict) else None
+        try:
+            problems = check_vector(doc)
+        except Exception as e:  # noqa: BLE001 - a broken vector is a failure, not a crash
+            problems = [f"vector could not be checked: {type(e).__name__}: {e}"]
+        yield ("spec", path, name or f"{os.path.basename(path)}#{i}", not problems, None, None,
+               None, None, None, None, None, None, [str(p) for p in problems],
+               time.perf_counter() - t1)
+
+
+def _roundtrip(uri: str):
+    from binlog_schema.roundtrip import roundtrip_file
+    name = display_name(uri)
+    t0 = time.perf_counter()
+    try:
+        with open_input(uri) as f:
+            r = roundtrip_file(f)
+    except OSError as e:
+        yield ("roundtrip", name, os.path.basename(name), False, 0, 0, 0, 1, 0, 0, 0, False,
+               [f"io: {e}"], time.perf_counter() - t0)
+        return
+    problems = ([f"differ at {d['offset']} ({d['type']}, byte {d['byte']}): {d['path']}"
+                 for d in r["differ"][:5]]
+                + [f"failed at {x['offset']}: {x['error']}" for x in r["failed"][:5]]
+                + [f"rows not decodable at {x['offset']}: {x['error']}"
+                   for x in r["rows_failed"][:5]])
+    yield ("roundtrip", name, os.path.basename(name), not r["differ"] and not r["failed"],
+           r["events"], r["identical"], len(r["differ"]), len(r["failed"]), r["rows"],
+           r["rows_identical"], len(r["rows_failed"]), r["tail"] is not None, problems,
+           time.perf_counter() - t0)
+
+
+def _check(item):
+    kind, where, payload = item
+    if kind == "spec":
+        yield from _check_specs(where, payload)
+    else:
+        yield from _roundtrip(where)
+
+
+def report_schema():
+    from pyspark.sql import types as T
+    L = T.LongType
+    return T.StructType([
+        T.StructField("check", T.StringType()), T.StructField("file", T.StringType()),
+        T.StructField("name", T.StringType()), T.StructField("ok", T.BooleanType()),
+        T.StructField("events", L()), T.StructField("identical", L()),
+        T.StructField("differ", L()), T.StructField("failed", L()),
+        T.StructField("rows", L()), T.StructField("rows_identical", L()),
+        T.StructField("rows_failed", L()), T.StructField("truncated_tail", T.BooleanType()),
+        T.StructField("problems", T.ArrayType(T.StringType())),
+        T.StructField("seconds", T.DoubleType())])
+
+
+def validate(spark, specs=(), roundtrip=()):
+    """A DataFrame with one row per golden vector (``specs``: directories of YAML files,
+    read on the driver) and per round-tripped file (``roundtrip``: files, directories,
+    globs on any Hadoop filesystem), checked in parallel."""
+    from binlog_schema.pipeline.plan import list_inputs   # (the driver's; tasks need none)
+    items = []
+    for d in specs:
+        for root, dirs, names in os.walk(d):
+            dirs.sort()
+            for n in sorted(names):
+                if n.endswith((".yaml", ".yml")):
+                    p = os.path.join(root, n)
+                    with open(p, encoding="utf-8") as fh:
+                        items.append(("spec", p, fh.read()))
+    if roundtrip:
+        files, missing = list_inputs(spark, list(roundtrip))
+        items += [("roundtrip", uri, None) for uri, _ in files]
+        items += [("missing", uri, why) for uri, why in missing]
+    sc = spark.sparkContext
+    sc.setJobDescription(f"validate: {len(items)} items")
+    rows = []
+    for kind, where, why in [i for i in items if i[0] == "missing"]:
+        rows.append(("roundtrip", where, os.path.basename(where), False, 0, 0, 0, 1, 0, 0, 0,
+                     False, [why], 0.0))
+    work = [i for i in items if i[0] != "missing"]
+    rdd = sc.parallelize(work, max(1, min(len(work), 4 * sc.defaultParallelism))).flatMap(
+        _check)
+    df = spark.createDataFrame(rdd.union(sc.parallelize(rows, 1)) if rows else rdd,
+                               report_schema())
+    return df
