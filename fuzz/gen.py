@@ -18,11 +18,11 @@ import construct as c
 from binlog_schema.construct_ext.errors import LayoutError
 
 from binlog_schema.errors import BinlogError, BuildError
-from binlog_schema.mysql.flavor import flavor_for
+from binlog_schema.mysql.flavor import flavor_for, flavor_name_of, json_is_binary
 from binlog_schema.model.table_map import Column, TableMap, table_map_from_event
 from binlog_schema.envelope import build_event, parse_event
 
-from .harness import Finding, VERSIONS, _diff, check_typed, untyped
+from .common import VERSIONS, Finding, byte_difference, check_typed, untyped
 
 try:
     from atheris import FuzzedDataProvider
@@ -97,7 +97,7 @@ def _wide(fdp, lo, hi, out=0):
 
 def make_table_map(fdp, rows_only=False) -> TableMap:
     version = fdp.PickValueInList(list(VERSIONS))
-    flavor = "mariadb" if "MariaDB" in version else "mysql"
+    flavor = flavor_name_of(version)
     fl = flavor_for(flavor, version)
     row_metadata = fdp.PickValueInList(["none", "minimal", "full"])
     if rows_only and row_metadata == "none":
@@ -333,7 +333,7 @@ def make_value(fdp, col, flavor):
               "BLOB"):
         return _charset_text(fdp, col, 300 if fdp.ConsumeIntInRange(0, 15) == 0 else 12)
     if ty == "JSON":
-        if flavor == "mariadb":
+        if not json_is_binary(flavor):   # (MariaDB's JSON is text)
             return json.dumps(_json(fdp), default=str)
         return _json(fdp)
     if ty == "GEOMETRY":
@@ -425,7 +425,7 @@ def rows_roundtrip(fdp):
                               f"decoded {got.get(k)!r:.120}")
     again = codec2.encode(decoded, value["body"], 30)
     if again != raw:
-        raise Finding(f"decoded rows encode to other bytes: {_diff(raw, again)}")
+        raise Finding(f"decoded rows encode to other bytes: {byte_difference(raw, again)}")
 
 
 def _col(col):

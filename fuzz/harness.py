@@ -15,6 +15,9 @@ the API documents them: the row codecs). Anything else raises :class:`Finding`:
   time, so a busy machine does not make false hangs), or a peak RSS above
   ``FUZZ_RSS_LIMIT_MB`` (1024).
 
+:class:`Finding`, the checks that make one and the server versions the contexts vary over are
+in :mod:`fuzz.common` (shared with :mod:`fuzz.gen`, the typed values of the build target).
+
 Contexts the targets use have small limits (``LIMITS``: 16 MiB decompressed, 16 MiB events,
 4096 columns), so "no allocation over the configured limits" is checkable with a 1 GiB RSS
 ceiling.
@@ -40,9 +43,19 @@ from binlog_schema.envelope import build_event, parse_event, type_name
 from binlog_schema.events.envelope import Event
 from binlog_schema.mysql.framing import event_crc as _crc
 from binlog_schema.errors import BinlogError, BuildError
-from binlog_schema.mysql.flavor import checksum_length
+from binlog_schema.mysql.codes import (
+    DELETE_ROWS_COMPRESSED_EVENT, DELETE_ROWS_COMPRESSED_EVENT_V1, DELETE_ROWS_EVENT,
+    DELETE_ROWS_EVENT_V1, PARTIAL_UPDATE_ROWS_EVENT, PRE_GA_DELETE_ROWS_EVENT,
+    PRE_GA_UPDATE_ROWS_EVENT, PRE_GA_WRITE_ROWS_EVENT, TABLE_MAP_EVENT,
+    UPDATE_ROWS_COMPRESSED_EVENT, UPDATE_ROWS_COMPRESSED_EVENT_V1, UPDATE_ROWS_EVENT,
+    UPDATE_ROWS_EVENT_V1, WRITE_ROWS_COMPRESSED_EVENT, WRITE_ROWS_COMPRESSED_EVENT_V1,
+    WRITE_ROWS_EVENT, WRITE_ROWS_EVENT_V1)
+from binlog_schema.mysql.flavor import checksum_length, flavor_name_of, version_numbers
+from binlog_schema.mysql.framing import HEADER_SIZE
 from binlog_schema.serial.event_forms import first_difference, to_plain
 from binlog_schema.construct_ext.streams import TrackingIO
+
+from .common import VERSIONS, Finding, Hang, byte_difference as _diff, check_typed, untyped
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CORPUS = pathlib.Path(os.environ.get("BINLOG_CORPUS", ROOT.parent / "shared" / "corpus"))
@@ -52,15 +65,6 @@ RSS_LIMIT_MB = int(os.environ.get("FUZZ_RSS_LIMIT_MB", "1024"))
 LIMITS = {"max_uncompressed": 16 << 20, "max_columns": 4096}
 MAX_EVENT_SIZE = 16 << 20
 MAGIC = b"\xfebin"
-
-
-class Finding(Exception):
-    """A crash, a hang or a broken property: what the campaign looks for. ``key`` names its
-    kind and place (``untyped codecs.py:250 build``), for the list of known findings."""
-
-    def __init__(self, message: str, key: str | None = None):
-        super().__init__(message)
-        self.key = key
 
 
 # Findings in files this campaign may not change (owned by other work in progress), reported
@@ -83,11 +87,6 @@ def _known(f: Finding, data: bytes) -> bool:
         with open(log, "a", encoding="utf-8") as out:
             out.write(f"{f.key}\t{f}\t{data[:4096].hex()}\n")
     return True
-
-
-class Hang(BaseException):
-    """Raised by the CPU timer inside the package's code; a BaseException so that no
-    ``except Exception`` in the package can swallow or convert it."""
 
 
 # ------------------------------------------------------------------------------- guards
@@ -136,54 +135,12 @@ def guarded(target):
 _CONSTRUCT_OK = (c.ConstructError, LayoutError, BinlogError)
 
 
-def _origin(e: BaseException):
-    """The crash a typed error was converted from by one of the package's catch-alls
-    (``envelope.convert_error`` and RowDecoder keep it as ``.original``); None for errors
-    raised as such or converted deliberately (``except zlib.error: raise ...``)."""
-    return getattr(e, "original", None)
-
-
-def check_typed(e: BinlogError, data: bytes, what: str, base: int = 0):
-    """A typed error must not hide a crash, and must name an offset inside the input."""
-    cause = _origin(e)
-    if cause is not None and not isinstance(cause, Hang):
-        name = type(cause).__name__
-        raise Finding(f"{what}: {name} converted to {e.kind}: {cause!r:.300} (raised at "
-                      f"{where(cause)})", key=f"converted {name} {where(cause, False)}")
-    if e.offset is not None and not base <= e.offset <= base + len(data):
-        raise Finding(f"{what}: error offset {e.offset} outside the input "
-                      f"[{base}, {base + len(data)}]: {e}")
-
-
-def untyped(what: str, e: BaseException):
-    return Finding(f"{what}: untyped {type(e).__name__}: {e!r:.300} (raised at {where(e)})",
-                   key=f"untyped {type(e).__name__} {where(e, False)}")
-
-
-def where(e: BaseException, line: bool = True) -> str:
-    """file:line and function of the innermost frame of the package that raised ``e``
-    (``line=False``: file and function, a key that survives edits elsewhere in the file)."""
-    tb, last = e.__traceback__, None
-    while tb is not None:
-        code = tb.tb_frame.f_code
-        if "binlog_schema" in code.co_filename:
-            name = pathlib.Path(code.co_filename).name
-            last = f"{name}:{tb.tb_lineno} {code.co_name}" if line else f"{name} {code.co_name}"
-        tb = tb.tb_next
-    return last or "?"
-
-
 # ------------------------------------------------------------------------------- contexts
-
-VERSIONS = ("8.0.40", "5.7.44-log", "10.11.6-MariaDB-log", "9.1.0", "8.0.22", "5.1.73-log",
-            "11.8.2-MariaDB", "8.4.3")
-
 
 def _make_variant(b: int) -> Context:
     version = VERSIONS[(b >> 2) % len(VERSIONS)]
     return Context(checksum=bool(b & 1), table_id_size=4 if b & 2 else 6,
-                   server_version=version,
-                   flavor="mariadb" if "MariaDB" in version else "mysql", **LIMITS)
+                   server_version=version, flavor=flavor_name_of(version), **LIMITS)
 
 
 VARIANTS = [_make_variant(b) for b in range(256)]
@@ -197,36 +154,31 @@ def variant(b: int) -> Context:
 
 def variant_byte(ctx: Context) -> int:
     """The variant closest to a context read from a file (for seeds)."""
-    v = ctx.server_version or "8.0.40"
-    best = 0
-    if "mariadb" in v.lower():
-        best = 2
-    else:
-        for i, cand in enumerate(VERSIONS):
-            if "MariaDB" not in cand and cand.split(".")[:2] == v.split(".")[:2]:
-                best = i
-                break
+    v = ctx.server_version or VERSIONS[0]
+    flavor = flavor_name_of(v)
+    best = next((i for i, cand in enumerate(VERSIONS) if flavor_name_of(cand) == flavor and (
+        flavor == "mariadb" or version_numbers(cand)[:2] == version_numbers(v)[:2])), 0)
     return (1 if ctx.checksum else 0) | (2 if ctx.table_id_size == 4 else 0) | (best << 2)
 
 
 def fix_crc(data: bytes, ctx: Context) -> bytes:
     """The input with a valid CRC32 where its header says the event ends, so that mutations
     reach the body instead of stopping at the checksum (the stream target keeps bad CRCs)."""
-    if len(data) < 19:
+    if len(data) < HEADER_SIZE:
         return data
     size = int.from_bytes(data[9:13], "little")
-    if not 23 <= size <= len(data):
+    if not HEADER_SIZE + 4 <= size <= len(data):
         return data
-    if not checksum_length(ctx.kind(data[4]), data[19:size], ctx):
+    if not checksum_length(ctx.kind(data[4]), data[HEADER_SIZE:size], ctx):
         return data
-    crc = _crc(data[:19], data[19:size - 4]).to_bytes(4, "little")
+    crc = _crc(data[:HEADER_SIZE], data[HEADER_SIZE:size - 4]).to_bytes(4, "little")
     return data[:size - 4] + crc + data[size:]
 
 
 def make_event(code: int, body: bytes, ctx: Context, ts: int = 0x65535300) -> bytes:
     """Header (type ``code``, event_size and log_pos computed), body, CRC32 when the context
     has checksums."""
-    size = 19 + len(body) + (4 if ctx.checksum else 0)
+    size = HEADER_SIZE + len(body) + (4 if ctx.checksum else 0)
     head = (ts.to_bytes(4, "little") + bytes((code,)) + (1000).to_bytes(4, "little")
             + size.to_bytes(4, "little") + size.to_bytes(4, "little") + b"\0\0")
     crc = _crc(head, body).to_bytes(4, "little") if ctx.checksum else b""
@@ -297,13 +249,6 @@ def one_event(data: bytes):
         name = type_name(ctx.kind(event[4]))
         raise Finding(f"{name}: parse then build is not the input: "
                       f"{_diff(event[:size], again)}; field {path}", key=f"rebuild {name} {path}")
-
-
-def _diff(want: bytes, got: bytes) -> str:
-    for i, (x, y) in enumerate(zip(want, got)):
-        if x != y:
-            return f"offset {i}: {x:02x} became {y:02x} (of {len(want)} bytes)"
-    return f"{len(want)} bytes became {len(got)}"
 
 
 # ------------------------------------------------------------------------------- (b) stream
@@ -384,7 +329,7 @@ def table_map(data: bytes):
     if not data:
         return
     ctx = variant(data[0])
-    event = make_event(19, data[1:], ctx)
+    event = make_event(TABLE_MAP_EVENT, data[1:], ctx)
     try:
         value = parse_event(event, ctx)
     except BinlogError as e:
@@ -412,7 +357,12 @@ def table_map(data: bytes):
 
 # ------------------------------------------------------------------------------- (d) rows
 
-ROWS_CODES = (30, 31, 32, 39, 23, 24, 25, 20, 21, 22, 166, 167, 168, 169, 170, 171)
+ROWS_CODES = (WRITE_ROWS_EVENT, UPDATE_ROWS_EVENT, DELETE_ROWS_EVENT, PARTIAL_UPDATE_ROWS_EVENT,
+              WRITE_ROWS_EVENT_V1, UPDATE_ROWS_EVENT_V1, DELETE_ROWS_EVENT_V1,
+              PRE_GA_WRITE_ROWS_EVENT, PRE_GA_UPDATE_ROWS_EVENT, PRE_GA_DELETE_ROWS_EVENT,
+              WRITE_ROWS_COMPRESSED_EVENT_V1, UPDATE_ROWS_COMPRESSED_EVENT_V1,
+              DELETE_ROWS_COMPRESSED_EVENT_V1, WRITE_ROWS_COMPRESSED_EVENT,
+              UPDATE_ROWS_COMPRESSED_EVENT, DELETE_ROWS_COMPRESSED_EVENT)
 _TABLE_MAPS: list | None = None
 
 
@@ -423,9 +373,9 @@ def table_maps() -> list:
     if _TABLE_MAPS is None:
         found = {}
         for raw, ctx in _spec_table_maps():
-            found.setdefault((raw[19:], ctx.flavor, ctx.server_version), (raw, ctx))
-        for raw, ctx in _corpus_events(kinds={19}):
-            found.setdefault((raw[19:], ctx.flavor, ctx.server_version), (raw, ctx))
+            found.setdefault((raw[HEADER_SIZE:], ctx.flavor, ctx.server_version), (raw, ctx))
+        for raw, ctx in _corpus_events(kinds={TABLE_MAP_EVENT}):
+            found.setdefault((raw[HEADER_SIZE:], ctx.flavor, ctx.server_version), (raw, ctx))
         _TABLE_MAPS = [found[k] for k in sorted(found, key=repr)]
     return _TABLE_MAPS
 
@@ -566,7 +516,7 @@ def _spec_table_maps():
         if "table_map_hex" in doc:
             yield _hex(doc["table_map_hex"]), ctx
         raw = _hex(doc["hex"])
-        if len(raw) > 19 and ctx.kind(raw[4]) == 19 and "error" not in doc:
+        if len(raw) > HEADER_SIZE and ctx.kind(raw[4]) == TABLE_MAP_EVENT and "error" not in doc:
             yield raw, ctx
 
 
@@ -599,7 +549,7 @@ def _corpus_records():
             for rec in BinlogReader(str(path), skip_errors=True, decode="lazy"):
                 for r in [rec] + list(rec.inner or ()):
                     tm = None
-                    if r.kind == 19 and r.value is not None:
+                    if r.kind == TABLE_MAP_EVENT and r.value is not None:
                         maps[r.value["body"]["table_id"]] = r.raw
                     elif r.value is not None and isinstance(r.value.get("body"), dict):
                         tm = maps.get(r.value["body"].get("table_id"))
@@ -651,10 +601,10 @@ def seeds(name: str, small: bool = False):
     elif name == "table_map":
         for raw, ctx in _spec_table_maps():
             add("spec", bytes((variant_byte(ctx),)) + _body(raw, ctx))
-        for raw, ctx in _corpus_events(kinds={19}):
+        for raw, ctx in _corpus_events(kinds={TABLE_MAP_EVENT}):
             add("corpus", bytes((variant_byte(ctx),)) + _body(raw, ctx))
     elif name == "rows":
-        index = {(raw[19:], ctx.flavor, ctx.server_version): i
+        index = {(raw[HEADER_SIZE:], ctx.flavor, ctx.server_version): i
                  for i, (raw, ctx) in enumerate(table_maps())}
         from binlog_schema.mysql.codes import ROWS_KINDS
         for _, doc in _spec_docs():
@@ -662,12 +612,12 @@ def seeds(name: str, small: bool = False):
                 ctx = _spec_context(doc)
                 tm = _hex(doc["table_map_hex"])
                 raw = _hex(doc["hex"])
-                i = index.get((tm[19:], ctx.flavor, ctx.server_version))
+                i = index.get((tm[HEADER_SIZE:], ctx.flavor, ctx.server_version))
                 if i is not None and ctx.kind(raw[4]) in ROWS_KINDS:
                     add("spec", _rows_seed(i, ctx.kind(raw[4]), raw, ctx))
         for raw, ctx, kind, tm in _corpus_records():
             if kind in ROWS_KINDS and tm is not None and len(raw) <= 16384:
-                i = index.get((tm[19:], ctx.flavor, ctx.server_version))
+                i = index.get((tm[HEADER_SIZE:], ctx.flavor, ctx.server_version))
                 if i is not None:
                     add(f"corpus{kind}", _rows_seed(i, kind, raw, ctx))
     elif name == "damage":  # the fuzzer's choices: which file, which damage, where
@@ -896,7 +846,7 @@ _damage_path = None
 
 
 def _body(raw: bytes, ctx: Context) -> bytes:
-    return raw[19:len(raw) - (4 if ctx.checksum else 0)]
+    return raw[HEADER_SIZE:len(raw) - checksum_length(ctx.kind(raw[4]), None, ctx)]
 
 
 def _rows_seed(i, kind, raw, ctx) -> bytes:
@@ -909,9 +859,9 @@ def _prefix(data: bytes, n: int) -> bytes:
     if len(data) <= n:
         return data
     pos, last = 4, 4
-    while pos + 19 <= len(data):
+    while pos + HEADER_SIZE <= len(data):
         size = int.from_bytes(data[pos + 9:pos + 13], "little")
-        if size < 19 or pos + size > n:
+        if size < HEADER_SIZE or pos + size > n:
             break
         last = pos = pos + size
     return data[:last if last > n // 2 else n]
