@@ -19,7 +19,7 @@ def _records(rec):
 def _roundtrip_rows(decoder, r, res, rows_kinds):
     """Decode a rows event's row images through the table map and build them back."""
     if r.kind not in rows_kinds:
-        decoder._one(r)
+        decoder.feed_one(r)
         return
     try:
         decoded, _ = decoder.rows_of(r)
