@@ -189,7 +189,6 @@ class RowDecoder:
                 self.file, signed_known, names))
         return out
 
-    _one = feed_one  # (the name callers outside this module used before feed_one)
 
 
 def _named(image):

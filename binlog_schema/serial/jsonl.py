@@ -188,7 +188,7 @@ class EventLines:
                 checksum = value.get("checksum")
             extra = ""
             if kind in state:
-                decoder._one(rec)
+                decoder.feed_one(rec)
             elif kind in with_rows:
                 extra = rows_json(rec, decoder, binary)
             kp = kinds.get(kind)
@@ -214,7 +214,7 @@ class EventLines:
         if decoder is not None:
             if kind in _ROWS_STATE_KINDS and (
                     parts is not None or (r.error is None and r.value is not None)):
-                decoder._one(r)
+                decoder.feed_one(r)
             if kind in _ROWS_KINDS:
                 extra = rows_json(r, decoder, binary)
         add(self.line(r, parts, extra))

@@ -214,7 +214,7 @@ def _write_text(records, out, decoder, binary, on_error) -> None:
             if r.error is not None and on_error is None:
                 raise r.error
             if decoder is not None and kind in _ROWS_STATE_KINDS and r.value is not None:
-                decoder._one(r)
+                decoder.feed_one(r)
             out.add(text.event_lines(r))
             if decoder is not None and kind in ROWS_KINDS:
                 for line in text.rows_lines(r, decoder, binary):
