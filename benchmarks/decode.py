@@ -26,7 +26,8 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from binlog_schema.stream import BinlogReader  # noqa: E402
+from binlog_schema.scanning import Blocks  # noqa: E402
+from binlog_schema.stream import MAX_EVENT_SIZE, BinlogReader  # noqa: E402
 from table_maps import make_large  # noqa: E402
 
 CORPUS = pathlib.Path(os.environ.get("BINLOG_CORPUS", ROOT.parent / "shared" / "corpus"))
@@ -97,14 +98,10 @@ def prefix_copy(path, size, out):
     """The first events of ``path`` up to about ``size`` bytes (cut at an event boundary)."""
     with open(path, "rb") as f, open(out, "wb") as g:
         g.write(f.read(4))
-        pos = 4
-        while pos < size:
-            head = f.read(19)
-            if len(head) < 19:
+        for pos, _code, n, buf, i in Blocks(f, pos=4).walk(4, MAX_EVENT_SIZE):
+            if pos >= size:
                 break
-            n = int.from_bytes(head[9:13], "little")
-            g.write(head + f.read(n - 19))
-            pos += n
+            g.write(buf[i:i + n])
 
 
 def bench(path):

@@ -25,6 +25,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from binlog_schema.envelope import build_event, parse_event  # noqa: E402
 from binlog_schema.model.table_map import table_map_from_event  # noqa: E402
+from binlog_schema.mysql.codes import TABLE_MAP_EVENT, TRANSACTION_PAYLOAD_EVENT  # noqa: E402
 from binlog_schema.stream import BinlogReader  # noqa: E402
 
 CORPUS = pathlib.Path(os.environ.get("BINLOG_CORPUS", ROOT.parent / "shared" / "corpus"))
@@ -34,9 +35,9 @@ REPEATS = int(os.environ.get("BENCH_REPEATS", "5"))
 def collect(files, limit=None):
     events = []
     for path in files:
-        for rec in BinlogReader(path, types=[19, 40]):
+        for rec in BinlogReader(path, types=[TABLE_MAP_EVENT, TRANSACTION_PAYLOAD_EVENT]):
             for r in [rec] + list(rec.inner or []):
-                if r.kind == 19 and r.value is not None:
+                if r.kind == TABLE_MAP_EVENT and r.value is not None:
                     events.append((r.raw, r.ctx))
                     if limit and len(events) >= limit:
                         return events

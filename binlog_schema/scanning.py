@@ -25,15 +25,15 @@ TYPE_AT, SIZE_AT, LOG_POS_AT = 4, 9, 13
 
 
 class Blocks:
-    """A file's bytes, read through a block kept in hand (``size`` bytes, 1 MiB by default,
-    or a read's size when larger), and its event headers walked: the one header scanner.
+    """A file's bytes, read through a block kept in hand (``size`` bytes, 1 MiB by default, or
+    a read's size when larger), and its event headers walked: the one header scanner.
 
-    ``f``: a binary file object, or the bytes themselves; ``pos``: where the file is now,
-    when this object is the only one to move it (it then seeks only to read elsewhere than
-    where it is: a stream that cannot seek is read forward), None: seeked before each read. ``watch``: called
-    with each block read and its offset. :meth:`at` and :meth:`block` read at any offset;
-    :meth:`header` reads one header; :meth:`walk` reads the headers from one event to the
-    next, as a reader follows the sizes."""
+    ``f``: a binary file object, or the bytes themselves; ``pos``: where the file is now, when this
+    object is the only one to move it (it then seeks only to read elsewhere than where it is: a
+    stream that cannot seek is read forward), None: seeked before each read. ``watch``: called with
+    each block read and its offset. :meth:`at` and :meth:`block` read at any offset; :meth:`header`
+    reads one header; :meth:`walk` reads the headers from one event to the next, as a reader follows
+    the sizes."""
 
     SIZE = 1 << 20
 
@@ -88,13 +88,13 @@ class Blocks:
 
     def walk(self, pos: int, max_size: int, whole: bool = True, mark: int = -1):
         """The events from ``pos`` on, one after the other as their sizes say: for each,
-        ``(offset, type code stored, event_size, block, index of the event in the block)``; with ``whole``
-        the block holds the whole event (``block[index:index + event_size]``), else only its
-        header (the file is then seeked past large events, not read). The walk ends at the end
-        of the file; at a size below the header's or above ``max_size`` (``bad``: its
-        ``(offset, size, header bytes)``), or at an event cut short by the end (``tail``: its
-        ``(offset, bytes there, size announced or None when the header is cut)``). Events whose stored type code is in ``skip`` (an attribute the
-        caller may change while the walk waits at an event) are passed over, not given
+        ``(offset, type code stored, event_size, block, index of the event in the block)``; with
+        ``whole`` the block holds the whole event (``block[index:index + event_size]``), else only
+        its header (the file is then seeked past large events, not read). The walk ends at the end of the file; at a size
+        below the header's or above ``max_size`` (``bad``: its ``(offset, size, header bytes)``), or
+        at an event cut short by the end (``tail``: its ``(offset, bytes there, size announced or
+        None when the header is cut)``). Events whose stored type code is in ``skip`` (an attribute
+        the caller may change while the walk waits at an event) are passed over, not given
         (``passed`` counts them), except the one that holds the offset ``mark``."""
         self.tail = self.bad = None
         self.passed = 0

@@ -28,7 +28,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from binlog_schema.mysql.codes import ROWS_KINDS  # noqa: E402
+from binlog_schema.mysql.codes import ANNOTATE_ROWS_EVENT, ROWS_KINDS, TABLE_MAP_EVENT  # noqa: E402
 from binlog_schema.serial.value_forms import jsonable  # noqa: E402
 from binlog_schema.model.table_map import table_map_from_event  # noqa: E402
 from binlog_schema.stream import BinlogReader  # noqa: E402
@@ -39,8 +39,6 @@ from make_vectors import ctx_dict, write  # noqa: E402
 SPECS = ROOT / "specs" / "rows"
 CORPUS = pathlib.Path(os.environ.get("BINLOG_CORPUS", ROOT.parent / "shared" / "corpus"))
 WORKLOAD = ROOT / "scripts" / "workloads" / "rows.sql"
-TABLE_MAP = 19
-ANNOTATE_ROWS = 160
 
 
 # ------------------------------------------------------------------------------ one vector
@@ -79,9 +77,9 @@ def events_with_maps(path):
     maps, query = {}, None
     for rec in BinlogReader(path):
         for r in [rec] + list(rec.inner or []):
-            if r.kind == ANNOTATE_ROWS:
+            if r.kind == ANNOTATE_ROWS_EVENT:
                 query = r.value["body"]["query"]
-            elif r.kind == TABLE_MAP:
+            elif r.kind == TABLE_MAP_EVENT:
                 maps[r.value["body"]["table_id"]] = r
             elif r.kind in ROWS_KINDS:
                 yield maps[r.value["body"]["table_id"]], r, query

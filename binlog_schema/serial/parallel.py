@@ -9,11 +9,11 @@ segment's start with the file's context). A worker keeps a segment's output unti
 of the segment before it passes it the turn, writes it, and passes the turn on: the output is
 the sequential loop's, byte for byte, and a worker holds one segment's output at most.
 
-Only what is plain is cut. The segments after the first are read with the context of the
-file's first event (its FORMAT_DESCRIPTION), so the plan stops at any other context event (a
-relay log's next FDE, START_ENCRYPTION) and at anything the framing does not explain (a size
-out of bounds, a truncated end; the headers are walked by :class:`binlog_schema.scanning.Blocks`): the rest of the file is the last segment, read as the
-sequential loop reads it, which reports what it finds there.
+Only what is plain is cut. The segments after the first are read with the context of the file's
+first event (its FORMAT_DESCRIPTION), so the plan stops at any other context event (a relay log's
+next FDE, START_ENCRYPTION) and at anything the framing does not explain (a size out of bounds, a
+truncated end; the headers are walked by :class:`binlog_schema.scanning.Blocks`): the rest of the
+file is the last segment, read as the sequential loop reads it, which reports what it finds there.
 """
 
 from __future__ import annotations
