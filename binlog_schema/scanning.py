@@ -89,13 +89,14 @@ class Blocks:
     def walk(self, pos: int, max_size: int, whole: bool = True, mark: int = -1):
         """The events from ``pos`` on, one after the other as their sizes say: for each,
         ``(offset, type code stored, event_size, block, index of the event in the block)``; with
-        ``whole`` the block holds the whole event (``block[index:index + event_size]``), else only
-        its header (the file is then seeked past large events, not read). The walk ends at the end of the file; at a size
-        below the header's or above ``max_size`` (``bad``: its ``(offset, size, header bytes)``), or
-        at an event cut short by the end (``tail``: its ``(offset, bytes there, size announced or
-        None when the header is cut)``). Events whose stored type code is in ``skip`` (an attribute
-        the caller may change while the walk waits at an event) are passed over, not given
-        (``passed`` counts them), except the one that holds the offset ``mark``."""
+        ``whole`` the block holds the whole event (``block[index:index + event_size]``), else
+        only its header (the file is then seeked past large events, not read). The walk ends
+        at the end of the file; at a size below the header's or above ``max_size`` (``bad``:
+        its ``(offset, size, header bytes)``), or at an event cut short by the end (``tail``:
+        its ``(offset, bytes there, size announced or None when the header is cut)``). Events
+        whose stored type code is in ``skip`` (an attribute the caller may change while the
+        walk waits at an event) are passed over, not given (``passed`` counts them), except
+        the one that holds the offset ``mark``."""
         self.tail = self.bad = None
         self.passed = 0
         skip = self.skip
