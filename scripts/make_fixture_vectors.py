@@ -16,7 +16,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from binlog_schema.synthetic.vector import _records, event_vector  # noqa: E402
-from binlog_schema.synthetic.generate import generate  # noqa: E402
+from binlog_schema.synthetic.writer import generate  # noqa: E402
 from binlog_schema.vectors import dump_vector  # noqa: E402
 
 TABLE = {"name": "t", "columns": [

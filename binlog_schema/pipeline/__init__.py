@@ -19,16 +19,13 @@ daemon); :mod:`cluster` (a standalone master and worker on loopback). pyspark is
 only when a job runs.
 """
 
+from ..lazy import exports
+
 _API = {"decode": "decode_job", "start_session": "session", "BinlogTables": "tables",
         "table_view": "tables", "generate": "fixtures_job", "validate": "validate_job",
         "LocalCluster": "cluster"}
 
 
-def __getattr__(name):
-    if name in _API:
-        import importlib
-        return getattr(importlib.import_module(f"{__name__}.{_API[name]}"), name)
-    raise AttributeError(name)
-
+__getattr__, __dir__ = exports(__name__, _API)
 
 __all__ = list(_API)

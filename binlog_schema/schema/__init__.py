@@ -17,6 +17,8 @@ half-way: no import cycle).
 
 from __future__ import annotations
 
+from ..lazy import exports
+
 _EXPORTS = {
     "DDLError": "ddl", "DDLRefused": "history", "Outcome": "history",
     "SchemaHistory": "history", "Session": "history", "Column": "model",
@@ -25,14 +27,4 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name):
-    if name not in _EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-    value = getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(list(globals()) + list(_EXPORTS))
+__getattr__, __dir__ = exports(__name__, _EXPORTS)

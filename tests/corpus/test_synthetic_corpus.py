@@ -10,7 +10,7 @@ import pytest
 
 from binlog_schema.roundtrip import roundtrip_file
 from binlog_schema.synthetic import SERVERS, generate, load_spec
-from binlog_schema.synthetic.generate import Generator
+from binlog_schema.synthetic.writer import Generator
 from binlog_schema.synthetic.reverse import table_spec
 from binlog_schema.mysql.flavor import flavor_name_of, version_tuple
 from binlog_schema.model.table_map import table_map_from_event

@@ -17,7 +17,7 @@ from binlog_schema.roundtrip import roundtrip_file
 from binlog_schema.synthetic import (SERVERS, SpecError, generate, load_spec, random_spec,
                                     server_for, tables_from_ddl)
 from binlog_schema.schema.ddl import DDLError, parse_column_type
-from binlog_schema.synthetic.generate import Generator
+from binlog_schema.synthetic.writer import Generator
 from binlog_schema.synthetic.sql import create_table, expected_text
 from binlog_schema.synthetic.vector import event_vector
 from binlog_schema.mysql.charsets import collation_id, default_collation
