@@ -16,7 +16,7 @@ from .mysql.codes import (CONTEXT_KINDS, FORMAT_DESCRIPTION_EVENT, START_ENCRYPT
                           type_name)
 from .mysql.flavor import checksummed, context_from_fde, context_from_start_v3
 from .mysql.framing import HEADER_SIZE
-from .scanning import MAGIC, Blocks
+from .scanning import MAGIC, Blocks, codes_except
 
 MAX_EVENT_SIZE = 1 << 30  # 1 GiB: max_allowed_packet's ceiling; larger sizes are refused
 _BLOCK = 1 << 16  # the reader's block (larger blocks cost page faults; a larger event is read whole)
@@ -240,7 +240,7 @@ class BinlogReader:
             keep = None if self.types is None else self.types | _SPECIAL | (
                 {TABLE_MAP_EVENT} if self.decode else set())
             if keep is not None:
-                blocks.skip = _skip_codes(keep, self.ctx)
+                blocks.skip = codes_except(keep, self.ctx.type_remap)
             self._walked = blocks
             max_size, table_maps = self.max_event_size, self.table_maps
             first = 4 if self.resume is None else -1  # (where the context event must be)
@@ -289,7 +289,7 @@ class BinlogReader:
                     continue
                 rec = self._record(pos, raw)
                 if keep is not None and self.ctx is not ctx:  # (a new numbering, perhaps)
-                    blocks.skip = _skip_codes(keep, self.ctx)
+                    blocks.skip = codes_except(keep, self.ctx.type_remap)
                 if rec is not None:
                     if self.stop is not None and pos >= self.stop:
                         return
@@ -538,12 +538,6 @@ class BinlogReader:
             pos, _have, size = blocks.tail or blocks.bad
             raise TruncatedError(f"inner event of {size} bytes runs past the payload",
                                  offset=rec.offset, path=f"payload[{pos}]")
-
-
-def _skip_codes(keep, ctx) -> frozenset:
-    """The codes a file stores (read in ``ctx``) of the events not in ``keep``."""
-    remap = ctx.type_remap or {}
-    return frozenset(c for c in range(256) if remap.get(c, c) not in keep)
 
 
 def _code_of(name: str) -> int:
