@@ -30,7 +30,7 @@ _BODIES: list = []  # the compiled.Bodies, once made
 _JSON: list = []  # (header JSON, body JSON parsers), once loaded
 
 
-def _params(ctx):
+def params_of(ctx):
     """The ``_params`` of the compiled code's context for ``ctx`` (one dict per context
     object, and no reference back to the context dict: no garbage cycle per event)."""
     params = ctx.extra.get("_params")
@@ -83,7 +83,7 @@ def _header_build(obj, io, this):
 
 def header_of(raw: bytes, ctx: Context) -> dict:
     """The common header of an event's bytes, by the compiled declaration."""
-    return (_FAST[0] if _FAST else fast())[0](_BytesIO(raw), {"_params": _params(ctx)})
+    return (_FAST[0] if _FAST else fast())[0](_BytesIO(raw), {"_params": params_of(ctx)})
 
 
 def kept_raw(value, kind: int, offset: int | None = None) -> BinlogError | None:
@@ -169,7 +169,7 @@ def parse_event(data: bytes, ctx: Context | None = None, offset: int | None = No
         ctx = Context()
     try:
         parse_header, parsers, _, _ = _FAST[0] if _FAST else fast()
-        return event_parse(data, {"_params": _params(ctx)}, parse_header, parsers, _raw_parse)
+        return event_parse(data, {"_params": params_of(ctx)}, parse_header, parsers, _raw_parse)
     except Exception:  # noqa: BLE001 - re-run interpreted for a precise, typed error
         FALLBACKS["parse"] += 1
     from .events.envelope import Event
@@ -196,7 +196,7 @@ def event_json(data: bytes, ctx: Context):
     not parse (:func:`parse_event` then says why)."""
     try:
         header_json, jsons = _JSON[0] if _JSON else fast_json()
-        return event_parse(data, {"_params": _params(ctx)}, header_json, jsons, _raw_json)
+        return event_parse(data, {"_params": params_of(ctx)}, header_json, jsons, _raw_json)
     except Exception:  # noqa: BLE001 - the caller parses it again, for the typed error
         return None
 
@@ -210,7 +210,7 @@ def build_event(value, ctx: Context | None = None) -> bytes:
     ctx = ctx or Context()
     try:
         out = _BytesIO()
-        envelope_build(value, out, {"_params": _params(ctx)}, fast()[2], _build_body)
+        envelope_build(value, out, {"_params": params_of(ctx)}, fast()[2], _build_body)
         return out.getvalue()
     except Exception:  # noqa: BLE001
         FALLBACKS["build"] += 1

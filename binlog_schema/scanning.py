@@ -17,11 +17,9 @@ from __future__ import annotations
 
 from .mysql.codes import FORMAT_DESCRIPTION_EVENT, START_EVENT_V3, WRITTEN_KINDS
 from .mysql.flavor import checksummed
-from .mysql.framing import HEADER_SIZE, crc_ok
+from .mysql.framing import HEADER_SIZE, LOG_POS_AT, SIZE_AT, TYPE_AT, crc_ok
 
 MAGIC = b"\xfebin"
-# where the common header (events/envelope.py declares it) holds what a walk reads
-TYPE_AT, SIZE_AT, LOG_POS_AT = 4, 9, 13
 
 
 class Blocks:
@@ -168,7 +166,7 @@ def confirmed(blocks: Blocks, pos: int, size: int, end: int, ctx, max_size: int)
     if checksummed(blocks.at(pos + TYPE_AT, 1)[0], ctx):
         raw = blocks.at(pos, size)
         return len(raw) == size and size >= HEADER_SIZE + 4 and \
-            crc_ok(raw, ctx.kind(raw[4]), ctx)
+            crc_ok(raw, ctx.kind(raw[TYPE_AT]), ctx)
     if int.from_bytes(blocks.at(pos + LOG_POS_AT, 4), "little") == (pos + size) & 0xFFFFFFFF:
         return True
     return follows(blocks, pos + size, end, ctx, max_size)
@@ -210,7 +208,7 @@ def second_file_at(blocks: Blocks, pos: int, end: int, ctx, max_size: int) -> bo
     if blocks.at(pos, 4) != MAGIC:
         return False
     head = blocks.at(pos + 4, HEADER_SIZE)
-    if len(head) != HEADER_SIZE or head[4] != FORMAT_DESCRIPTION_EVENT:
+    if len(head) != HEADER_SIZE or head[TYPE_AT] != FORMAT_DESCRIPTION_EVENT:
         return False
     size = event_at(blocks, pos + 4, end, ctx.replace(type_remap=None, flavor=None), max_size)
     return size is not None and fde_like(blocks, pos + 4, size)
@@ -238,7 +236,7 @@ def context_at(blocks: Blocks, start: int, end: int, ctx, max_size: int) -> int 
         i = min(hits)
         if second_file_at(blocks, q + i, end, ctx, max_size):
             return q + i
-        if buf[i + 4] == FORMAT_DESCRIPTION_EVENT:
+        if buf[i + TYPE_AT] == FORMAT_DESCRIPTION_EVENT:
             size = event_at(blocks, q + i, end, ctx, max_size)
             if size is not None and fde_like(blocks, q + i, size):
                 return q + i
@@ -258,7 +256,7 @@ def resync(blocks: Blocks, start: int, end: int, ctx, max_size: int,
         buf = blocks.at(q, Blocks.SIZE + HEADER_SIZE)
         n = min(len(buf) - HEADER_SIZE, stop - q) + 1
         for i in range(max(n, 0)):
-            code = buf[i + 4]
+            code = buf[i + TYPE_AT]
             if buf[i] == 0xFE and buf[i:i + 4] == MAGIC and \
                     second_file_at(blocks, q + i, end, ctx, max_size):
                 return q + i

@@ -15,7 +15,7 @@ from .mysql.codes import (CONTEXT_KINDS, FORMAT_DESCRIPTION_EVENT, START_ENCRYPT
                           START_EVENT_V3, TABLE_MAP_EVENT, TRANSACTION_PAYLOAD_EVENT, code_of,
                           type_name)
 from .mysql.flavor import checksummed, context_from_fde, context_from_start_v3
-from .mysql.framing import HEADER_SIZE
+from .mysql.framing import HEADER_SIZE, TYPE_AT
 from .scanning import MAGIC, Blocks, codes_except
 
 MAX_EVENT_SIZE = 1 << 30  # 1 GiB: max_allowed_packet's ceiling; larger sizes are refused
@@ -35,7 +35,7 @@ class EventRecord:
     """
 
     __slots__ = ("offset", "raw", "ctx", "_value", "_error", "inner", "parent_offset",
-                 "_lazy", "gap")
+                 "unparsed", "gap")
 
     def __init__(self, offset: int, raw: bytes, ctx: Context, value=None,
                  error: BinlogError | None = None, inner: list | None = None,
@@ -48,32 +48,32 @@ class EventRecord:
         self._error = error
         self.inner = inner                 # events inside a TRANSACTION_PAYLOAD
         self.parent_offset = parent_offset  # for inner events: the payload event's offset
-        self._lazy = lazy
+        self.unparsed = lazy
         self.gap = gap                      # recovery: the (start, end) of skipped bytes
 
     def _parse(self):
-        self._lazy = False
+        self.unparsed = False
         try:
             self._value = parse_event(self.raw, self.ctx, self.offset)
         except BinlogError as e:
             self._error = e
         else:
-            self._error = kept_raw(self._value, self.ctx.kind(self.raw[4]), self.offset)
+            self._error = kept_raw(self._value, self.ctx.kind(self.raw[TYPE_AT]), self.offset)
 
     @property
     def value(self):
-        if self._lazy:
+        if self.unparsed:
             self._parse()
         return self._value
 
     @value.setter
     def value(self, v):
-        self._lazy = False
+        self.unparsed = False
         self._value = v
 
     @property
     def error(self):
-        if self._lazy:
+        if self.unparsed:
             self._parse()
         return self._error
 
@@ -87,13 +87,13 @@ class EventRecord:
     @property
     def type_code(self) -> int:
         """The code stored in the header (-1 for a recovery gap)."""
-        return self.raw[4] if len(self.raw) > 4 else -1
+        return self.raw[TYPE_AT] if len(self.raw) > TYPE_AT else -1
 
     @property
     def kind(self) -> int:
         """The standard (GA) type code: differs from ``type_code`` only in files of
         development trees with their own numbering."""
-        return self.ctx.kind(self.raw[4]) if len(self.raw) > 4 else -1
+        return self.ctx.kind(self.raw[TYPE_AT]) if len(self.raw) > TYPE_AT else -1
 
     @property
     def type_name(self) -> str:
@@ -116,7 +116,7 @@ class PlainRecord(EventRecord):
         self.raw = raw
         self.ctx = ctx
         self._value = self._error = self.inner = self.parent_offset = self.gap = None
-        self._lazy = True
+        self.unparsed = True
 
 
 class Tail:
@@ -445,7 +445,7 @@ class BinlogReader:
 
     def _record(self, pos, raw):
         ctx = self.ctx
-        code = ctx.kind(raw[4])
+        code = ctx.kind(raw[TYPE_AT])
         if self.start is not None and pos < self.start < pos + len(raw):
             self.snapped = (pos, len(raw))
         is_context = code in (FORMAT_DESCRIPTION_EVENT, START_EVENT_V3, START_ENCRYPTION_EVENT)
@@ -518,7 +518,7 @@ class BinlogReader:
             inner = EventRecord(pos, raw, ctx, parent_offset=rec.offset)
             try:
                 inner.value = parse_event(raw, ctx, pos)
-                inner.error = kept_raw(inner.value, ctx.kind(raw[4]), pos)
+                inner.error = kept_raw(inner.value, ctx.kind(raw[TYPE_AT]), pos)
                 if inner.error is not None:
                     raise inner.error
             except BinlogError as e:
@@ -528,7 +528,7 @@ class BinlogReader:
                                   + (f".{e.path}" if e.path else ""),
                                   expected=e.expected) from None
                 inner.error = e
-            if inner.value is not None and ctx.kind(raw[4]) == TABLE_MAP_EVENT:
+            if inner.value is not None and ctx.kind(raw[TYPE_AT]) == TABLE_MAP_EVENT:
                 self.table_maps[inner.value["body"]["table_id"]] = inner.value
             yield inner
         if blocks.tail is not None and blocks.tail[2] is None:

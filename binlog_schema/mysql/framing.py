@@ -18,12 +18,19 @@ from .codes import FORMAT_DESCRIPTION_EVENT
 from .flavor import checksum_length
 
 HEADER_SIZE = 19
+# where the common header (events/envelope.py declares it: timestamp 4, type_code 1,
+# server_id 4, event_size 4, log_pos 4, flags 2) holds what readers of undecoded headers
+# look at: the type code's byte, event_size's and log_pos's four bytes, the flags' low byte
+TYPE_AT = 4
+SIZE_AT, SIZE_END = 9, 13
+LOG_POS_AT, LOG_POS_END = 13, 17
+FLAGS_AT = 17
 
 
 def event_crc(head: bytes, body: bytes) -> int:
     """The CRC32 of an event's header and body (an FDE's with its in-use flag cleared)."""
-    if head[4] == FORMAT_DESCRIPTION_EVENT and head[17] & 1:
-        head = head[:17] + bytes((head[17] & 0xFE,)) + head[18:]
+    if head[TYPE_AT] == FORMAT_DESCRIPTION_EVENT and head[FLAGS_AT] & 1:
+        head = head[:FLAGS_AT] + bytes((head[FLAGS_AT] & 0xFE,)) + head[FLAGS_AT + 1:]
     return zlib.crc32(body, zlib.crc32(head))
 
 
@@ -47,7 +54,7 @@ def envelope_parse(io, this, parse_header, bodies, default):
     head = io.read(HEADER_SIZE)
     if len(head) != HEADER_SIZE:
         raise StreamError(f"needs {HEADER_SIZE} bytes, only {len(head)} left")
-    size = int.from_bytes(head[9:13], "little")
+    size = int.from_bytes(head[SIZE_AT:SIZE_END], "little")
     rest = io.read(max(size - HEADER_SIZE, 0))
     if len(rest) != max(size - HEADER_SIZE, 0):
         raise StreamError(f"needs {size - HEADER_SIZE} bytes, only {len(rest)} left")
@@ -66,7 +73,7 @@ def event_parse(raw, this, parse_header, bodies, default, where=None):
     else:
         base, recorder = where
         header = parse_header(TrackingIO(raw[:HEADER_SIZE], base, recorder), this)
-    size = int.from_bytes(raw[9:13], "little")  # (the header's event_size and type code,
+    size = int.from_bytes(raw[SIZE_AT:SIZE_END], "little")  # (the header's event_size and type code,
     # read from the bytes: ``parse_header`` may give the header's JSON text)
     if size < HEADER_SIZE:
         if where is not None:
@@ -76,7 +83,7 @@ def event_parse(raw, this, parse_header, bodies, default, where=None):
         raise StreamError(f"needs {size - HEADER_SIZE} bytes, only {len(raw) - HEADER_SIZE} "
                           "left")
     ctx = this["_params"].get("ctx")
-    kind = raw[4]
+    kind = raw[TYPE_AT]
     if ctx is None:
         crc_len = checksum_length(kind, raw[HEADER_SIZE:size], None)
     else:
@@ -93,7 +100,7 @@ def event_parse(raw, this, parse_header, bodies, default, where=None):
                                   f"byte header and the {crc_len}-byte CRC32")
         stored = int.from_bytes(raw[end:size], "little")
         if (ctx is None or ctx.verify_checksum) and (
-                zlib.crc32(memoryview(raw)[:end]) if raw[4] != FORMAT_DESCRIPTION_EVENT
+                zlib.crc32(memoryview(raw)[:end]) if raw[TYPE_AT] != FORMAT_DESCRIPTION_EVENT
                 else event_crc(raw[:HEADER_SIZE], raw[HEADER_SIZE:end])) != stored:
             if where is not None:
                 recorder[0] = base + end

@@ -92,12 +92,35 @@ def has_status_vars(this, code, known) -> bool:
     return post_header_length(this, code, 13 + known, 11 + known) >= 13 + known
 
 
+# Where QUERY's post-header (events/query.py: thread_id 4, exec_time 4, db_len 1,
+# error_code 2, status_vars_len 2) keeps the two lengths that say where the statement starts;
+# for the readers that find BEGIN/COMMIT without decoding the event.
+QUERY_DB_LEN_AT = 8
+QUERY_STATUS_VARS_LEN_AT = 11
+
+
+def query_status_vars_len(head: bytes, this, code: int, known: int = 0) -> int:
+    """status_vars_len of a QUERY-family post-header (0 where the binlog version has none)."""
+    if not has_status_vars(this, code, known):
+        return 0
+    return int.from_bytes(head[QUERY_STATUS_VARS_LEN_AT:QUERY_STATUS_VARS_LEN_AT + 2], "little")
+
+
+def query_statement_at(body: bytes, this, code: int) -> int | None:
+    """Where the statement starts in a QUERY body (post-header, status variables, database
+    and its NUL passed over); None when the body is shorter than its post-header."""
+    post = post_header_length(this, code, 13, 11)
+    if len(body) < max(post, QUERY_DB_LEN_AT + 1):
+        return None
+    return post + query_status_vars_len(body, this, code) + body[QUERY_DB_LEN_AT] + 1
+
+
 def query_status_overrun(head: bytes, size: int, this, code: int, known: int) -> bool:
     """The servers' "Invalid status vars length": status_vars_len runs past the body."""
-    if not has_status_vars(this, code, known) or len(head) < 13:
+    if not has_status_vars(this, code, known) or len(head) < QUERY_STATUS_VARS_LEN_AT + 2:
         return False
     phl = post_header_length(this, code, 13 + known, 11 + known)
-    return int.from_bytes(head[11:13], "little") > size - phl
+    return query_status_vars_len(head, this, code, known) > size - phl
 
 
 # ---------------------------------------------------------------------------- QUERY status vars

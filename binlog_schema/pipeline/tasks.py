@@ -44,8 +44,8 @@ from ..mysql.codes import (CONTEXT_KINDS, FORMAT_DESCRIPTION_EVENT, GTID_KINDS,
                            WRITTEN_KINDS, XA_PREPARE_LOG_EVENT, XID_EVENT, type_name)
 from ..mysql.flavor import (checksum_length, checksummed, context_from_fde,
                             context_from_start_v3, json_is_binary)
-from ..mysql.framing import event_parse
-from ..mysql.post_header import has_status_vars, post_header_length
+from ..mysql.framing import LOG_POS_AT, LOG_POS_END, SIZE_AT, SIZE_END, TYPE_AT, event_parse
+from ..mysql.post_header import query_statement_at
 from ..context import Context
 from ..model.row_change import RowDecoder, column_names, gtid_of
 from ..serial.value_forms import jsonable
@@ -94,26 +94,19 @@ class Split:
 
 def _query_text(raw: bytes, ctx: Context) -> bytes:
     """The statement of a QUERY event from its bytes (post-header, status variables and
-    database skipped): enough to recognise BEGIN/COMMIT without decoding the event (which
-    costs ten times as much). The layout is events/query.py's (db_len after thread_id and
-    exec_time, status_vars_len after error_code when the post-header holds it), the
-    post-header's length the rule of mysql/post_header.py, the CRC32's flavor.py's."""
+    database skipped: :func:`~binlog_schema.mysql.post_header.query_statement_at`): enough to
+    recognise BEGIN/COMMIT without decoding the event (which costs ten times as much); the
+    CRC32's length flavor.py's rule."""
     body = raw[HEADER_SIZE:len(raw) - checksum_length(QUERY_EVENT, None, ctx)]
-    this = {"_params": {"ctx": ctx}}
-    post = post_header_length(this, QUERY_EVENT, 13, 11)
-    if len(body) < max(post, 9):
-        return b""
-    db_len = body[8]
-    status_len = int.from_bytes(body[11:13], "little") \
-        if has_status_vars(this, QUERY_EVENT, 0) else 0
-    return bytes(body[post + status_len + db_len + 1:])
+    at = query_statement_at(body, {"_params": {"ctx": ctx}}, QUERY_EVENT)
+    return b"" if at is None else bytes(body[at:])
 
 
 def _context_event(raw: bytes, ctx: Context, pos: int) -> Context:
     """The context a FORMAT_DESCRIPTION (or START_EVENT_V3) sets; a FormatError for one the
     reader cannot honour (as :class:`BinlogReader` says)."""
     value = parse_event(raw, ctx, pos)
-    if ctx.kind(raw[4]) == FORMAT_DESCRIPTION_EVENT:
+    if ctx.kind(raw[TYPE_AT]) == FORMAT_DESCRIPTION_EVENT:
         body = value["body"]
         if body["binlog_version"] != 4 or body["header_length"] != HEADER_SIZE:
             raise FormatError("a FORMAT_DESCRIPTION this reader cannot honour", offset=pos,
@@ -326,8 +319,8 @@ def _file_context(f) -> Context:
     ctx = Context(checksum=False)
     f.seek(4)
     head = f.read(HEADER_SIZE)
-    if len(head) == HEADER_SIZE and ctx.kind(head[4]) in CONTEXT_KINDS:
-        n = int.from_bytes(head[9:13], "little")
+    if len(head) == HEADER_SIZE and ctx.kind(head[TYPE_AT]) in CONTEXT_KINDS:
+        n = int.from_bytes(head[SIZE_AT:SIZE_END], "little")
         try:
             ctx = _context_event(head + f.read(n - HEADER_SIZE), ctx, 4)
         except BinlogError:
@@ -340,7 +333,7 @@ def _event_at(f, pos: int, ctx: Context) -> EventRecord | None:
     head = f.read(HEADER_SIZE)
     if len(head) < HEADER_SIZE:
         return None
-    raw = head + f.read(int.from_bytes(head[9:13], "little") - HEADER_SIZE)
+    raw = head + f.read(int.from_bytes(head[SIZE_AT:SIZE_END], "little") - HEADER_SIZE)
     rec = EventRecord(pos, raw, ctx)
     try:
         rec.value = parse_event(raw, ctx, pos)
@@ -625,8 +618,8 @@ class EventParser:
 
     def parse(self, rec):
         raw, ctx = rec.raw, rec.ctx
-        if len(raw) <= HEADER_SIZE or ctx.kind(raw[4]) != TABLE_MAP_EVENT or \
-                not getattr(rec, "_lazy", False):   # (not lazy: parsed, or an error)
+        if len(raw) <= HEADER_SIZE or ctx.kind(raw[TYPE_AT]) != TABLE_MAP_EVENT or \
+                not getattr(rec, "unparsed", False):   # (not lazy: parsed, or an error)
             return
         if ctx is not self.ctx:
             self.ctx, self.facts = ctx, (ctx.flavor, ctx.server_version, ctx.checksum,
@@ -849,12 +842,12 @@ def split_records(f, split: Split, ctx: Context | None = None, parse=None):
             # (an event that holds a magic number may hold a second file's start)
             at = (rec.offset, c)
             break
-        if checksummed(raw[4], c):
+        if checksummed(raw[TYPE_AT], c):
             if n < HEADER_SIZE + 4:   # (too short to hold a CRC32 that verifies)
                 at = (rec.offset, c)
                 break
         elif not c.encrypted and \
-                int.from_bytes(raw[13:17], "little") != (rec.offset + n) & 0xFFFFFFFF:
+                int.from_bytes(raw[LOG_POS_AT:LOG_POS_END], "little") != (rec.offset + n) & 0xFFFFFFFF:
             # no checksum and no log position that vouches for the size: the next header
             pending = next(it, None)
             if pending is None:
@@ -862,7 +855,7 @@ def split_records(f, split: Split, ctx: Context | None = None, parse=None):
             else:
                 head = pending.raw
                 sure = len(head) >= HEADER_SIZE and HEADER_SIZE <= int.from_bytes(
-                    head[9:13], "little") <= MAX_EVENT_SIZE and c.kind(head[4]) in \
+                    head[SIZE_AT:SIZE_END], "little") <= MAX_EVENT_SIZE and c.kind(head[TYPE_AT]) in \
                     WRITTEN_KINDS.get(c.flavor, WRITTEN_KINDS[None])
             if not sure:
                 at = (rec.offset, c)
@@ -951,7 +944,7 @@ def _decode_open(f, split: Split, st: _SplitState, want_rows: bool, sink):
                 if r.ctx is not ctx_of:
                     ctx_of = r.ctx
                     remap = ctx_of.type_remap
-                code = r.raw[4]
+                code = r.raw[TYPE_AT]
                 kind = remap.get(code, code) if remap else code
                 changes = ()
                 if kind in fed and r.inner is None:
@@ -1046,7 +1039,7 @@ def _event_row(st, r, kind, top, decoder, nrows):
     flags = h.get("flags")
     raw = r.raw
     return (st.name, offset, top.offset if inner else None, h["timestamp"] * 1_000_000,
-            type_name(kind), raw[4], h["server_id"], len(raw), h["log_pos"],
+            type_name(kind), raw[TYPE_AT], h["server_id"], len(raw), h["log_pos"],
             [as_text(x) for x in flags] if flags else [], v.get("checksum"), gtid, txn, xid,
             table_id, database, table, query, nrows if kind in ROWS_KINDS else None)
 

@@ -17,9 +17,11 @@ from .. import envelope
 from ..construct_ext.jsontext import dumps, object_json, quote
 from ..construct_ext.ints import uint_parse
 from ..errors import BinlogError
-from ..mysql.codes import (GTID_LOG_EVENT, GTID_TAGGED_LOG_EVENT, MARIA_GTID_EVENT,
-                           RAW_ROWS_KINDS, ROWS_KINDS as _ROWS_KINDS, TABLE_MAP_EVENT, type_name)
-from ..mysql.framing import HEADER_SIZE, crc_ok
+from ..mysql.codes import (ANNOTATE_ROWS_EVENT, EXECUTE_LOAD_QUERY_EVENT, GTID_LOG_EVENT,
+                           GTID_TAGGED_LOG_EVENT, MARIA_GTID_EVENT, QUERY_COMPRESSED_EVENT,
+                           QUERY_EVENT, RAW_ROWS_KINDS, ROTATE_EVENT, ROWS_KINDS as _ROWS_KINDS,
+                           ROWS_QUERY_LOG_EVENT, TABLE_MAP_EVENT, type_name)
+from ..mysql.framing import HEADER_SIZE, SIZE_AT, SIZE_END, crc_ok
 from ..stream import PlainRecord
 
 # ---------------------------------------------------------------------------------------
@@ -73,7 +75,9 @@ class EventLines:
     # kept by body bytes, per context, and such an event is not parsed again (its CRC32 is).
     # The kinds whose corrupt bodies are kept raw (QUERY's, flagged by their record) are
     # among them: their records are parsed (a test checks)
-    REPEATING = frozenset({19, 2, 4, 160, 165, 29, 18})
+    REPEATING = frozenset({TABLE_MAP_EVENT, QUERY_EVENT, ROTATE_EVENT, ANNOTATE_ROWS_EVENT,
+                           QUERY_COMPRESSED_EVENT, ROWS_QUERY_LOG_EVENT,
+                           EXECUTE_LOAD_QUERY_EVENT})
     # rows events: the fields before the rows repeat (a table's id, flags and column bitmaps);
     # their JSON is kept by their bytes, and an event that starts with such bytes is not parsed
     # again: the rest of its body is its rows
@@ -93,7 +97,7 @@ class EventLines:
         ctx = rec.ctx
         raw = rec.raw
         kind = ctx.kind(raw[4]) if ctx.type_remap else raw[4]
-        if kind in self.REPEATING and rec._lazy and not ctx.encrypted:
+        if kind in self.REPEATING and rec.unparsed and not ctx.encrypted:
             cached = self._cached_body(rec, ctx, raw, kind)
             if cached is not None:
                 return kind, _header_json(raw, ctx), cached[0], cached[1]
@@ -145,14 +149,14 @@ class EventLines:
         for rec in records:
             raw = rec.raw
             ctx = rec.ctx
-            if type(rec) is not PlainRecord or not rec._lazy or ctx.type_remap or \
+            if type(rec) is not PlainRecord or not rec.unparsed or ctx.type_remap or \
                     (decoder is not None and raw[4] in _ROWS_KINDS and raw[4] not in with_rows):
                 for r in (rec,) if rec.inner is None else (rec, *rec.inner):
                     self._one(r, add, decoder, binary, on_error)
                 continue
             kind = raw[4]
             if ctx is not last_ctx:
-                last_ctx, params = ctx, {"_params": envelope._params(ctx)}
+                last_ctx, params = ctx, {"_params": envelope.params_of(ctx)}
             rows = None
             if kind in leading:
                 cached = led_body(rec, ctx, raw, kind)
@@ -168,7 +172,7 @@ class EventLines:
                 # the body's JSON straight from its bytes, unless the row decoder needs its
                 # value (or the record was parsed: a kept body's first time, an error); an
                 # event that does not parse so is parsed for its typed error
-                value = None if kind in state or kind in with_rows or not rec._lazy \
+                value = None if kind in state or kind in with_rows or not rec.unparsed \
                     else event_json(raw, ctx)
                 if value is None:
                     value = rec.value
@@ -229,7 +233,7 @@ class EventLines:
         or it does not parse."""
         crc = 4 if ctx.checksum else 0
         end = len(raw) - crc
-        if len(raw) != int.from_bytes(raw[9:13], "little") or end < HEADER_SIZE:
+        if len(raw) != int.from_bytes(raw[SIZE_AT:SIZE_END], "little") or end < HEADER_SIZE:
             return None
         memo = ctx.extra.get("_json_leads")
         if memo is None:
@@ -275,7 +279,7 @@ class EventLines:
         when they were not (the record is parsed, and its body's JSON kept) or it does not
         parse."""
         crc = 4 if ctx.checksum else 0
-        if len(raw) != int.from_bytes(raw[9:13], "little") or len(raw) < HEADER_SIZE + crc:
+        if len(raw) != int.from_bytes(raw[SIZE_AT:SIZE_END], "little") or len(raw) < HEADER_SIZE + crc:
             return None
         key = raw[HEADER_SIZE:len(raw) - crc]
         memo = ctx.extra.get("_json_bodies")
@@ -301,7 +305,7 @@ class EventLines:
 
 def _header_json(raw, ctx) -> str:
     """The JSON text of an event's header, by the compiled declaration."""
-    return envelope.fast_json()[0](BytesIO(raw), {"_params": envelope._params(ctx)})
+    return envelope.fast_json()[0](BytesIO(raw), {"_params": envelope.params_of(ctx)})
 
 
 def rows_json(rec, rows, binary: str) -> str:
@@ -363,11 +367,11 @@ class TableMapLines:
         memo = ctx.extra.get("_table_map_json")
         if memo is None:
             memo = ctx.extra["_table_map_json"] = {}
-        shape = raw[19 + size:end] if rec._lazy and end > 19 + size and len(raw) == \
-            int.from_bytes(raw[9:13], "little") else None
+        shape = raw[HEADER_SIZE + size:end] if rec.unparsed and end > HEADER_SIZE + size and len(raw) == \
+            int.from_bytes(raw[SIZE_AT:SIZE_END], "little") else None
         hit = memo.get(shape) if shape is not None else None
         if hit is not None and (not crc or not ctx.verify_checksum or _crc_ok(raw, ctx)):
-            table_id = uint_parse(BytesIO(raw[19:19 + size]), size)
+            table_id = uint_parse(BytesIO(raw[HEADER_SIZE:HEADER_SIZE + size]), size)
             return (f'{place},{hit[0]},"header":{_header_json(raw, ctx)},'
                     f'"table_id":{table_id},{hit[1]}}}')
         if rec.error is not None or rec.value is None:
