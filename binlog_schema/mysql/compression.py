@@ -44,10 +44,32 @@ def mariadb_uncompress(data: bytes, limit: int = MAX_UNCOMPRESSED) -> bytes:
     return out
 
 
-def mariadb_compress(data: bytes, level: int = 6) -> bytes:
+def mariadb_compress(data: bytes, level: int = 6, raw_deflate: bool = False) -> bytes:
+    """A MariaDB compressed block (what :func:`mariadb_uncompress` reads): a header byte
+    0x80 | n (| 0x08 for a raw deflate stream), the uncompressed length in n big-endian bytes,
+    then the zlib stream (a raw deflate one with ``raw_deflate``)."""
     size = len(data)
     n = 4 if size >> 24 else 3 if size >> 16 else 2 if size >> 8 else 1
-    return bytes((0x80 | n,)) + size.to_bytes(n, "big") + zlib.compress(data, level)
+    if raw_deflate:
+        z = zlib.compressobj(level, zlib.DEFLATED, -15)
+        packed = z.compress(data) + z.flush()
+    else:
+        packed = zlib.compress(data, level)
+    return bytes((0x80 | (0x08 if raw_deflate else 0) | n,)) + size.to_bytes(n, "big") + packed
+
+
+COLUMN_COMPRESSION_THRESHOLD = 100  # MariaDB column_compression_threshold (default)
+
+
+def column_compress(raw: bytes, level: int = 6) -> bytes:
+    """A MariaDB compressed column's stored value (Field_*_compressed, with the defaults
+    column_compression_threshold=100, column_compression_zlib_wrap=OFF, level 6): a value
+    under the threshold, or one that does not shrink, is stored after a 0x00 byte; else a
+    compressed block of raw deflate (:func:`mariadb_uncompress` reads both)."""
+    if len(raw) < COLUMN_COMPRESSION_THRESHOLD:
+        return b"\0" + raw
+    stored = mariadb_compress(raw, level, raw_deflate=True)
+    return stored if len(stored) < len(raw) + 1 else b"\0" + raw
 
 
 def compressed_parse(io, limit=MAX_UNCOMPRESSED):
