@@ -18,6 +18,8 @@ import construct as c
 from binlog_schema.construct_ext.errors import LayoutError
 
 from binlog_schema.errors import BinlogError, BuildError
+from binlog_schema.mysql.charsets import BINARY_ID
+from binlog_schema.mysql.codes import WRITE_ROWS_EVENT
 from binlog_schema.mysql.flavor import flavor_for, flavor_name_of, json_is_binary
 from binlog_schema.model.table_map import Column, TableMap, table_map_from_event
 from binlog_schema.envelope import build_event, parse_event
@@ -249,7 +251,7 @@ def _double(fdp) -> float:
 
 
 def _charset_text(fdp, col, n=12):
-    if col.collation_id == 63:
+    if col.collation_id == BINARY_ID:
         return fdp.ConsumeBytes(fdp.ConsumeIntInRange(0, n))
     return _text(fdp, n)
 
@@ -395,13 +397,13 @@ def rows_roundtrip(fdp):
     except (c.ConstructError, LayoutError):
         return  # a column the codecs refuse (fsp 125): documented construct error
     try:
-        raw = codec.encode(rows, body, 30)
+        raw = codec.encode(rows, body, WRITE_ROWS_EVENT)
     except (c.ConstructError, LayoutError):
         return  # a value out of its column's range: refused (documented)
     except Exception as e:  # noqa: BLE001
         raise untyped(f"RowsCodec.encode of {_describe(tm, rows)}", e) from None
-    event = {"header": {"timestamp": 1, "type_code": 30, "server_id": 1, "log_pos": None,
-                        "flags": []}, "body": {**body, "rows": raw}}
+    event = {"header": {"timestamp": 1, "type_code": WRITE_ROWS_EVENT, "server_id": 1,
+                        "log_pos": None, "flags": []}, "body": {**body, "rows": raw}}
     ctx = tm.context()
     try:
         built = build_event(event, ctx)
@@ -410,7 +412,7 @@ def rows_roundtrip(fdp):
         raise Finding(f"rows event of encodable rows does not build/parse: {e}") from None
     codec2 = RowsCodec(back)
     try:
-        decoded = codec2.decode(value["body"], 30)
+        decoded = codec2.decode(value["body"], WRITE_ROWS_EVENT)
     except Exception as e:  # noqa: BLE001
         raise Finding(f"rows encoded from typed values do not decode: {type(e).__name__}: "
                       f"{e!r:.200} ({_describe(tm, rows)})") from None
@@ -423,7 +425,7 @@ def rows_roundtrip(fdp):
                 raise Finding(f"column {k} ({tm.columns[k].type}, "
                               f"{_col(tm.columns[k])}): built {want[k]!r:.120}, "
                               f"decoded {got.get(k)!r:.120}")
-    again = codec2.encode(decoded, value["body"], 30)
+    again = codec2.encode(decoded, value["body"], WRITE_ROWS_EVENT)
     if again != raw:
         raise Finding(f"decoded rows encode to other bytes: {byte_difference(raw, again)}")
 

@@ -45,8 +45,9 @@ from binlog_schema.mysql.framing import event_crc as _crc
 from binlog_schema.errors import BinlogError, BuildError
 from binlog_schema.mysql.codes import (
     DELETE_ROWS_COMPRESSED_EVENT, DELETE_ROWS_COMPRESSED_EVENT_V1, DELETE_ROWS_EVENT,
-    DELETE_ROWS_EVENT_V1, PARTIAL_UPDATE_ROWS_EVENT, PRE_GA_DELETE_ROWS_EVENT,
-    PRE_GA_UPDATE_ROWS_EVENT, PRE_GA_WRITE_ROWS_EVENT, TABLE_MAP_EVENT,
+    DELETE_ROWS_EVENT_V1, FORMAT_DESCRIPTION_EVENT, PARTIAL_UPDATE_ROWS_EVENT,
+    PRE_GA_DELETE_ROWS_EVENT, PRE_GA_UPDATE_ROWS_EVENT, PRE_GA_WRITE_ROWS_EVENT, START_EVENT_V3,
+    TABLE_MAP_EVENT,
     UPDATE_ROWS_COMPRESSED_EVENT, UPDATE_ROWS_COMPRESSED_EVENT_V1, UPDATE_ROWS_EVENT,
     UPDATE_ROWS_EVENT_V1, WRITE_ROWS_COMPRESSED_EVENT, WRITE_ROWS_COMPRESSED_EVENT_V1,
     WRITE_ROWS_EVENT, WRITE_ROWS_EVENT_V1)
@@ -178,10 +179,11 @@ def fix_crc(data: bytes, ctx: Context) -> bytes:
 def make_event(code: int, body: bytes, ctx: Context, ts: int = 0x65535300) -> bytes:
     """Header (type ``code``, event_size and log_pos computed), body, CRC32 when the context
     has checksums."""
-    size = HEADER_SIZE + len(body) + (4 if ctx.checksum else 0)
+    crc_size = checksum_length(code, body, ctx)
+    size = HEADER_SIZE + len(body) + crc_size
     head = (ts.to_bytes(4, "little") + bytes((code,)) + (1000).to_bytes(4, "little")
             + size.to_bytes(4, "little") + size.to_bytes(4, "little") + b"\0\0")
-    crc = _crc(head, body).to_bytes(4, "little") if ctx.checksum else b""
+    crc = _crc(head, body).to_bytes(4, "little") if crc_size else b""
     return head + body + crc
 
 
@@ -815,7 +817,8 @@ def damage(data: bytes):
             group = untouched[off][2] if off in untouched else None
         contexts.append(group)
     for off, (raw, crc, k) in sorted(untouched.items()):
-        context_event = raw[4] == 15 or (raw[4] == 1 and off == 4)
+        context_event = raw[4] == FORMAT_DESCRIPTION_EVENT or (
+            raw[4] == START_EVENT_V3 and off == 4)
         j = bisect.bisect_left(spans, off) - 1
         if not context_event and (j < 0 or contexts[j] != k):
             continue  # (read in another file's context, or in none)

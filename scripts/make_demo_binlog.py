@@ -8,7 +8,8 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from binlog_schema.envelope import parse_event  # noqa: E402
+from binlog_schema.envelope import HEADER_SIZE, parse_event  # noqa: E402
+from binlog_schema.mysql.codes import FORMAT_DESCRIPTION_EVENT  # noqa: E402
 from binlog_schema.stream import BinlogWriter  # noqa: E402
 from binlog_schema.vectors import context_of, hex_bytes, iter_vectors  # noqa: E402
 
@@ -17,10 +18,10 @@ def main(out):
     out = pathlib.Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with BinlogWriter(out) as w:
-        w.write({"header": {"timestamp": 1700000000, "type_code": 15, "server_id": 1,
-                            "log_pos": None, "flags": []},
+        w.write({"header": {"timestamp": 1700000000, "type_code": FORMAT_DESCRIPTION_EVENT,
+                            "server_id": 1, "log_pos": None, "flags": []},
                  "body": {"binlog_version": 4, "server_version": "8.0.40",
-                          "create_timestamp": 1700000000, "header_length": 19,
+                          "create_timestamp": 1700000000, "header_length": HEADER_SIZE,
                           "post_header_lengths": [0] * 40, "checksum_alg": 1}})
         n = 0
         for _, _, doc in iter_vectors(ROOT / "specs" / "table_map"):

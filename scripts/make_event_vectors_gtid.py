@@ -25,7 +25,12 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from make_vectors import CORPUS, ROOT, negative, positive, write  # noqa: E402
 
 from binlog_schema.context import Context  # noqa: E402
-from binlog_schema.envelope import build_event  # noqa: E402
+from binlog_schema.envelope import HEADER_SIZE, build_event  # noqa: E402
+from binlog_schema.mysql.codes import (  # noqa: E402
+    ANONYMOUS_GTID_LOG_EVENT, BINLOG_CHECKPOINT_EVENT, GTID_LIST_EVENT, GTID_LOG_EVENT,
+    GTID_TAGGED_LOG_EVENT, HEARTBEAT_LOG_EVENT, HEARTBEAT_LOG_EVENT_V2, MARIA_GTID_EVENT,
+    PREVIOUS_GTIDS_LOG_EVENT, START_ENCRYPTION_EVENT, TRANSACTION_CONTEXT_EVENT,
+    VIEW_CHANGE_EVENT, XA_PREPARE_LOG_EVENT)
 from binlog_schema.events.gtid import BODIES  # noqa: E402
 from binlog_schema.stream import BinlogReader  # noqa: E402
 
@@ -51,20 +56,20 @@ def shape(rec) -> tuple:
     """What makes two events of a kind worth separate vectors: the layout, not the values."""
     b = rec.value["body"]
     k = rec.kind
-    if k in (33, 34):
+    if k in (GTID_LOG_EVENT, ANONYMOUS_GTID_LOG_EVENT):
         ts = b.get("commit_timestamps") or {}
         sv = b.get("server_versions") or {}
         return (k, _major(rec.ctx.server_version), b["lt_type"],
                 _present(b, "commit_timestamps", "transaction_length", "server_versions",
                          "commit_group_ticket"),
                 ts.get("original") is not None, sv.get("original") is not None)
-    if k == 35:
+    if k == PREVIOUS_GTIDS_LOG_EVENT:
         return (k, b["format"], min(b["n_sids"], 2))
-    if k == 162:
+    if k == MARIA_GTID_EVENT:
         xid = b["xid"] or {}
         return (k, _major(rec.ctx.server_version), tuple(b["flags2"]), tuple(b["flags_extra"]),
                 bool(xid.get("bqual")), isinstance(xid.get("gtrid"), bytes))
-    if k == 163:
+    if k == GTID_LIST_EVENT:
         return (k, min(b["count"], 2), tuple(b["flags"]))
     return (k, _major(rec.ctx.server_version))
 
@@ -72,20 +77,20 @@ def shape(rec) -> tuple:
 def _what(rec) -> str:
     b = rec.value["body"]
     k = rec.kind
-    if k in (33, 34):
+    if k in (GTID_LOG_EVENT, ANONYMOUS_GTID_LOG_EVENT):
         if b["lt_type"] is None:
             return "5.6 layout: flags, sid, gno only"
         if b["commit_timestamps"] is None:
             return "5.7 layout: + logical clock (lt_type 2, last_committed, sequence_number)"
         return ("8.0 layout: + immediate commit timestamp (bit 55 clear: no original), packed "
                 "transaction length, immediate server version (bit 31 clear)")
-    if k == 35:
+    if k == PREVIOUS_GTIDS_LOG_EVENT:
         return (f"{b['format'].lower()} GTID set with {b['n_sids']} SID(s)"
                 + (" (tagged: tag after each UUID, format also in byte 0)"
                    if b["format"] == "TAGGED" else ""))
-    if k == 42:
+    if k == GTID_TAGGED_LOG_EVENT:
         return "tagged GTID in MySQL's serialization format (varlen fields, ids 0-11)"
-    if k == 162:
+    if k == MARIA_GTID_EVENT:
         extra = ", ".join(b["flags_extra"]) or "none"
         xid = b["xid"]
         xid = "" if xid is None else (
@@ -93,7 +98,7 @@ def _what(rec) -> str:
             f"; XID '{xid['gtrid']}','{xid['bqual']}',{xid['format_id']}")
         return (f"MariaDB GTID, flags2 {', '.join(b['flags2']) or 'none'}; flags_extra "
                 f"{extra}{xid}")
-    if k == 163:
+    if k == GTID_LIST_EVENT:
         return f"MariaDB GTID list of {b['count']} GTID(s)" + (
             " (empty: 2 zero bytes follow the count)" if not b["count"] else "")
     return rec.type_name
@@ -150,7 +155,7 @@ def mariadb() -> list:
                    lambda rel, r: f"real MariaDB server: scripts/make_event_binlogs_gtid.sh, "
                                   f"{rel} at offset {r.offset}",
                    lambda r: MARIADB_SETTINGS.get(
-                       "encrypted" if r.kind == 164 else "gtid"))
+                       "encrypted" if r.kind == START_ENCRYPTION_EVENT else "gtid"))
 
 
 # ------------------------------------------------------------------------------ synthetic
@@ -178,18 +183,19 @@ def synthetic() -> list:
             "a GTID as a replica writes it: original commit timestamp and original server "
             "version differ from the immediate ones (bits 55 and 31 set, both originals "
             "follow), a 3-byte packed transaction length and a commit group ticket (8.0.33+)",
-            33, {"flags": [], "sid": uuid, "gno": 42, "lt_type": 2, "last_committed": 7,
-                 "sequence_number": 9,
-                 "commit_timestamps": {"immediate": 1700000000123456,
-                                       "original": 1699999999000001},
-                 "transaction_length": 70000,
-                 "server_versions": {"immediate": 80040, "original": 80036},
-                 "commit_group_ticket": 5}, my80, "MySQL 8.0.40 (replica of 8.0.36)"),
+            GTID_LOG_EVENT, {
+                "flags": [], "sid": uuid, "gno": 42, "lt_type": 2, "last_committed": 7,
+                "sequence_number": 9,
+                "commit_timestamps": {"immediate": 1700000000123456,
+                                      "original": 1699999999000001},
+                "transaction_length": 70000,
+                "server_versions": {"immediate": 80040, "original": 80036},
+                "commit_group_ticket": 5}, my80, "MySQL 8.0.40 (replica of 8.0.36)"),
         _synthetic(
             "synthetic-gtid-tagged-replica-all-fields",
             "tagged GTID with every field, originals that differ and a commit group ticket "
             "(field ids 7, 10, 11 present), a 32-byte tag, a gno of 2^62+5 (9 varlen bytes "
-            "after the zigzag sign bit)", 42, {
+            "after the zigzag sign bit)", GTID_TAGGED_LOG_EVENT, {
                 "last_non_ignorable_field_id": 0, "flags": ["MAY_HAVE_SBR"], "sid": uuid,
                 "gno": (1 << 62) + 5, "tag": "t" * 32, "last_committed": 1000,
                 "sequence_number": 1001, "immediate_commit_timestamp": 1700000000123456,
@@ -199,7 +205,8 @@ def synthetic() -> list:
             "MySQL 8.4.3 (replica)"),
         _synthetic(
             "synthetic-previous-gtids-untagged-two-sids-two-intervals",
-            "untagged GTID set of two SIDs, one with two intervals", 35, {
+            "untagged GTID set of two SIDs, one with two intervals",
+            PREVIOUS_GTIDS_LOG_EVENT, {
                 "format": "UNTAGGED", "sids": [
                     {"sid": uuid, "tag": None,
                      "intervals": [{"start": 1, "end": 6}, {"start": 8, "end": 11}]},
@@ -208,7 +215,7 @@ def synthetic() -> list:
         _synthetic(
             "synthetic-transaction-context",
             "group replication TRANSACTION_CONTEXT: server uuid, thread id, snapshot version, "
-            "two write-set hashes and one read-set hash", 36, {
+            "two write-set hashes and one read-set hash", TRANSACTION_CONTEXT_EVENT, {
                 "thread_id": 12, "gtid_specified": 0, "server_uuid": uuid,
                 "snapshot_version": bytes.fromhex("0102030405"),
                 "write_set": ["10743297239623481243", "2893469324691523812"],
@@ -216,7 +223,7 @@ def synthetic() -> list:
         _synthetic(
             "synthetic-view-change",
             "group replication VIEW_CHANGE: view id NUL-padded to 40 bytes, sequence number "
-            "and a certification map of two entries", 37, {
+            "and a certification map of two entries", VIEW_CHANGE_EVENT, {
                 "view_id": "17000000000000000:3", "seq_number": 21,
                 "certification_info": [
                     {"key": "group_gtid_executed", "value": uuid + ":1-20"},
@@ -224,23 +231,25 @@ def synthetic() -> list:
         _synthetic(
             "synthetic-heartbeat",
             "HEARTBEAT_LOG_EVENT (sent by a source, never written to a binlog): the binlog "
-            "file name", 27, {"log_ident": "binlog.000007"}, my80, "MySQL 8.0.40"),
+            "file name", HEARTBEAT_LOG_EVENT, {"log_ident": "binlog.000007"}, my80,
+            "MySQL 8.0.40"),
         _synthetic(
             "synthetic-heartbeat-v2",
             "HEARTBEAT_LOG_EVENT_V2 (8.0.26+, sent, never written): LOG_FILENAME and "
-            "LOG_POSITION TLVs, then the END mark", 41, {"fields": [
+            "LOG_POSITION TLVs, then the END mark", HEARTBEAT_LOG_EVENT_V2, {"fields": [
                 {"type": "LOG_FILENAME", "value": "binlog.000007"},
                 {"type": "LOG_POSITION", "value": 5000000000},
                 {"type": "END", "value": None}]}, my80, "MySQL 8.0.40"),
         _synthetic(
             "synthetic-xa-prepare-mysql-one-phase",
-            "MySQL XA_PREPARE_LOG_EVENT of XA COMMIT ... ONE PHASE with gtrid and bqual", 38, {
+            "MySQL XA_PREPARE_LOG_EVENT of XA COMMIT ... ONE PHASE with gtrid and bqual",
+            XA_PREPARE_LOG_EVENT, {
                 "one_phase": 1, "format_id": 1, "gtrid": "trx-1", "bqual": "b"}, my80,
             "MySQL 8.0.40"),
         _synthetic(
             "synthetic-mariadb-gtid-thread-id-with-alter-and-engines",
             "MariaDB 11.5+ GTID with every flags_extra field: extra engines, the COMMIT "
-            "ALTER's start-alter seq_no and the thread id (in this order)", 162, {
+            "ALTER's start-alter seq_no and the thread id (in this order)", MARIA_GTID_EVENT, {
                 "seq_no": 100, "domain_id": 3, "flags2": ["STANDALONE", "DDL"],
                 "commit_id": None, "xid": None,
                 "flags_extra": ["MULTI_ENGINE", "COMMIT_ALTER", "THREAD_ID"],
@@ -256,7 +265,7 @@ def synthetic() -> list:
 
 def _event(type_code: int, body: bytes) -> bytes:
     """A whole event with a CRC32 (event_size and CRC computed)."""
-    size = 19 + len(body) + 4
+    size = HEADER_SIZE + len(body) + 4
     head = (bytes.fromhex("00f15365") + bytes((type_code,)) + (1).to_bytes(4, "little")
             + size.to_bytes(4, "little") + (1000).to_bytes(4, "little") + b"\0\0")
     return head + body + zlib.crc32(head + body).to_bytes(4, "little")
@@ -270,58 +279,65 @@ def negatives() -> list:
         + (5).to_bytes(8, "little")
     out = [
         negative("negative-gtid-list-count-beyond-body", "hand-made from the layout",
-                 _event(163, (5).to_bytes(4, "little") + gl_one[4:]), maria, "truncated",
-                 19 + 4 + 16,
+                 _event(GTID_LIST_EVENT, (5).to_bytes(4, "little") + gl_one[4:]), maria,
+                 "truncated", HEADER_SIZE + 4 + 16,
                  "GTID_LIST count says 5 GTIDs (16 bytes each), the body holds 1: the second "
                  "runs past the end"),
         negative("negative-previous-gtids-n-intervals-lies", "hand-made from the layout",
-                 _event(35, (1).to_bytes(8, "little") + sid + (1000).to_bytes(8, "little")
+                 _event(PREVIOUS_GTIDS_LOG_EVENT,
+                        (1).to_bytes(8, "little") + sid + (1000).to_bytes(8, "little")
                         + (1).to_bytes(8, "little") + (2).to_bytes(8, "little")), my,
-                 "truncated", 19 + 8 + 16 + 8 + 16,
+                 "truncated", HEADER_SIZE + 8 + 16 + 8 + 16,
                  "n_intervals says 1000 (16 bytes each), the body holds 1; nothing is "
                  "allocated for the 1000"),
         negative("negative-previous-gtids-n-sids-lies", "hand-made from the layout",
-                 _event(35, (0xFFFFFFFFFFFF).to_bytes(8, "little")), my, "truncated", 19 + 8,
+                 _event(PREVIOUS_GTIDS_LOG_EVENT, (0xFFFFFFFFFFFF).to_bytes(8, "little")), my,
+                 "truncated", HEADER_SIZE + 8,
                  "n_sids says 2^48-1, the body ends after the count"),
         negative("negative-previous-gtids-tagged-low-byte", "hand-made from the layout",
-                 _event(35, bytes.fromhex("0001000000000001") + sid + b"\x00"
-                        + (0).to_bytes(8, "little")), my, "format", 19,
+                 _event(PREVIOUS_GTIDS_LOG_EVENT,
+                        bytes.fromhex("0001000000000001") + sid + b"\x00"
+                        + (0).to_bytes(8, "little")), my, "format", HEADER_SIZE,
                  "tagged format (top byte 1) needs the format repeated in byte 0; it is 0"),
         negative("negative-gtid-bit55-original-missing", "hand-made from the layout",
-                 _event(33, b"\x00" + sid + (1).to_bytes(8, "little") + b"\x02"
+                 _event(GTID_LOG_EVENT, b"\x00" + sid + (1).to_bytes(8, "little") + b"\x02"
                         + bytes(16) + (1 << 55 | 123).to_bytes(7, "little")), my, "truncated",
-                 19 + 25 + 17 + 7,
+                 HEADER_SIZE + 25 + 17 + 7,
                  "bit 55 of the immediate commit timestamp says an original one follows; the "
                  "body ends"),
         negative("negative-tagged-gtid-size-beyond-body", "hand-made from the layout",
-                 _event(42, bytes.fromhex("02" "f8" "00" "00" "00")), my, "truncated", 19 + 2,
+                 _event(GTID_TAGGED_LOG_EVENT, bytes.fromhex("02" "f8" "00" "00" "00")), my,
+                 "truncated", HEADER_SIZE + 2,
                  "message size 124 in a 5-byte body"),
         negative("negative-tagged-gtid-version-2", "hand-made from the layout",
-                 _event(42, bytes.fromhex("04" "0a" "00" "00" "00")), my, "format", 19,
+                 _event(GTID_TAGGED_LOG_EVENT, bytes.fromhex("04" "0a" "00" "00" "00")), my,
+                 "format", HEADER_SIZE,
                  "serialization format version 2: MySQL's decoder knows only version 1"),
         negative("negative-tagged-gtid-noncanonical-varint", "hand-made from the layout",
-                 _event(42, bytes.fromhex("02" "10" "00" "00" "0100" "04" "0c")), my,
-                 "format", 19 + 4,
+                 _event(GTID_TAGGED_LOG_EVENT,
+                        bytes.fromhex("02" "10" "00" "00" "0100" "04" "0c")), my,
+                 "format", HEADER_SIZE + 4,
                  "flags 0 written in 2 bytes (01 00): only the shortest encoding rebuilds the "
                  "same bytes, so it is refused"),
         negative("negative-mariadb-gtid-padding-not-zero", "hand-made from the layout",
-                 _event(162, (1).to_bytes(8, "little") + bytes(4) + b"\x0c" + bytes(5)
-                        + b"\x07"), maria, "format", 19 + 13,
+                 _event(MARIA_GTID_EVENT, (1).to_bytes(8, "little") + bytes(4) + b"\x0c"
+                        + bytes(5) + b"\x07"), maria, "format", HEADER_SIZE + 13,
                  "the 6 bytes after flags2 (no commit id, no XID, no extra flags) must be zero "
                  "padding"),
         negative("negative-mariadb-gtid-xid-beyond-body", "hand-made from the layout",
-                 _event(162, (1).to_bytes(8, "little") + bytes(4) + b"\x40"
+                 _event(MARIA_GTID_EVENT, (1).to_bytes(8, "little") + bytes(4) + b"\x40"
                         + (1).to_bytes(4, "little") + b"\x40\x40" + b"xy"), maria,
-                 "truncated", 19 + 19,
+                 "truncated", HEADER_SIZE + 19,
                  "PREPARED_XA XID: gtrid_length 64 with 2 bytes left"),
         negative("negative-xa-prepare-gtrid-length-huge", "hand-made from the layout",
-                 _event(38, b"\x00" + (1).to_bytes(4, "little")
+                 _event(XA_PREPARE_LOG_EVENT, b"\x00" + (1).to_bytes(4, "little")
                         + (0xFFFFFFFF).to_bytes(4, "little") + (0).to_bytes(4, "little")
-                        + b"abc"), my, "truncated", 19 + 13,
+                        + b"abc"), my, "truncated", HEADER_SIZE + 13,
                  "gtrid_length 2^32-1 with 3 bytes left: refused without allocating"),
         negative("negative-binlog-checkpoint-name-length-lies", "hand-made from the layout",
-                 _event(161, (200).to_bytes(4, "little") + b"mariadb-bin.000001"), maria,
-                 "truncated", 19 + 4, "file name length 200 with 18 bytes left"),
+                 _event(BINLOG_CHECKPOINT_EVENT,
+                        (200).to_bytes(4, "little") + b"mariadb-bin.000001"), maria,
+                 "truncated", HEADER_SIZE + 4, "file name length 200 with 18 bytes left"),
     ]
     return out
 

@@ -29,8 +29,11 @@ from make_vectors import CORPUS, ctx_dict, negative, positive, with_crc, write  
 
 from binlog_schema.mysql.compression import mariadb_compress  # noqa: E402
 from binlog_schema.context import Context  # noqa: E402
-from binlog_schema.envelope import build_event  # noqa: E402
-from binlog_schema.mysql.codes import EVENT_TYPES  # noqa: E402
+from binlog_schema.envelope import HEADER_SIZE, build_event  # noqa: E402
+from binlog_schema.mysql.codes import (  # noqa: E402
+    EVENT_TYPES, EXECUTE_LOAD_QUERY_EVENT, IGNORABLE_LOG_EVENT, INCIDENT_EVENT, INTVAR_EVENT,
+    LOAD_EVENT, NEW_LOAD_EVENT, QUERY_COMPRESSED_EVENT, QUERY_EVENT, ROTATE_EVENT,
+    USER_VAR_EVENT)
 from binlog_schema.events.query import BODIES  # noqa: E402
 from binlog_schema.stream import BinlogReader  # noqa: E402
 from binlog_schema.vectors import check_vector  # noqa: E402
@@ -69,22 +72,22 @@ def features(rec) -> set:
     if isinstance(body, (bytes, bytearray)):
         return {base + ("raw body",)}
     out = {base}
-    if kind in (2, 18, 165):
+    if kind in (QUERY_EVENT, EXECUTE_LOAD_QUERY_EVENT, QUERY_COMPRESSED_EVENT):
         for item in body["status_vars"] or ():
             out.add((kind, "status", item.get("code", "raw rest")))
             if item.get("code") == "UPDATED_DB_NAMES":
                 out.add((kind, "db names", item["value"]["names"] is None))
             if item.get("code") == "GTID_FLAGS3":
                 out.add((kind, "flags3", item["value"]["flags"]))
-        if kind == 165:
+        if kind == QUERY_COMPRESSED_EVENT:
             out.add((kind, "compressed header", body["compressed"][0]))
-    elif kind == 14:
+    elif kind == USER_VAR_EVENT:
         value = body["value"]
         out.add((kind, None if value is None else value["type"],
                  None if value is None else value["flags"] is not None))
-    elif kind == 5:
+    elif kind == INTVAR_EVENT:
         out.add((kind, body["type"]))
-    elif kind == 26:
+    elif kind == INCIDENT_EVENT:
         out.add((kind, body["incident"]))
     return out
 
@@ -178,7 +181,7 @@ def synthetic_vectors() -> list:
 
     add("load-old-sql-ex", "LOAD_EVENT as MySQL 3.23/4.0 wrote it (no such file is available): "
         "the old sql_ex (7 one-byte fields, empty ones flagged), field lengths then NUL-ended "
-        "names, table, database, file name to the end", 6,
+        "names, table, database, file name to the end", LOAD_EVENT,
         {"thread_id": 3, "exec_time": 1, "skip_lines": 1,
          "sql_ex": {"field_term": ",", "enclosed": '"', "line_term": "\n", "line_start": "\0",
                     "escaped": "\\", "opt_flags": ["OPT_ENCLOSED", "REPLACE"],
@@ -186,23 +189,23 @@ def synthetic_vectors() -> list:
          "fields": ["a", "bee"], "table": "t1", "database": "test",
          "file_name": "data/load.txt"}, MYSQL40, "MySQL 4.0 (layout from load_data_events.h)")
     add("new-load-new-sql-ex", "NEW_LOAD_EVENT (4.0, delimiters longer than one byte): the new "
-        "sql_ex (5 one-byte-length strings + opt_flags), no fields listed", 12,
+        "sql_ex (5 one-byte-length strings + opt_flags), no fields listed", NEW_LOAD_EVENT,
         {"thread_id": 4, "exec_time": 0, "skip_lines": 0,
          "sql_ex": {"field_term": "||", "enclosed": "", "line_term": "\r\n", "line_start": "",
                     "escaped": "\\", "opt_flags": ["IGNORE"]},
          "fields": [], "table": "t2", "database": "test", "file_name": "data/new.txt"},
         MYSQL40, "MySQL 4.0 (layout from load_data_events.h)")
     add("ignorable", "IGNORABLE_LOG_EVENT (28): no server writes one outside debug builds; the "
-        "body is kept raw", 28, {"data": bytes.fromhex("0102030405")}, MYSQL57,
+        "body is kept raw", IGNORABLE_LOG_EVENT, {"data": bytes.fromhex("0102030405")}, MYSQL57,
         "MySQL 5.7 (layout from control_events.h)", flags=["IGNORABLE"])
     add("query-catalog-with-nul", "Q_CATALOG_CODE (2) as MySQL 5.0.0-5.0.3 wrote it: 1-byte "
-        "length, the catalog, a NUL", 2,
+        "length, the catalog, a NUL", QUERY_EVENT,
         _query(COMMON_STATUS + [{"code": "CATALOG", "value": "std"}, CHARSET]), MYSQL50,
         "MySQL 5.0.2 (layout from statement_events.h)")
     add("query-mysql9-status-vars", "MySQL 9 status variables no corpus file shows: "
         "Q_UPDATED_DB_NAMES with OVER_MAX_DBS_IN_EVENT_MTS (254: no names), Q_COMMIT_TS (14, "
         "8 bytes in the 5.7 development trees), Q_MASTER_DATA_WRITTEN (10), "
-        "Q_ENABLE_CASCADE_TRIGGERS (21)", 2,
+        "Q_ENABLE_CASCADE_TRIGGERS (21)", QUERY_EVENT,
         _query(COMMON_STATUS + [{"code": "CATALOG_NZ", "value": "std"}, CHARSET,
                                 {"code": "MASTER_DATA_WRITTEN", "value": 345},
                                 {"code": "UPDATED_DB_NAMES", "value": {"count": 254,
@@ -213,7 +216,7 @@ def synthetic_vectors() -> list:
     add("query-mariadb-11-collations", "MariaDB 11.x status variables: "
         "Q_CHARACTER_SET_COLLATIONS (131: a count, then 2-byte charset and collation ids), "
         "written before Q_CHARSET_CODE, and Q_GTID_FLAGS3 ROLLBACK ALTER (8) with the start "
-        "alter's sequence number", 2,
+        "alter's sequence number", QUERY_EVENT,
         _query(COMMON_STATUS + [{"code": "CATALOG_NZ", "value": "std"},
                                 {"code": "CHARACTER_SET_COLLATIONS",
                                  "value": {"count": 2, "map": [
@@ -224,15 +227,17 @@ def synthetic_vectors() -> list:
                query="ALTER TABLE t ADD COLUMN c INT"),
         MARIADB, "MariaDB 11.8 (layout from sql/charset_collations.h, sql/log_event.cc)")
     add("query-unknown-status-code", "status code 200 (no layout known): the walk stops and "
-        "the rest of the block (its bytes, and the known code after it) stays raw", 2,
+        "the rest of the block (its bytes, and the known code after it) stays raw",
+        QUERY_EVENT,
         _query(COMMON_STATUS + [{"raw": bytes.fromhex("c8" "010203" "04" "210021000800")}]),
         MYSQL57, "MySQL 5.7 (hypothetical vendor code)")
     add("query-commit-ts2-unknown", "Q_COMMIT_TS2 (15) has no known layout (5.7 development "
-        "trees only): kept raw with the rest of the block", 2,
+        "trees only): kept raw with the rest of the block", QUERY_EVENT,
         _query(COMMON_STATUS + [{"raw": bytes.fromhex("0f" "0102030405060708")}]),
         MYSQL57, "MySQL 5.7.x development tree (hypothetical)")
     add("query-compressed-from-text", "QUERY_COMPRESSED built from the query text alone "
-        "(compressed left out, so zlib level 6 is used); the parsed value gives both", 165,
+        "(compressed left out, so zlib level 6 is used); the parsed value gives both",
+        QUERY_COMPRESSED_EVENT,
         _query(COMMON_STATUS + [{"code": "CATALOG_NZ", "value": "std"}, CHARSET],
                query="INSERT INTO t VALUES (" + ", ".join(str(i) for i in range(40)) + ")",
                compressed=None),
@@ -247,7 +252,7 @@ def _raw_event(code, body: bytes, crc=True) -> bytes:
     head = (1700000000).to_bytes(4, "little") + bytes((code,)) + (1).to_bytes(4, "little") + \
         b"\0\0\0\0" + (1000).to_bytes(4, "little") + b"\0\0"
     if not crc:
-        return head[:9] + (19 + len(body)).to_bytes(4, "little") + head[13:] + body
+        return head[:9] + (HEADER_SIZE + len(body)).to_bytes(4, "little") + head[13:] + body
     return with_crc(head + body)
 
 
@@ -263,7 +268,7 @@ def negative_vectors() -> list:
     ctx = Context(checksum=True, flavor="mysql", server_version="8.0.40")
     maria = Context(checksum=True, flavor="mariadb", server_version="10.11.19-MariaDB-log")
     status = bytes.fromhex("0000000000" "010000000000000000")  # FLAGS2 0, SQL_MODE 0
-    H = 19
+    H = HEADER_SIZE
     out = []
 
     def add(name, data, c, kind, offset, why):
@@ -273,43 +278,48 @@ def negative_vectors() -> list:
         assert not problems, (name, problems)
         out.append(v)
 
-    add("query-db-len-past-body", _raw_event(2, _query_bytes(status, db_len=200)), ctx,
-        "truncated", H + 13 + len(status),
+    add("query-db-len-past-body",
+        _raw_event(QUERY_EVENT, _query_bytes(status, db_len=200)), ctx, "truncated",
+        H + 13 + len(status),
         "db_len 200 but the body ends 13 bytes after the status block")
     add("query-catalog-past-status-block",
-        _raw_event(2, _query_bytes(status + bytes.fromhex("0609737464"))), ctx, "truncated",
-        H + 13 + len(status) + 2,
+        _raw_event(QUERY_EVENT, _query_bytes(status + bytes.fromhex("0609737464"))), ctx,
+        "truncated", H + 13 + len(status) + 2,
         "Q_CATALOG_NZ says 9 bytes, 3 are left in the status block (bounded by "
         "status_vars_len, so it cannot run into the database name)")
-    add("query-database-not-nul-terminated", _raw_event(2, _query_bytes(status, nul=b"X")),
-        ctx, "format", H + 13 + len(status) + 4, "the byte after the database name must be NUL")
-    add("query-status-value-cut", _raw_event(2, _query_bytes(status + bytes.fromhex("0421"))),
-        ctx, "truncated", H + 13 + len(status) + 1,
+    add("query-database-not-nul-terminated",
+        _raw_event(QUERY_EVENT, _query_bytes(status, nul=b"X")), ctx, "format",
+        H + 13 + len(status) + 4, "the byte after the database name must be NUL")
+    add("query-status-value-cut",
+        _raw_event(QUERY_EVENT, _query_bytes(status + bytes.fromhex("0421"))), ctx, "truncated",
+        H + 13 + len(status) + 1,
         "Q_CHARSET_CODE needs 6 bytes, the status block has 1 left")
     add("query-updated-db-names-count-lies",
-        _raw_event(2, _query_bytes(status + bytes.fromhex("0c03" "613100"))), ctx, "truncated",
-        H + 13 + len(status) + 5,
+        _raw_event(QUERY_EVENT, _query_bytes(status + bytes.fromhex("0c03" "613100"))), ctx,
+        "truncated", H + 13 + len(status) + 5,
         "Q_UPDATED_DB_NAMES says 3 names, the status block holds 1")
     compressed = mariadb_compress(b"INSERT INTO t VALUES (1)")
     lying = bytes((compressed[0],)) + bytes((compressed[1] + 10,)) + compressed[2:]
-    add("query-compressed-length-lies", _raw_event(165, _query_bytes(status, query=lying)),
-        maria, "format", H + 13 + len(status) + 5,
+    add("query-compressed-length-lies",
+        _raw_event(QUERY_COMPRESSED_EVENT, _query_bytes(status, query=lying)), maria, "format",
+        H + 13 + len(status) + 5,
         "the compressed block's header says 34 bytes, zlib gives 24")
     add("query-compressed-bad-header",
-        _raw_event(165, _query_bytes(status, query=b"\x05" + compressed[1:])), maria, "format",
-        H + 13 + len(status) + 5,
+        _raw_event(QUERY_COMPRESSED_EVENT, _query_bytes(status, query=b"\x05" + compressed[1:])),
+        maria, "format", H + 13 + len(status) + 5,
         "the first byte of a compressed block must be 0x80 | n with n in 1..4")
     add("user-var-name-length-lies",
-        _raw_event(14, (0x7FFFFFFF).to_bytes(4, "little") + b"x\0"), ctx, "truncated", H + 4,
+        _raw_event(USER_VAR_EVENT, (0x7FFFFFFF).to_bytes(4, "little") + b"x\0"), ctx,
+        "truncated", H + 4,
         "name_len 2^31-1 in a 2-byte remainder: fails without allocating")
-    add("rotate-position-cut", _raw_event(4, b"\x04\0\0\0"), ctx, "truncated", H,
+    add("rotate-position-cut", _raw_event(ROTATE_EVENT, b"\x04\0\0\0"), ctx, "truncated", H,
         "a binlog v4 ROTATE starts with an 8-byte position")
-    add("intvar-cut", _raw_event(5, b"\x02\x01\x00"), ctx, "truncated", H + 1,
+    add("intvar-cut", _raw_event(INTVAR_EVENT, b"\x02\x01\x00"), ctx, "truncated", H + 1,
         "INTVAR needs a type byte and an 8-byte value")
     load_ctx = Context(checksum=False, server_version="4.0.30-log", binlog_version=3)
     load = ((3).to_bytes(4, "little") + b"\0" * 8 + b"\x01\x04" + (1).to_bytes(4, "little")
             + b",\"\n\0\\\x02\x08" + b"\x01" + b"aX" + b"t\0test\0f.txt")
-    add("load-field-name-not-nul-terminated", _raw_event(6, load, crc=False), load_ctx,
+    add("load-field-name-not-nul-terminated", _raw_event(LOAD_EVENT, load, crc=False), load_ctx,
         "format", H + 18 + 7 + 1 + 1, "LOAD's field name of length 1 must be followed by NUL")
     return out
 

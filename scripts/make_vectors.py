@@ -23,7 +23,8 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from binlog_schema.context import Context  # noqa: E402
-from binlog_schema.envelope import build_event, parse_event  # noqa: E402
+from binlog_schema.envelope import HEADER_SIZE, build_event, parse_event  # noqa: E402
+from binlog_schema.mysql.codes import TABLE_MAP_EVENT  # noqa: E402
 from binlog_schema.model.table_map import Column, TableMap, table_map_from_event  # noqa: E402
 from binlog_schema.serial.event_forms import to_plain  # noqa: E402
 from binlog_schema.stream import BinlogReader  # noqa: E402
@@ -58,7 +59,7 @@ def positive(name, source, data: bytes, ctx: Context, *, server=None, settings=N
         v["sql"] = sql
     v["hex"] = data.hex()
     v["expect"] = to_plain(value)
-    if model and ctx.kind(data[4]) == 19:
+    if model and ctx.kind(data[4]) == TABLE_MAP_EVENT:
         tm = table_map_from_event(value, ctx)
         v["table_map"] = tm.to_dict()
         assert TableMap.from_dict(v["table_map"]).to_bytes() == data, name
@@ -147,7 +148,7 @@ def corpus() -> dict:
         vectors = []
         for rec in BinlogReader(path):
             for r in [rec] + list(rec.inner or []):
-                if r.kind != 19:
+                if r.kind != TABLE_MAP_EVENT:
                     continue
                 body = r.value["body"]
                 key = (body["database"], body["table"], tuple(body["column_types"]),
@@ -186,7 +187,7 @@ def mariadb(files) -> dict:
         variant = path.name.split("-")[-1].split(".")[0]  # full | minimal | nochecksum
         vectors = []
         for rec in BinlogReader(path):
-            if rec.kind != 19:
+            if rec.kind != TABLE_MAP_EVENT:
                 continue
             tm = table_map_from_event(rec.value, rec.ctx)
             table = tm.table if isinstance(tm.table, str) else tm.table.hex()
@@ -209,7 +210,7 @@ def mariadb(files) -> dict:
 def _tm(columns, **kw) -> TableMap:
     defaults = dict(table_id=70, database="db", table="t", flags=["BIT_LEN_EXACT"],
                     row_metadata="full", flavor="mysql", server_version="9.0.1",
-                    header={"timestamp": 1700000000, "type_code": 19, "server_id": 1,
+                    header={"timestamp": 1700000000, "type_code": TABLE_MAP_EVENT, "server_id": 1,
                             "log_pos": 1000, "flags": []})
     defaults.update(kw)
     cols = [Column(index=i, **c) for i, c in enumerate(columns)]
@@ -331,10 +332,10 @@ def synthetic() -> list:
 
 
 def _body_event(body: bytes, crc=True) -> bytes:
-    head = bytes.fromhex("00f15365") + b"\x13" + (1).to_bytes(4, "little") + b"\0\0\0\0" + \
-        (1000).to_bytes(4, "little") + b"\0\0"
+    head = bytes.fromhex("00f15365") + bytes((TABLE_MAP_EVENT,)) + (1).to_bytes(4, "little") \
+        + b"\0\0\0\0" + (1000).to_bytes(4, "little") + b"\0\0"
     if not crc:
-        return head[:9] + (19 + len(body)).to_bytes(4, "little") + head[13:] + body
+        return head[:9] + (HEADER_SIZE + len(body)).to_bytes(4, "little") + head[13:] + body
     return with_crc(head + body)
 
 
@@ -346,35 +347,37 @@ def negatives() -> list:
     ok_tail = bytes.fromhex("02" "030f" "02" "2800" "02")
     out.append(negative(
         "negative-column-count-beyond-body", "hand-made from the layout", _body_event(
-            base + bytes.fromhex("64") + bytes.fromhex("030f")), c, "truncated", 19 + len(base) + 1,
+            base + bytes.fromhex("64") + bytes.fromhex("030f")), c, "truncated",
+        HEADER_SIZE + len(base) + 1,
         "column_count says 100 but the body holds 2 type bytes: the type list runs past the end"))
     out.append(negative(
         "negative-metadata-length-lies", "hand-made from the layout", _body_event(
             base + bytes.fromhex("02" "030f" "40" "2800" "02")), c, "truncated",
-        19 + len(base) + 4,
+        HEADER_SIZE + len(base) + 4,
         "metadata length 64 with 3 bytes left: the block runs past the end of the body"))
     out.append(negative(
         "negative-tlv-runs-past-end", "hand-made from the layout", _body_event(
             base + ok_tail + bytes.fromhex("01" "20" "80")), c, "truncated",
-        19 + len(base) + len(ok_tail) + 2,
+        HEADER_SIZE + len(base) + len(ok_tail) + 2,
         "SIGNEDNESS TLV announces 32 bytes, 1 is there"))
     out.append(negative(
         "negative-db-name-length-lies", "hand-made from the layout", _body_event(
-            bytes.fromhex("460000000000" "0100" "f0" "6462" "00")), c, "truncated", 19 + 9,
+            bytes.fromhex("460000000000" "0100" "f0" "6462" "00")), c, "truncated",
+        HEADER_SIZE + 9,
         "database name length 240 in a 5-byte remainder"))
     whole = _body_event(base + ok_tail)
     out.append(negative(
         "negative-event-size-lies", "hand-made: a complete event whose event_size claims more",
-        whole[:9] + (4096).to_bytes(4, "little") + whole[13:], c, "truncated", 19,
+        whole[:9] + (4096).to_bytes(4, "little") + whole[13:], c, "truncated", HEADER_SIZE,
         f"event_size 4096 for a {len(whole)}-byte event: the body runs past the end of the input"))
     bad_nul = base[:-1] + b"\x07"
     out.append(negative(
         "negative-name-not-nul-terminated", "hand-made from the layout", _body_event(
-            bad_nul + ok_tail), c, "format", 19 + len(base) - 1,
+            bad_nul + ok_tail), c, "format", HEADER_SIZE + len(base) - 1,
         "the byte after the table name must be NUL"))
     out.append(negative(
         "negative-packed-int-ff", "hand-made from the layout", _body_event(
-            base + bytes.fromhex("ff")), c, "format", 19 + len(base),
+            base + bytes.fromhex("ff")), c, "format", HEADER_SIZE + len(base),
         "0xff is not a valid packed-integer prefix (column count)"))
     out.append(negative(
         "negative-event-size-below-header", "hand-made", bytes.fromhex(
