@@ -27,13 +27,22 @@ def cmd_decode(args) -> int:
     if start is not None and stop is not None and stop <= start:
         _usage_error("decode", f"--stop-position {stop} is not after --start-position {start}:"
                                " nothing would be read")
+    schema = None
+    if args.schema:
+        if not args.rows:
+            _usage_error("decode", "--schema names the columns of decoded rows: give --rows "
+                                   "too")
+        schema = load_schema(args.schema, args.files)
+        if schema is None:
+            return 1
     out = Output()
     status = 0
     options = dict(fmt=args.format, rows=args.rows, binary=args.binary,
                    skip_errors=args.skip_errors)
-    # a whole file: large ones are decoded by several processes (the same output)
-    whole = start is None and stop is None and args.types is None
-    for path in args.files:
+    # a whole file: large ones are decoded by several processes (the same output); not with
+    # a schema history, which follows the files' DDL in order
+    whole = start is None and stop is None and args.types is None and schema is None
+    for index, path in enumerate(args.files):
         if start and _past_end(path, start, out):
             status = worst(status, 1)
             continue
@@ -42,11 +51,50 @@ def cmd_decode(args) -> int:
             from .serial import parallel
             done = parallel.write_file(path, out, **options)
         if done is None:
+            extra = {} if schema is None else {"schema": schema, "file_index": index}
             done = write_events(path, out, start=args.start_position,
-                                stop=args.stop_position, types=args.types, **options)
+                                stop=args.stop_position, types=args.types, **options, **extra)
         status = worst(status, done)
     out.flush()
     return status
+
+
+def load_schema(paths, files):
+    """A :class:`~binlog_schema.schema.SchemaHistory` seeded from ``--schema`` files (the
+    flavor and version from the first binlog's FORMAT_DESCRIPTION); None, said on stderr,
+    when a file cannot be read or holds DDL the history refuses."""
+    from .schema import DDLError, SchemaHistory
+    from .serial.write import os_problem
+    flavor, version = _server_of(files)
+    history = SchemaHistory(flavor or "mysql", version)
+    for path in paths:
+        try:
+            history.seed_file(path)
+        except OSError as e:
+            print(f"{path}: {os_problem(e)}", file=sys.stderr, flush=True)
+            return None
+        except DDLError as e:
+            print(f"{path}: --schema: {e}", file=sys.stderr, flush=True)
+            return None
+    return history
+
+
+def _server_of(files):
+    """(flavor, server version) of the first of ``files`` whose first event says them."""
+    from .errors import BinlogError
+    from .stream import BinlogReader
+    for path in files:
+        reader = BinlogReader(path, decode="lazy")
+        events = iter(reader)
+        try:
+            rec = next(events, None)
+        except (BinlogError, OSError):
+            continue
+        finally:
+            events.close()
+        if rec is not None and reader.ctx.server_version:   # (the context it sets)
+            return reader.ctx.flavor, reader.ctx.server_version
+    return None, None
 
 
 def _past_end(path, start, out) -> bool:
@@ -331,6 +379,14 @@ SPECS = [
                  "in force; JSON-safe forms: see the README)"),
         Opt("--binary", choices=("hex", "base64"), default="hex",
             help="how binary values are written with --rows: hex (default) or base64"),
+        Opt("--schema", action="append", metavar="FILE",
+            help="with --rows: the schema at the start of the first file, as mysqldump "
+                 "--no-data or SHOW CREATE TABLE statements (repeatable); the DDL of the "
+                 "files is replayed into it, and table maps without column names (MINIMAL "
+                 "metadata) get its names, ENUM/SET members and primary key when they agree "
+                 "with it. A disagreement is a stderr line and a schema_error in the "
+                 "TABLE_MAP's line (the rows keep @N names; with FULL metadata the map's "
+                 "names), exit 3; a table it does not have, a note (rows keep @N names)"),
     ], epilog=STATUSES),
     Cmd("roundtrip", "parse and rebuild every event, compare bytes", cmd_roundtrip, [
         Opt("files", nargs="+", metavar="FILE", help=FILES_HELP),
@@ -416,6 +472,8 @@ def fast_args(argv):
                 return None
             if "choices" in opt.kw and value not in opt.kw["choices"]:
                 return None
+            if opt.kw.get("action") == "append":  # (a repeatable option: a list)
+                value = (values[opt.dest] or []) + [value]
             values[opt.dest] = value
         else:
             loose.append(arg)

@@ -115,5 +115,32 @@ class BuildError(BinlogError):
     kind = "build"
 
 
+class SchemaMismatch(BinlogError):
+    """A TABLE_MAP that disagrees with the schema history's table at its place (a stale or
+    wrong ``--schema``, or DDL the binlog does not show): ``offset`` is the TABLE_MAP's,
+    ``table`` its ``database.table``, ``differences`` one sentence each (column count, a
+    column's type, length, collation, members, nullability, primary key). ``names`` says
+    what the rows were decoded with: ``table map`` (the map carries names, FULL metadata:
+    they win, the history was only checked) or ``@N`` (the map has none: index names,
+    never the history's). The rows are decoded all the same: this is reported, not raised."""
+
+    kind = "schema"
+
+    def __init__(self, message: str, *, offset: int | None = None, path: str | None = None,
+                 expected: str | None = None, file: str | None = None,
+                 table: str | None = None, differences=(), names: str = "@N"):
+        self.file = file
+        self.table = table
+        self.differences = list(differences)
+        self.names = names
+        super().__init__(message, offset=offset, path=path, expected=expected)
+
+    def to_dict(self) -> dict:
+        d = super().to_dict()
+        d.update(table=self.table, differences=self.differences, names=self.names)
+        return d
+
+
 ERROR_KINDS = {cls.kind: cls for cls in
-               (BinlogError, TruncatedError, ChecksumError, FormatError, LimitError, BuildError)}
+               (BinlogError, TruncatedError, ChecksumError, FormatError, LimitError, BuildError,
+                SchemaMismatch)}

@@ -5,22 +5,45 @@ event's offset and the transaction's GTID.
 :class:`RowDecoder` follows a stream of event records, keeps the table maps in force (a typed
 :class:`TableMap` and a :class:`RowsCodec` per table id) and the current transaction's GTID,
 and turns each rows event into :class:`RowChange` objects.
+
+With a schema history (``RowDecoder(schema=SchemaHistory(...))``, seeded with the schema at
+the start of the first file) the decoder replays each QUERY it is fed into the history, in
+stream order, and looks each TABLE_MAP's table up in it:
+
+- a map that carries column names (FULL metadata): its names win; the history is only
+  checked against it, a disagreement reported (:class:`~binlog_schema.errors.SchemaMismatch`,
+  ``names="table map"``);
+- a map without names (MINIMAL, or no optional metadata): when the history's table agrees
+  with it (``Table.check``: column count, types, lengths, collations, nullability...), the
+  rows get the history's column names, ENUM/SET members, primary key (and the signedness and
+  collations the map does not carry); when it does not, the rows keep ``@N`` names and a
+  :class:`~binlog_schema.errors.SchemaMismatch` (``names="@N"``) names the table, the
+  TABLE_MAP's offset and the differences: never a wrong name;
+- a table the history does not have (never created in it, or made unknown by DDL it
+  refused): ``@N`` names, and a notice (:attr:`RowDecoder.notices`, once per table).
+
+Statement-based changes (QUERY events of INSERT, UPDATE, DELETE, REPLACE, LOAD DATA) are not
+row changes: they are counted (:attr:`RowDecoder.statements`), never turned into rows.
 """
 
 from __future__ import annotations
 
-from ..records import factory, record
+import re
+
+from ..records import factory, fields, record
 
 from ..construct_ext.errors import LayoutError
 from ..envelope import convert_error
-from ..errors import BinlogError, FormatError
-from ..mysql.codes import (GTID_KINDS, GTID_LOG_EVENT, GTID_TAGGED_LOG_EVENT, MARIA_GTID_EVENT,
-                           ROWS_KINDS, TABLE_MAP_EVENT)
+from ..errors import BinlogError, FormatError, SchemaMismatch
+from ..mysql.codes import (EXECUTE_LOAD_QUERY_EVENT, GTID_KINDS, GTID_LOG_EVENT,
+                           GTID_TAGGED_LOG_EVENT, MARIA_GTID_EVENT, QUERY_EVENT, ROWS_KINDS,
+                           STATEMENT_KINDS, TABLE_MAP_EVENT)
 from ..mysql.flavor import checksum_length
 from ..mysql.framing import HEADER_SIZE
+from ..mysql.post_header import query_statement_at
 from ..serial.value_forms import jsonable
 from ..values.rows import RowsCodec, operation_of
-from .table_map import table_map_from_event
+from .table_map import Column, TableMap, table_map_from_event
 
 
 
@@ -38,6 +61,7 @@ class RowChange:
     file: str | None = None
     signedness_known: bool = True   # False: no SIGNEDNESS metadata; integers read as signed
     columns: list = factory(list)  # the column names, in table order
+    primary_key: list | None = None  # the primary key's column names (when known)
 
     def to_dict(self, binary: str = "hex") -> dict:
         return {"file": self.file, "offset": self.offset, "gtid": self.gtid,
@@ -79,17 +103,57 @@ def gtid_of(rec) -> str | None:
     return None
 
 
+# the statements of QUERY events that are not schema changes: transaction control (not
+# replayed) and statement-based row changes (counted, never turned into rows)
+_CONTROL = frozenset({"begin", "commit", "rollback", "savepoint", "release", "xa", "start"})
+_STATEMENT_DML = frozenset({"insert", "update", "delete", "replace", "load"})
+_QUERY_KINDS = STATEMENT_KINDS | {EXECUTE_LOAD_QUERY_EVENT}
+
+
+def statement_verb(query) -> str:
+    """The first keyword of a statement, lower case (leading comments and spaces passed
+    over): ``insert``, ``alter``, ``begin``...; '' when there is none."""
+    if isinstance(query, (bytes, bytearray, memoryview)):
+        query = bytes(query[:256]).decode("utf-8", "replace")
+    m = _VERB.match(query)
+    return m.group(1).lower() if m else ""
+
+
+_VERB = re.compile(r"(?:\s+|/\*.*?\*/|(?:#|--)[^\n]*(?:\n|$))*([A-Za-z]+)", re.S)
+
+
 class RowDecoder:
     """Row changes of the rows events in a stream of :class:`EventRecord` (inner events of
-    transaction payloads included)."""
+    transaction payloads included).
 
-    def __init__(self, file: str | None = None):
+    ``schema``: a :class:`~binlog_schema.schema.SchemaHistory` at the start of the stream
+    (seeded): QUERY events fed are replayed into it and table maps without names get the
+    history's (see the module's docstring). ``file_index``: this file's place among the files
+    of one history (positions are ``(file_index, offset)``). ``on_problem(error)`` and
+    ``on_notice(text)`` are called as a :class:`SchemaMismatch` or a notice is found (they are
+    also kept in :attr:`problems` and :attr:`notices`). :attr:`statements` counts the
+    statement-based changes by verb (``{"insert": 3}``)."""
+
+    def __init__(self, file: str | None = None, schema=None, file_index: int = 0,
+                 on_problem=None, on_notice=None):
         self.file = file
         self.table_maps: dict = {}
         self.codecs: dict = {}
         self.gtid: str | None = None
         self._seen: dict = {}  # TABLE_MAP bytes (sans header) -> (TableMap, RowsCodec)
         self._key_of: dict = {}  # table id -> its TABLE_MAP's key in _seen
+        self.schema = schema
+        self.file_index = file_index
+        self.on_problem, self.on_notice = on_problem, on_notice
+        self.problems: list = []      # SchemaMismatch, one per table map shape and table version
+        self.notices: list = []       # sentences: tables not in the history, DDL refused
+        self.statements: dict = {}    # statement-based changes by verb
+        self.named = 0                # table map shapes named from the history
+        self.last_problem = None      # the SchemaMismatch of the last TABLE_MAP fed, if any
+        self._noted: set = set()
+        self._pk_names: dict = {}     # id(TableMap) -> its primary key's column names
+        # the kinds besides rows events the decoder follows: table maps, GTIDs and QUERYs
+        self.state_kinds = frozenset({TABLE_MAP_EVENT} | GTID_KINDS | _QUERY_KINDS)
 
     def feed(self, rec):
         """Row changes of one record (and of the events inside it); updates the state."""
@@ -97,6 +161,10 @@ class RowDecoder:
         for r in [rec] + list(rec.inner or ()):
             out.extend(self.feed_one(r))
         return out
+
+    @property
+    def statement_count(self) -> int:
+        return sum(self.statements.values())
 
     def codec_of(self, rec):
         """The RowsCodec of a rows event's table (None when no TABLE_MAP came before it)."""
@@ -138,7 +206,7 @@ class RowDecoder:
 
     def feed_one(self, rec):
         """Row changes of one record alone (not the events inside it); updates the state
-        (table maps, GTID) from it."""
+        (table maps, GTID, the schema history) from it."""
         kind = rec.kind
         if kind == TABLE_MAP_EVENT:
             # servers write the same TABLE_MAP before every transaction on a table: the typed
@@ -155,6 +223,8 @@ class RowDecoder:
                 if len(self._seen) > 4096:
                     self._seen.clear()
                 self._seen[key] = hit
+            if self.schema is not None:
+                key, hit = self._resolved(rec, key, hit)
             tm = hit[0]
             self.table_maps[tm.table_id] = tm
             if hit[1] is None:
@@ -162,6 +232,9 @@ class RowDecoder:
             else:
                 self.codecs[tm.table_id] = hit[1]
             self._key_of[tm.table_id] = key
+            return []
+        if kind in _QUERY_KINDS:
+            self._statement(rec)
             return []
         if kind not in ROWS_KINDS and kind not in GTID_KINDS:
             return []
@@ -177,7 +250,16 @@ class RowDecoder:
         names = column_names(tm)
         op = operation_of(kind)
         signed_known = tm.row_metadata != "none" or not any(
-            c.type in ("TINY", "SHORT", "INT24", "LONG", "LONGLONG") for c in tm.columns)
+            c.type in ("TINY", "SHORT", "INT24", "LONG", "LONGLONG") and c.unsigned is None
+            for c in tm.columns)
+        pk = self._pk_names.get(id(tm))
+        if pk is None:
+            if len(self._pk_names) > 4096:
+                self._pk_names.clear()
+            pk = self._pk_names[id(tm)] = (tm, [names[p["column"]] for p in tm.primary_key
+                                               if p["column"] < len(names)]
+                                           if tm.primary_key else None)
+        pk = pk[1]
         ts = rec.value["header"]["timestamp"]
         out = []
         for i, row in enumerate(rows):
@@ -186,9 +268,140 @@ class RowDecoder:
             out.append(RowChange(
                 tm.database, tm.table, op, i, _named(before), _named(after),
                 rec.offset if rec.parent_offset is None else rec.parent_offset, self.gtid, ts,
-                self.file, signed_known, names))
+                self.file, signed_known, names, pk))
         return out
 
+    # ------------------------------------------------------------------ the schema history
+    def _position(self, rec):
+        return (self.file_index, rec.offset if rec.parent_offset is None else rec.parent_offset,
+                rec.offset)
+
+    def _statement(self, rec) -> None:
+        """A QUERY: a statement-based change is counted; a schema change is replayed into
+        the history (a refused one noted: its table is unknown from there)."""
+        kind = rec.kind
+        if kind == QUERY_EVENT and rec.unparsed:
+            # the statement's first word from the bytes (the status variables and database
+            # passed over by post_header's rule): BEGIN / COMMIT and DML, most QUERYs, are
+            # known without decoding the event, which costs ten times as much
+            raw = rec.raw
+            data = raw[HEADER_SIZE:len(raw) - checksum_length(kind, None, rec.ctx)]
+            at = query_statement_at(data, {"_params": {"ctx": rec.ctx}}, kind)
+            verb = statement_verb(data[at:at + 256]) if at is not None else None
+            if verb in _CONTROL:
+                return
+            if verb in _STATEMENT_DML:
+                self.statements[verb] = self.statements.get(verb, 0) + 1
+                return
+            if self.schema is None:
+                return
+        if rec.value is None or rec.error is not None:
+            return
+        body = rec.value.get("body")
+        if not isinstance(body, dict):
+            return
+        query = body.get("query")
+        if query is None:
+            return
+        verb = "load" if kind == EXECUTE_LOAD_QUERY_EVENT else statement_verb(query)
+        if verb in _CONTROL:
+            return
+        if verb in _STATEMENT_DML:
+            self.statements[verb] = self.statements.get(verb, 0) + 1
+            return
+        if self.schema is None:
+            return
+        from ..schema.history import DDLRefused
+        try:
+            self.schema.apply_query(body, rec.ctx, self._position(rec))
+        except DDLRefused as e:
+            self.schema.refused.append(e)
+            where = rec.offset if rec.parent_offset is None else rec.parent_offset
+            tables = ", ".join(f"{d}.{t}" for d, t in e.tables) or "no table named"
+            self._notice(f"statement at {where} not modelled by the schema history "
+                         f"({tables} unknown from here: rows keep @N names): {e}")
+
+    def _notice(self, text: str) -> None:
+        self.notices.append(text)
+        if self.on_notice is not None:
+            self.on_notice(text)
+
+    def _resolved(self, rec, key, hit):
+        """(cache key, (TableMap, codec)) of a TABLE_MAP with the history's table in force:
+        the map itself (FULL, checked; or no table; or a disagreement, reported) or a copy
+        with the history's names, members and primary key."""
+        self.last_problem = None
+        tm = hit[0]
+        db, name = tm.database, tm.table
+        table = self.schema.table(db, name) if isinstance(db, str) and \
+            isinstance(name, str) else None
+        has_names = any(c.name for c in tm.columns)
+        if table is None:
+            if not has_names and (db, name) not in self._noted:
+                self._noted.add((db, name))
+                why = self.schema.unknown.get(self.schema.key(db, name)) \
+                    if isinstance(db, str) and isinstance(name, str) else None
+                self._notice(f"table {_text(db)}.{_text(name)} (TABLE_MAP at "
+                             f"{self._position(rec)[1]}) is "
+                             + (f"unknown to the schema history ({why})" if why else
+                                "not in the schema history")
+                             + ": its rows keep @N names")
+            return key, hit
+        skey = (key, id(table))
+        got = self._seen.get(skey)
+        if got is not None:
+            return skey, got
+        problems = table.check(tm)
+        if problems:
+            at = self._position(rec)[1]
+            where = "the table map's names kept" if has_names else "rows decoded with @N names"
+            err = SchemaMismatch(
+                f"table {db}.{name}: the table map disagrees with the schema history "
+                f"(version {table.version}): " + "; ".join(problems) + f" ({where})",
+                offset=at, path="table_map", file=self.file, table=f"{db}.{name}",
+                differences=problems, names="table map" if has_names else "@N")
+            self.problems.append(err)
+            self.last_problem = err
+            if self.on_problem is not None:
+                self.on_problem(err)
+            got = hit
+        elif has_names:
+            got = hit
+        else:
+            got = (named_table_map(tm, table), None)
+            self.named += 1
+        self._seen[skey] = got
+        return skey, got
+
+
+def named_table_map(tm, table) -> TableMap:
+    """A copy of a TABLE_MAP without names (``tm``) with what the schema history's ``table``
+    (agreeing with it) adds, as FULL metadata would: column names, ENUM/SET members, the
+    primary key, and each fact the map does not carry (signedness, collations; visibility on
+    MySQL)."""
+    facts = table.binlog_columns(tm.flavor)
+    cols = []
+    for col, fact in zip(tm.columns, facts):
+        c = Column(**{k: getattr(col, k) for k in _COLUMN_FIELDS})
+        for k in _COLUMN_FIELDS:
+            if getattr(c, k) is None and getattr(fact, k, None) is not None:
+                setattr(c, k, getattr(fact, k))
+        cols.append(c)
+    out = TableMap(**{k: getattr(tm, k) for k in _MAP_FIELDS})
+    out.columns = cols
+    names, prefixes = table.effective_primary_key()
+    if tm.primary_key is None and names:
+        out.primary_key = [{"column": table.index_of(n), "prefix": p}
+                           for n, p in zip(names, prefixes)]
+    return out
+
+
+_COLUMN_FIELDS = fields(Column)
+_MAP_FIELDS = fields(TableMap)
+
+
+def _text(v) -> str:
+    return v if isinstance(v, str) else bytes(v).hex()
 
 
 def _named(image):
@@ -199,6 +412,7 @@ def _named(image):
             if k not in ("_null_bits", "_value_options", "_partial_json_bits")}
 
 
-__all__ = ["RowChange", "RowDecoder", "gtid_of", "BinlogError"]
+__all__ = ["RowChange", "RowDecoder", "gtid_of", "named_table_map", "statement_verb",
+           "BinlogError", "SchemaMismatch"]
 
 

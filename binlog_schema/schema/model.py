@@ -51,6 +51,9 @@ CHARACTER_TYPES = {"CHAR", "VARCHAR", "ENUM", "SET"} | set(TEXT_TYPES)
 FIXED_BINARY = {"INET4": 4, "INET6": 16, "UUID": 16}
 _BLOB_MAX = {1: 255, 2: 65535, 3: (1 << 24) - 1, 4: (1 << 32) - 1}
 
+# the temporal types of the format before MySQL 5.6.4 (their DDL types are those of TIME2...)
+OLD_TEMPORAL = frozenset({"TIME", "DATETIME", "TIMESTAMP"})
+
 # the TABLE_MAP facts of a column, as model.table_map.Column names them
 BINLOG_FIELDS = ("type", "real_type", "unsigned", "collation_id", "max_length", "precision",
                  "scale", "fsp", "bits", "pack_length", "geometry_type", "vector_dimensions",
@@ -233,6 +236,15 @@ class Table:
             for k in BINLOG_FIELDS + ("nullable",):
                 want, got = getattr(c, k), getattr(m, k, None)
                 if k == "real_type" and got is None:
+                    continue
+                if k == "type" and got in OLD_TEMPORAL and want == got + "2":
+                    # the old format (MySQL before 5.6.4, MariaDB's mysql56_temporal_format
+                    # OFF or a table made before): the same DDL type, which no binlog says
+                    # (mysql56_temporal_format is not in it); it has no fractional part
+                    if c.fsp:
+                        problems.append(f"{self.database}.{self.name} column {i + 1} "
+                                        f"{c.name!r}: {got} (old format, no fractional "
+                                        f"part) in the table map, fsp {c.fsp} in the schema")
                     continue
                 if got is None or want is None:
                     continue

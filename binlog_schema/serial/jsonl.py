@@ -17,8 +17,7 @@ from .. import envelope
 from ..construct_ext.jsontext import dumps, object_json, quote
 from ..construct_ext.ints import uint_parse
 from ..errors import BinlogError
-from ..mysql.codes import (ANNOTATE_ROWS_EVENT, EXECUTE_LOAD_QUERY_EVENT, GTID_LOG_EVENT,
-                           GTID_TAGGED_LOG_EVENT, MARIA_GTID_EVENT, QUERY_COMPRESSED_EVENT,
+from ..mysql.codes import (ANNOTATE_ROWS_EVENT, EXECUTE_LOAD_QUERY_EVENT, QUERY_COMPRESSED_EVENT,
                            QUERY_EVENT, RAW_ROWS_KINDS, ROTATE_EVENT, ROWS_KINDS as _ROWS_KINDS,
                            ROWS_QUERY_LOG_EVENT, TABLE_MAP_EVENT, type_name)
 from ..mysql.framing import HEADER_SIZE, SIZE_AT, SIZE_END, crc_ok
@@ -59,11 +58,6 @@ def event_dict(path, rec) -> dict:
             d["checksum"] = value["checksum"]
     return d
 
-
-# the events a row decoder follows besides rows events: table maps and the GTIDs that name
-# a transaction
-_ROWS_STATE_KINDS = frozenset({TABLE_MAP_EVENT, GTID_LOG_EVENT, GTID_TAGGED_LOG_EVENT,
-                               MARIA_GTID_EVENT})
 
 
 class EventLines:
@@ -138,7 +132,7 @@ class EventLines:
         head, kinds = self.head, self.kinds
         repeating, cached_body = self.REPEATING, self._cached_body
         leading, led_body = self.LEADING, self._led_body
-        state = _ROWS_STATE_KINDS if decoder is not None else ()
+        state = decoder.state_kinds if decoder is not None else ()
         with_rows = RAW_ROWS_KINDS if decoder is not None else ()
         if decoder is not None:
             leading = ()  # (a rows event is parsed: its rows need its bitmaps)
@@ -193,6 +187,8 @@ class EventLines:
             extra = ""
             if kind in state:
                 decoder.feed_one(rec)
+                if decoder.last_problem is not None:
+                    extra = schema_error_json(decoder)
             elif kind in with_rows:
                 extra = rows_json(rec, decoder, binary)
             kp = kinds.get(kind)
@@ -216,9 +212,11 @@ class EventLines:
         kind = r.kind
         extra = ""
         if decoder is not None:
-            if kind in _ROWS_STATE_KINDS and (
+            if kind in decoder.state_kinds and (
                     parts is not None or (r.error is None and r.value is not None)):
                 decoder.feed_one(r)
+                if decoder.last_problem is not None:
+                    extra = schema_error_json(decoder)
             if kind in _ROWS_KINDS:
                 extra = rows_json(r, decoder, binary)
         add(self.line(r, parts, extra))
@@ -306,6 +304,13 @@ class EventLines:
 def _header_json(raw, ctx) -> str:
     """The JSON text of an event's header, by the compiled declaration."""
     return envelope.fast_json()[0](BytesIO(raw), {"_params": envelope.params_of(ctx)})
+
+
+def schema_error_json(decoder) -> str:
+    """The ``,"schema_error":{...}`` part of the line of a TABLE_MAP that disagrees with the
+    schema history (the decoder's last problem, taken)."""
+    err, decoder.last_problem = decoder.last_problem, None
+    return ',"schema_error":' + dumps(err.to_dict())
 
 
 def rows_json(rec, rows, binary: str) -> str:

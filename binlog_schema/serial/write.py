@@ -6,15 +6,10 @@ from __future__ import annotations
 import sys
 
 from ..errors import BinlogError
-from ..mysql.codes import GTID_LOG_EVENT, GTID_TAGGED_LOG_EVENT, MARIA_GTID_EVENT, ROWS_KINDS
+from ..mysql.codes import ROWS_KINDS
 from ..mysql.codes import TABLE_MAP_EVENT, TRANSACTION_PAYLOAD_EVENT
 from ..stream import BinlogReader
 from . import jsonl
-
-# the events the row decoder follows besides rows events: table maps and the GTIDs that name
-# a transaction
-_ROWS_STATE_KINDS = frozenset({TABLE_MAP_EVENT, GTID_LOG_EVENT, GTID_TAGGED_LOG_EVENT,
-                               MARIA_GTID_EVENT})
 
 
 class Output:
@@ -164,12 +159,20 @@ class Account:
 
 def write_events(path, out: Output, *, fmt: str = "jsonl", rows: bool = False,
                  binary: str = "hex", start=None, stop=None, types=None,
-                 skip_errors: bool = False, err=None, resume=None) -> int:
+                 skip_errors: bool = False, err=None, resume=None, schema=None,
+                 file_index: int = 0) -> int:
     """Decode one file to ``out``. Without ``skip_errors`` the good events before the first
     error are written, then one stderr line says what and where (status 1); with it every byte
     is accounted for (:class:`BinlogReader`'s recovery): a stderr line per problem and a
     summary line, status 3 when anything was skipped or had an error, else 0. ``resume``:
-    ``(offset, ctx)``, start reading there (:class:`BinlogReader`'s)."""
+    ``(offset, ctx)``, start reading there (:class:`BinlogReader`'s).
+
+    With ``rows``: ``schema``, a :class:`~binlog_schema.schema.SchemaHistory` in force at
+    the file's start (``file_index``: the file's place among the files it follows), names
+    the columns of table maps without names (see :class:`RowDecoder`). A table map that
+    disagrees with it is a stderr line and a ``schema_error`` in the TABLE_MAP's line (text:
+    a ``# schema error`` line), status 3; a table not in it, a stderr note. Statement-based
+    changes are counted: a stderr line at the end of the file."""
     jsonl_format = fmt == "jsonl"
     # JSON Lines: events are parsed when their line needs it (a body seen before is not)
     reader = BinlogReader(path, start=start, stop=stop, types=types, skip_errors=skip_errors,
@@ -182,7 +185,9 @@ def write_events(path, out: Output, *, fmt: str = "jsonl", rows: bool = False,
     decoder = None
     if rows:
         from ..model.row_change import RowDecoder
-        decoder = RowDecoder(path)
+        decoder = RowDecoder(path, schema=schema, file_index=file_index,
+                             on_problem=lambda e: _problem(out, f"{path}: {e}", err),
+                             on_notice=lambda t: _problem(out, f"{path}: note: {t}", err))
     try:
         if jsonl_format:
             jsonl.EventLines(path).write(records, out.add, decoder, binary, out.add_parts,
@@ -195,15 +200,36 @@ def write_events(path, out: Output, *, fmt: str = "jsonl", rows: bool = False,
     except OSError as e:  # (a file that cannot be read: said, not a traceback)
         _problem(out, f"{path}: {os_problem(e)}", err)
         return STOPPED
+    rows_status = CLEAN
+    if decoder is not None:
+        for line in rows_summary(path, decoder):
+            _problem(out, line, err)
+        if decoder.problems:
+            rows_status = DAMAGED
     if account is None:
         if reader.tail is not None:  # (with skip_errors, the tail is a SKIPPED range)
             import json
             _problem(out, f"{path}: truncated last event: "
                      f"{json.dumps(reader.tail.to_dict())}", err)
             return STOPPED
-        return CLEAN
+        return rows_status
     _problem(out, account.summary(), err)
-    return account.status
+    return max(account.status, rows_status)
+
+
+def rows_summary(path, decoder) -> list:
+    """The stderr lines that end a file decoded with rows: the statement-based changes (not
+    row events: counted, not decoded) and, with a schema history, what it named."""
+    lines = []
+    if decoder.statements:
+        by = ", ".join(f"{v.upper()} {n}" for v, n in sorted(decoder.statements.items()))
+        lines.append(f"{path}: {decoder.statement_count} statement-based changes ({by}): "
+                     "QUERY events, not row events: no rows decoded for them")
+    if decoder.schema is not None:
+        lines.append(f"{path}: schema history: {decoder.named} table map shapes named from "
+                     f"it, {len(decoder.problems)} disagreeing (reported), "
+                     f"{len(decoder.notices)} notes")
+    return lines
 
 
 def _write_text(records, out, decoder, binary, on_error) -> None:
@@ -213,9 +239,13 @@ def _write_text(records, out, decoder, binary, on_error) -> None:
             kind = r.kind
             if r.error is not None and on_error is None:
                 raise r.error
-            if decoder is not None and kind in _ROWS_STATE_KINDS and r.value is not None:
+            problem = None
+            if decoder is not None and kind in decoder.state_kinds and r.value is not None:
                 decoder.feed_one(r)
+                problem, decoder.last_problem = decoder.last_problem, None
             out.add(text.event_lines(r))
+            if problem is not None:
+                out.add(f"# schema error: {problem}")
             if decoder is not None and kind in ROWS_KINDS:
                 for line in text.rows_lines(r, decoder, binary):
                     out.add(line)
