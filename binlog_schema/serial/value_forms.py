@@ -17,8 +17,9 @@ import struct
 
 from ..values import temporal
 from ..values.codecs import Compressed, EnumValue, Geometry, SetValue
-from ..values.json_binary import (JsonDecimal, JsonDiffOp, JsonDocument, JsonOpaque,
-                                  JsonTimestamp, JsonUInt)
+from ..values.json_binary import (JsonDate, JsonDateTime, JsonDecimal, JsonDiffOp,
+                                  JsonDocument, JsonOpaque, JsonTimestamp, JsonUInt,
+                                  JsonZeroTimestamp)
 from ..values.image import JsonDiff
 
 
@@ -58,6 +59,8 @@ def jsonable(v, binary: str = "hex"):
         return {"base64": base64.b64encode(raw).decode()} if binary == "base64" \
             else {"hex": raw.hex()}
     if isinstance(v, (temporal.Date, temporal.DateTime, temporal.Time, temporal.Timestamp)):
+        if type(v) in _JSON_TEMPORAL:  # a JSON document that is a zero date: tagged
+            return to_typed_json(v)
         return v.isoformat()
     if isinstance(v, EnumValue):
         # the error value (index 0, shown as '') is the number 0: an ENUM may have '' as a
@@ -197,8 +200,15 @@ def to_jsonable(value):
         return _time_text(v)
     if isinstance(v, JsonOpaque):
         return {"opaque_type": v.field_type, "hex": bytes(v.data).hex()}
+    if type(v) in _JSON_TEMPORAL:
+        return v.isoformat()   # (MySQL's text: 0000-00-00, 0000-00-00 00:00:00.000000)
     raise TypeError(f"not a decoded JSON value: {type(v).__name__}")
 
+
+# the dates Python cannot hold, inside MySQL JSON: the column decoder's temporal values, with
+# MySQL's text of them in JSON (JsonDate 0000-00-00, JsonDateTime and JsonZeroTimestamp
+# 0000-00-00 00:00:00.000000)
+_JSON_TEMPORAL = {JsonDate: "$date", JsonDateTime: "$datetime", JsonZeroTimestamp: "$timestamp"}
 
 _TAGS = ("$uint", "$decimal", "$timestamp", "$datetime", "$date", "$time", "$opaque",
          "$double", "$document", "$object")
@@ -246,6 +256,9 @@ def to_typed_json(value):
         return {"$opaque": v.field_type, "hex": bytes(v.data).hex()}
     if isinstance(v, _decimal.Decimal):
         return {"$decimal": format(v, "f"), "precision": None}
+    tag = _JSON_TEMPORAL.get(type(v))
+    if tag is not None:
+        return {tag: v.isoformat()}
     raise TypeError(f"not a decoded JSON value: {type(v).__name__}")
 
 
@@ -256,6 +269,29 @@ def _time_parse(text: str) -> _dt.timedelta:
     d = _dt.timedelta(hours=int(h), minutes=int(m), seconds=int(sec),
                       microseconds=int(us.ljust(6, "0")) if us else 0)
     return -d if neg else d
+
+
+_FROM_ISO = {"$timestamp": JsonTimestamp.fromisoformat, "$datetime": _dt.datetime.fromisoformat,
+             "$date": _dt.date.fromisoformat}
+
+
+def _json_mysql_date(tag, text):
+    """The value of a ``$date``/``$datetime``/``$timestamp`` text Python cannot hold."""
+    import re
+    m = re.fullmatch(r"(\d{4})-(\d\d)-(\d\d)(?:[ T](\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?)?",
+                     text)
+    if m is None:
+        raise ValueError(f"{tag} {text!r} is not a MySQL date")
+    y, mo, d, h, mi, s, us = m.groups()
+    if tag == "$date":
+        return JsonDate(int(y), int(mo), int(d))
+    fields = (int(y), int(mo), int(d), int(h or 0), int(mi or 0), int(s or 0),
+              int((us or "0").ljust(6, "0")))
+    if tag == "$timestamp":
+        if any(fields):
+            raise ValueError(f"$timestamp {text!r}: only the zero TIMESTAMP has no Python value")
+        return JsonZeroTimestamp(0, 0)
+    return JsonDateTime(*fields)
 
 
 def from_typed_json(data):
@@ -276,12 +312,13 @@ def from_typed_json(data):
         return JsonUInt(v)
     if tag == "$decimal":
         return JsonDecimal(v, data.get("precision"))
-    if tag == "$timestamp":
-        return JsonTimestamp.fromisoformat(v)
-    if tag == "$datetime":
-        return _dt.datetime.fromisoformat(v)
-    if tag == "$date":
-        return _dt.date.fromisoformat(v)
+    if tag in ("$timestamp", "$datetime", "$date"):
+        if v.startswith("0000") or "-00" in v[4:10]:  # Python has no such date: MySQL's
+            return _json_mysql_date(tag, v)
+        try:
+            return _FROM_ISO[tag](v)
+        except ValueError:  # (a day past its month's end)
+            return _json_mysql_date(tag, v)
     if tag == "$time":
         return _time_parse(v)
     if tag == "$opaque":

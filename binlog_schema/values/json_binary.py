@@ -30,7 +30,11 @@ rebuild byte for byte:
 * doubles are stored as 8 bytes IEEE little-endian.
 * DECIMAL values are opaque NEWDECIMAL (246): precision byte, scale byte, ``decimal2bin``.
 * DATE (10), TIME (11), DATETIME (12) and TIMESTAMP (7) are opaque with an 8-byte
-  little-endian packed int64 (``TIME_to_longlong_packed``).
+  little-endian packed int64 (``TIME_to_longlong_packed``: ``((year * 13 + month) << 5 |
+  day) << 17 | hour << 12 | minute << 6 | second``, shifted left 24, plus the microseconds).
+  Zero dates are packed by the same formula, so the zero DATE, DATETIME and TIMESTAMP are
+  eight zero bytes (``CAST(CAST('0000-00-00' AS DATE) AS JSON)``), and a zero in a date only
+  zeroes its field (``2020-00-00``).
 * containers nest at most 100 deep (``JSON_DOCUMENT_MAX_DEPTH``).
 
 Python values
@@ -39,7 +43,14 @@ dict (str keys, stored order), list, str, int (INT types), :class:`JsonUInt` (UI
 float, bool, None; opaque values: :class:`JsonDecimal` (a ``decimal.Decimal`` remembering the
 stored precision), ``datetime.date``, ``datetime.datetime``, :class:`JsonTimestamp`,
 ``datetime.timedelta`` (TIME), and :class:`JsonOpaque` for every other field type and for any
-typed opaque value whose bytes the typed value would not rebuild exactly. Strings and keys that
+typed opaque value whose bytes the typed value would not rebuild exactly. A date Python cannot
+hold (the zero date, a zero month or day, year 0, a day past its month's end) is the column
+decoder's value (:mod:`.temporal`) as a JSON value: :class:`JsonDate` (a ``temporal.Date``),
+:class:`JsonDateTime` (a ``temporal.DateTime``) and, for the zero TIMESTAMP,
+:class:`JsonZeroTimestamp` (a ``temporal.Timestamp``); their ``isoformat()`` is MySQL's text of
+them inside JSON (``json_dom.cc`` ``wrapper_to_string``: ``my_TIME_to_str`` with 6 fraction
+digits, so ``0000-00-00`` and ``0000-00-00 00:00:00.000000``). The encoder also takes the
+column decoder's ``temporal.Date``/``DateTime`` and the zero ``temporal.Timestamp``. Strings and keys that
 are not valid UTF-8 decode with ``surrogateescape`` and encode back to the same bytes. A plain
 int beyond int64 encodes as uint64 (as MySQL's JSON parser makes it); a plain Decimal gets the
 precision of its digits (integer digits, at least one, plus the scale).
@@ -70,7 +81,7 @@ from ..records import record
 from ..construct_ext.errors import LayoutError, StreamError, ValidationError
 
 from .decimal_bin import decimal_build, decimal_parse, decimal_size
-from .temporal import time_parts
+from .temporal import Date, DateTime, Timestamp, datetime_text, time_parts
 
 # ------------------------------------------------------------------------------ type table
 # One table of codes, read by both directions.
@@ -170,6 +181,37 @@ class JsonTimestamp(_dt.datetime):
     """A TIMESTAMP value (opaque field type 7); a plain ``datetime`` is a DATETIME (12)."""
 
     __slots__ = ()
+
+
+class JsonDate(Date):
+    """A DATE (opaque field type 10) that Python's ``date`` cannot hold: the zero date
+    ``0000-00-00``, a zero month or day (``2020-00-00``), year 0, or a day past its month's
+    end; the column decoder's :class:`~.temporal.Date`, as a JSON value."""
+
+    __slots__ = ()
+
+
+class JsonDateTime(DateTime):
+    """A DATETIME (opaque field type 12) that Python's ``datetime`` cannot hold (its date as
+    :class:`JsonDate`'s); ``isoformat()`` as MySQL writes it inside JSON, always with 6
+    fraction digits (``0000-00-00 00:00:00.000000``)."""
+
+    __slots__ = ()
+
+    def isoformat(self) -> str:
+        return datetime_text(self.year, self.month, self.day, self.hour, self.minute,
+                             self.second, 0) + f".{self.microsecond:06d}"
+
+
+class JsonZeroTimestamp(Timestamp):
+    """The zero TIMESTAMP (opaque field type 7, eight zero bytes): the column decoder's zero
+    :class:`~.temporal.Timestamp` (``seconds`` and ``microsecond`` 0, the only value it may
+    hold here), as a JSON value; ``isoformat()`` is ``0000-00-00 00:00:00.000000``."""
+
+    __slots__ = ()
+
+    def isoformat(self) -> str:
+        return "0000-00-00 00:00:00.000000"
 
 
 @record(frozen=True)
@@ -344,9 +386,20 @@ def _datetime_from(cls):
         f = _unpack_datetime(b)
         try:
             return None if f is None else cls(*f)
-        except (ValueError, OverflowError):
-            return None
+        except (ValueError, OverflowError):  # (only for dates Python cannot hold)
+            return _mysql_datetime(cls, f)
     return parse
+
+
+def _mysql_datetime(cls, f):
+    """The value of the fields ``f`` of a DATETIME or TIMESTAMP that Python cannot hold, if
+    MySQL can: :class:`JsonDateTime`, or the zero TIMESTAMP."""
+    if cls is JsonTimestamp:
+        return JsonZeroTimestamp(0, 0) if not any(f) else None
+    y, mo, d, h, mi, s, us = f
+    if y <= 9999 and h < 24 and mi < 60 and s < 60 and us < 1000000:
+        return JsonDateTime(y, mo, d, h, mi, s, us)
+    return None
 
 
 def _date_to(v) -> bytes:
@@ -359,8 +412,36 @@ def _date_from(b):
         return None
     try:
         return _dt.date(*f[:3])
-    except ValueError:
-        return None
+    except ValueError:  # (only for dates Python cannot hold)
+        return JsonDate(*f[:3]) if f[0] <= 9999 else None
+
+
+def _mysql_fields(v, names, limits, what):
+    values = [getattr(v, n, None) for n in names]
+    for n, x, hi in zip(names, values, limits):
+        if not isinstance(x, int) or isinstance(x, bool) or not 0 <= x <= hi:
+            raise ValidationError(f"JSON {what} {v!r}: {n} {x!r} is not 0-{hi}")
+    return values
+
+
+_DATE_FIELDS = (("year", "month", "day"), (9999, 12, 31))
+_DATETIME_FIELDS = (_DATE_FIELDS[0] + ("hour", "minute", "second", "microsecond"),
+                    _DATE_FIELDS[1] + (23, 59, 59, 999999))
+
+
+def _mysql_date_to(v) -> bytes:
+    return _pack_datetime(*_mysql_fields(v, *_DATE_FIELDS, "DATE"), 0, 0, 0, 0)
+
+
+def _mysql_datetime_to(v) -> bytes:
+    return _pack_datetime(*_mysql_fields(v, *_DATETIME_FIELDS, "DATETIME"))
+
+
+def _zero_timestamp_to(v) -> bytes:
+    if v.seconds != 0 or v.microsecond != 0:
+        raise ValidationError(f"JSON TIMESTAMP {v!r}: a Timestamp holds only the zero "
+                              "TIMESTAMP here; give a JsonTimestamp (a datetime)")
+    return bytes(8)
 
 
 def _time_to(v: _dt.timedelta) -> bytes:
@@ -382,24 +463,40 @@ def _time_from(b):
     return -v if n < 0 else v
 
 
+# field type -> bytes -> value or None (a value of one of the classes below)
+_OPAQUE_FROM = {
+    MYSQL_TYPE_NEWDECIMAL: _decimal_from,
+    MYSQL_TYPE_TIMESTAMP: _datetime_from(JsonTimestamp),
+    MYSQL_TYPE_DATETIME: _datetime_from(_dt.datetime),
+    MYSQL_TYPE_DATE: _date_from,
+    MYSQL_TYPE_TIME: _time_from,
+}
+# (field type, Python class, value -> bytes): the encoder takes the first entry whose class
+# matches, so subclasses come before their bases
 _OPAQUE_TYPED = (
-    (MYSQL_TYPE_NEWDECIMAL, _decimal.Decimal, _decimal_to, _decimal_from),
-    (MYSQL_TYPE_TIMESTAMP, JsonTimestamp, _datetime_to, _datetime_from(JsonTimestamp)),
-    (MYSQL_TYPE_DATETIME, _dt.datetime, _datetime_to, _datetime_from(_dt.datetime)),
-    (MYSQL_TYPE_DATE, _dt.date, _date_to, _date_from),
-    (MYSQL_TYPE_TIME, _dt.timedelta, _time_to, _time_from),
+    (MYSQL_TYPE_NEWDECIMAL, _decimal.Decimal, _decimal_to),
+    (MYSQL_TYPE_TIMESTAMP, JsonTimestamp, _datetime_to),
+    (MYSQL_TYPE_DATETIME, _dt.datetime, _datetime_to),
+    (MYSQL_TYPE_DATE, _dt.date, _date_to),
+    (MYSQL_TYPE_TIME, _dt.timedelta, _time_to),
+    (MYSQL_TYPE_DATE, Date, _mysql_date_to),            # JsonDate, the column's Date
+    (MYSQL_TYPE_DATETIME, DateTime, _mysql_datetime_to),
+    (MYSQL_TYPE_TIMESTAMP, Timestamp, _zero_timestamp_to),
 )
-_OPAQUE_BY_TYPE = {ft: (to, frm) for ft, _, to, frm in _OPAQUE_TYPED}
+# the class of a decoded value -> its bytes (the decoder's check that they rebuild)
+_OPAQUE_TO = {JsonDecimal: _decimal_to, JsonTimestamp: _datetime_to,
+              _dt.datetime: _datetime_to, _dt.date: _date_to, _dt.timedelta: _time_to,
+              JsonDate: _mysql_date_to, JsonDateTime: _mysql_datetime_to,
+              JsonZeroTimestamp: _zero_timestamp_to}
 
 
 def _opaque_value(field_type: int, data: bytes):
-    codec = _OPAQUE_BY_TYPE.get(field_type)
-    if codec is not None:
-        to, frm = codec
+    frm = _OPAQUE_FROM.get(field_type)
+    if frm is not None:
         value = frm(data)
         if value is not None:
             try:
-                if to(value) == data:
+                if _OPAQUE_TO[type(value)](value) == data:
                     return value
             except LayoutError:
                 pass
@@ -412,7 +509,7 @@ def _opaque_of(v):
         if not (isinstance(v.field_type, int) and 0 <= v.field_type <= 255):
             raise ValidationError(f"JSON opaque field type {v.field_type!r} is not a byte")
         return v.field_type, bytes(v.data)
-    for ft, cls, to, _ in _OPAQUE_TYPED:
+    for ft, cls, to in _OPAQUE_TYPED:
         if isinstance(v, cls):
             return ft, to(v)
     return None
@@ -764,5 +861,6 @@ def encode_diff(ops) -> bytes:
 __all__ = [
     "decode", "encode", "decode_diff", "encode_diff",
     "JsonUInt", "JsonDecimal", "JsonTimestamp", "JsonOpaque", "JsonDocument", "JsonDiffOp",
+    "JsonDate", "JsonDateTime", "JsonZeroTimestamp",
     "TYPE_NAMES", "DIFF_OPERATIONS", "MAX_DEPTH",
 ]

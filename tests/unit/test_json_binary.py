@@ -11,11 +11,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from binlog_schema.values import temporal
 from binlog_schema.values.json_binary import (
-    MAX_DEPTH, JsonDecimal, JsonDiffOp, JsonDocument, JsonOpaque, JsonTimestamp, JsonUInt,
-    decode, decode_diff, encode, encode_diff,
+    MAX_DEPTH, JsonDate, JsonDateTime, JsonDecimal, JsonDiffOp, JsonDocument, JsonOpaque,
+    JsonTimestamp, JsonUInt, JsonZeroTimestamp, decode, decode_diff, encode, encode_diff,
 )
-from binlog_schema.serial.value_forms import to_jsonable
+from binlog_schema.serial.value_forms import (from_jsonable, from_typed_json, jsonable,
+                                              to_jsonable, to_typed_json)
 
 ERRORS = (errors.ValidationError, errors.StreamError)
 H = bytes.fromhex
@@ -161,7 +163,7 @@ def test_opaque_types():
     assert decode(encode(decimal.Decimal("1.50"))).precision == 3
     assert decode(encode(decimal.Decimal("1E+3"))) == 1000
     # typed bytes that do not rebuild stay opaque, inside a canonical document
-    bad = [JsonOpaque(10, (13 << 5 << 17 << 24).to_bytes(8, "little")),   # month 13
+    bad = [JsonOpaque(10, (((10000 * 13 + 1) << 5 | 1) << 41).to_bytes(8, "little")),  # 10000
            JsonOpaque(11, ((60 << 6) << 24).to_bytes(8, "little")),        # minute 60
            JsonOpaque(246, H("0201ff")),                                   # group of 3 digits > 99
            JsonOpaque(246, H("4201" + "00" * 30)),                         # precision 66
@@ -178,6 +180,118 @@ def test_opaque_types():
         encode(dt.datetime(2000, 1, 1, tzinfo=dt.timezone.utc))
     with pytest.raises(errors.ValidationError):
         encode(dt.timedelta(hours=1024))
+
+
+# ------------------------------------------------------------------ zero dates
+
+
+def _packed(y, mo, d, h=0, mi=0, s=0, us=0) -> bytes:
+    """MySQL's TIME_to_longlong_datetime_packed, int8store'd (my_time.cc)."""
+    return (((((y * 13 + mo) << 5 | d) << 17 | h << 12 | mi << 6 | s) << 24) + us).to_bytes(
+        8, "little")
+
+
+def _scalar(field_type, *fields) -> bytes:
+    return bytes((0x0F, field_type, 8)) + _packed(*fields)
+
+
+def test_zero_dates_are_the_column_decoders_zero_values():
+    """CAST(CAST('0000-00-00' AS DATE) AS JSON) and the zero DATETIME and TIMESTAMP: MySQL
+    packs them as eight zero bytes; they read as the column decoder's temporal values, with
+    MySQL's text of them inside JSON, and build back to the same bytes."""
+    zero = H("0f0a08" "0000000000000000")
+    assert _scalar(10, 0, 0, 0) == zero
+    v = roundtrip(zero)
+    assert type(v) is JsonDate and isinstance(v, temporal.Date)
+    assert (v.year, v.month, v.day) == (0, 0, 0) and v.to_python() is None
+    assert v.isoformat() == temporal.Date(0, 0, 0).isoformat() == "0000-00-00"
+    v = roundtrip(H("0f0c08" "0000000000000000"))
+    assert type(v) is JsonDateTime and isinstance(v, temporal.DateTime)
+    assert v.isoformat() == "0000-00-00 00:00:00.000000"    # MySQL: always 6 digits in JSON
+    v = roundtrip(H("0f0708" "0000000000000000"))
+    assert type(v) is JsonZeroTimestamp and isinstance(v, temporal.Timestamp)
+    assert (v.seconds, v.microsecond) == (0, 0) and v.to_python() is None
+    assert v.isoformat() == "0000-00-00 00:00:00.000000"
+    # the column decoder's own values encode the same
+    assert encode(temporal.Date(0, 0, 0)) == zero
+    assert encode(temporal.DateTime(0, 0, 0)) == H("0f0c08" "0000000000000000")
+    assert encode(temporal.Timestamp(0, 0)) == H("0f0708" "0000000000000000")
+
+
+def test_partly_zero_and_other_dates_python_cannot_hold():
+    cases = [(_scalar(10, 2020, 0, 0), JsonDate(2020, 0, 0), "2020-00-00"),
+             (_scalar(10, 2020, 1, 0), JsonDate(2020, 1, 0), "2020-01-00"),
+             (_scalar(10, 2020, 0, 15), JsonDate(2020, 0, 15), "2020-00-15"),
+             (_scalar(10, 0, 1, 1), JsonDate(0, 1, 1), "0000-01-01"),
+             (_scalar(10, 2021, 2, 30), JsonDate(2021, 2, 30), "2021-02-30"),   # invalid dates
+             (_scalar(12, 0, 0, 0, 10, 20, 30, 123456),
+              JsonDateTime(0, 0, 0, 10, 20, 30, 123456), "0000-00-00 10:20:30.123456"),
+             (_scalar(12, 2020, 0, 0, 23, 59, 59), JsonDateTime(2020, 0, 0, 23, 59, 59),
+              "2020-00-00 23:59:59.000000")]
+    for data, want, text in cases:
+        v = roundtrip(data)
+        assert same(v, want) and v == want, (data.hex(), v)
+        assert v.isoformat() == text
+        assert to_typed_json(v) == {"$date" if len(text) == 10 else "$datetime": text}
+        assert same(from_typed_json(to_typed_json(v)), v)
+        assert encode(want) == data
+    # dates Python holds stay Python's
+    assert same(decode(_scalar(10, 2020, 1, 1)), dt.date(2020, 1, 1))
+    assert same(decode(_scalar(12, 2020, 1, 1, 1)), dt.datetime(2020, 1, 1, 1))
+
+
+def test_zero_dates_inside_arrays_and_objects():
+    doc = {"d": JsonDate(0, 0, 0), "dt": JsonDateTime(0, 0, 0), "ts": JsonZeroTimestamp(0, 0),
+           "a": [JsonDate(2020, 0, 0), dt.date(2020, 1, 2), JsonDateTime(2020, 1, 0, 1, 2, 3),
+                 {"x": [JsonDate(0, 0, 0)]}]}
+    data = encode(doc)
+    back = decode(data)
+    assert not isinstance(back, JsonDocument) and same(back, doc)
+    assert encode(back) == data
+    # the opaque values are MySQL's bytes: zero dates are eight zero bytes after 0f/type/8
+    assert data.count(bytes((10, 8)) + bytes(8)) == 2
+    assert data.count(bytes((12, 8)) + bytes(8)) == 1 and data.count(bytes((7, 8)) + bytes(8)) == 1
+    typed = to_typed_json(back)
+    assert typed["d"] == {"$date": "0000-00-00"}
+    assert typed["dt"] == {"$datetime": "0000-00-00 00:00:00.000000"}
+    assert typed["ts"] == {"$timestamp": "0000-00-00 00:00:00.000000"}
+    assert typed["a"][0] == {"$date": "2020-00-00"} and typed["a"][1] == {"$date": "2020-01-02"}
+    assert typed["a"][2] == {"$datetime": "2020-01-00 01:02:03.000000"}
+    assert same(from_typed_json(typed), back)
+    assert to_jsonable(back)["a"][3] == {"x": ["0000-00-00"]}
+    assert to_jsonable(back)["ts"] == "0000-00-00 00:00:00.000000"
+
+
+def test_a_zero_date_document_in_a_row_keeps_its_json_type():
+    """A JSON column whose whole document is a zero date: its row form is tagged (a DATE
+    column's zero date is plain text), and reads back to the same bytes."""
+    from binlog_schema.model.table_map import Column
+    col = Column(index=0, type="JSON")
+    for data, form in ((H("0f0a08" + "00" * 8), {"$date": "0000-00-00"}),
+                       (H("0f0c08" + "00" * 8), {"$datetime": "0000-00-00 00:00:00.000000"}),
+                       (H("0f0708" + "00" * 8), {"$timestamp": "0000-00-00 00:00:00.000000"})):
+        v = decode(data)
+        assert jsonable(v) == form
+        assert encode(from_jsonable(col, form)) == data
+    assert jsonable(temporal.Date(0, 0, 0)) == "0000-00-00"      # (a DATE column's value)
+    assert jsonable(temporal.Timestamp(0, 0)) == "0000-00-00 00:00:00"
+
+
+def test_dates_mysql_cannot_hold_stay_opaque_and_are_refused():
+    for data in (_scalar(10, 10000, 1, 1),                 # year past 9999
+                 _scalar(12, 0, 0, 0, 24),                # hour 24
+                 _scalar(12, 0, 0, 0, 0, 0, 0, 1000000),  # a microsecond field past 999999
+                 _scalar(7, 2020, 0, 0),                  # a TIMESTAMP is zero or valid
+                 _scalar(7, 0, 0, 0, 0, 0, 0, 1),
+                 _scalar(10, 0, 0, 0, 1)):                # a DATE with a time
+        v = roundtrip(data)
+        assert type(v) is JsonOpaque and v.field_type == data[1], data.hex()
+    for v in (JsonDate(0, 13, 0), JsonDate(10000, 0, 0), JsonDate(0, 0, 32),
+              JsonDateTime(0, 0, 0, 24), JsonDateTime(0, 0, 0, 0, 60),
+              JsonDateTime(0, 0, 0, 0, 0, 0, 1000000), JsonDate(-1, 0, 0),
+              JsonZeroTimestamp(5, 0), temporal.Timestamp(0, 1)):
+        with pytest.raises(errors.ValidationError):
+            encode(v)
 
 
 def test_encode_refuses():
@@ -301,8 +415,26 @@ def json_decimals(draw):
     return JsonDecimal(text, precision)
 
 
+def _python_cannot_hold(f):
+    try:
+        dt.date(*f[:3])
+    except ValueError:
+        return True
+    return False
+
+
+mysql_dates = st.one_of(
+    st.tuples(st.integers(0, 9999), st.integers(0, 12), st.integers(0, 31)).filter(
+        _python_cannot_hold).map(lambda f: JsonDate(*f)),
+    st.tuples(st.integers(0, 9999), st.integers(0, 12), st.integers(0, 31), st.integers(0, 23),
+              st.integers(0, 59), st.integers(0, 59), st.integers(0, 999999)).filter(
+        _python_cannot_hold).map(lambda f: JsonDateTime(*f)),
+    st.just(JsonZeroTimestamp(0, 0)),
+)
+
 opaque_scalars = st.one_of(
     json_decimals(),
+    mysql_dates,
     st.dates(),
     st.datetimes(),
     st.datetimes().map(lambda d: JsonTimestamp(d.year, d.month, d.day, d.hour, d.minute,
