@@ -240,13 +240,13 @@ def _inputs(files):
 
 def cmd_validate(args) -> int:
     import os
-    from .vectors import validate
+    from .vectors import summary, validate
     root = args.dir or "specs"
     if not os.path.exists(root):
         if args.dir is None:
             print("no such folder: specs (validate reads the YAML vectors under DIR, default "
                   "./specs)", file=sys.stderr)
-        elif root.endswith((".yaml", ".yml")):
+        elif root.endswith((".yaml", ".yml", ".ddl")):
             print(f"no such file: {root}", file=sys.stderr)
         else:
             print(f"no such file or folder: {root}", file=sys.stderr)
@@ -262,10 +262,10 @@ def cmd_validate(args) -> int:
         for p in r.problems:
             print(f"    {p}")
     if not results:
-        print(f"no vectors in {root} (validate reads the *.yaml and *.yml files under it)",
-              file=sys.stderr)
+        print(f"no vectors in {root} (validate reads the *.yaml, *.yml and *.ddl files under "
+              "it)", file=sys.stderr)
         return 1
-    print(f"{len(results) - len(failed)} passed, {len(failed)} failed")
+    print(summary(results))
     return 1 if failed else 0
 
 
@@ -416,10 +416,15 @@ SPECS = [
                "build-table-map"),
     Cmd("validate", "check the golden vectors both ways", cmd_validate, [
         Opt("dir", nargs="?", default=None, metavar="DIR",
-            help="a YAML vector file, or a folder whose *.yaml and *.yml files are read "
-                 "recursively (default: ./specs, the folder of the repository's vectors)"),
-    ], epilog="Each vector is checked both ways: its hex parses to its expect (or its error), "
-              "and expect builds to its hex. A file that is not YAML, or a document that is "
+            help="a vector file, or a folder whose *.yaml and *.yml files (event vectors) "
+                 "and *.ddl files (DDL vectors) are read recursively (default: ./specs, the "
+                 "folder of the repository's vectors)"),
+    ], epilog="Each event vector is checked both ways: its hex parses to its expect (or its "
+              "error), and expect builds to its hex. Each DDL vector's statements are "
+              "replayed into the schema history, which must leave its expected tables (a "
+              "failure names the table, field or column that differs). The last line counts "
+              "the vectors passed and failed (and each kind when there are DDL vectors). A "
+              "file that is not YAML, or a document that is "
               "not a vector, is one FAIL line naming the file and line; the other files are "
               "still checked. exit status: 0 all passed; 1 a failure, a bad file, no vector "
               "found or no such file or folder; 2 the command line is wrong."),

@@ -13,6 +13,13 @@ A vector file holds one or more YAML documents::
     table_map: {...}                 # optional: the typed model, also checked both ways
 
 A negative vector has ``error: {kind: truncated, offset: 45}`` instead of ``expect``.
+
+Vector files come in kinds, told by their suffix (:data:`VECTOR_KINDS`): event vectors
+(``.yaml``, ``.yml``: the above, :func:`check_vector`) and DDL vectors (``.ddl``: statements
+replayed from a starting schema and the table models they leave,
+:func:`binlog_schema.schema.vectors.check_ddl_vector`). :func:`validate` checks every kind
+under a folder, each document by its file's kind (:func:`check_document`), and
+:func:`summary` counts them.
 """
 
 from __future__ import annotations
@@ -32,6 +39,12 @@ CONTEXT_KEYS = {"checksum", "table_id_size", "server_version", "flavor", "offset
                 "binlog_version", "post_header_lengths", "verify_checksum", "type_remap"}
 
 
+# file suffix -> kind of vector; a file named on its own with another suffix is read as
+# event vectors
+VECTOR_KINDS = {".yaml": "event", ".yml": "event", ".ddl": "ddl"}
+KIND_LABELS = {"event": "event vector", "ddl": "DDL vector"}
+
+
 @dataclass
 class Result:
     file: str
@@ -39,6 +52,7 @@ class Result:
     ok: bool
     problems: list
     line: int | None = None  # where the vector's document starts (or the file's problem is)
+    kind: str = "event"      # the kind of vector (VECTOR_KINDS)
 
 
 class VectorFileError(ValueError):
@@ -182,13 +196,20 @@ def _check_table_map(want, data, ctx) -> list:
     return problems
 
 
-def vector_files(root) -> list:
-    """The YAML files of ``root``: itself when it is a file, else its *.yaml and *.yml files,
-    recursively, in order."""
+def vector_kind(path) -> str:
+    """The kind of vectors a file holds, by its suffix (event vectors for any other)."""
+    return VECTOR_KINDS.get(pathlib.PurePath(path).suffix, "event")
+
+
+def vector_files(root, kinds=("event",)) -> list:
+    """The vector files of ``root`` holding ``kinds`` of vectors: itself when it is a file
+    (whatever its kind), else its files with the suffixes of those kinds (*.yaml and *.yml:
+    event vectors; *.ddl: DDL vectors), recursively, in order."""
     root = pathlib.Path(root)
     if root.is_file():
         return [root]
-    return sorted(p for p in root.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
+    suffixes = tuple(s for s, k in VECTOR_KINDS.items() if k in kinds)
+    return sorted(p for p in root.rglob("*") if p.suffix in suffixes and p.is_file())
 
 
 def documents(path):
@@ -225,21 +246,35 @@ def documents(path):
 
 
 VECTOR_SHAPE = "a mapping with hex (the event's bytes) and expect or error"
+DDL_SHAPE = ("a mapping with statements (the DDL replayed) and expect (the tables they "
+             "leave)")
+_SHAPES = {"event": ("hex", VECTOR_SHAPE), "ddl": ("statements", DDL_SHAPE)}
 
 
-def shape_problem(doc) -> str | None:
-    """What is wrong with the shape of a vector document (None: the shape is right)."""
+def shape_problem(doc, kind: str = "event") -> str | None:
+    """What is wrong with the shape of a vector document of ``kind`` (None: the shape is
+    right)."""
+    key, shape = _SHAPES[kind]
+    what = "a DDL vector" if kind == "ddl" else "a vector"
     if not isinstance(doc, dict):
         shown = repr(doc) if len(repr(doc)) <= 40 else repr(doc)[:37] + "..."
-        return f"a YAML {type(doc).__name__} ({shown}), expected a vector: {VECTOR_SHAPE}"
-    if "hex" not in doc:
-        return f"no hex: a vector is {VECTOR_SHAPE}"
+        return f"a YAML {type(doc).__name__} ({shown}), expected {what}: {shape}"
+    if key not in doc:
+        return f"no {key}: {what} is {shape}"
     return None
 
 
+def check_document(doc: dict, kind: str = "event") -> list:
+    """The problems of one vector document of ``kind`` (empty when it passes)."""
+    if kind == "ddl":
+        from .schema.vectors import check_ddl_vector
+        return check_ddl_vector(doc)
+    return check_vector(doc)
+
+
 def iter_vectors(root):
-    """(path, index, document) of every vector under ``root``; a file that is not YAML raises
-    :class:`VectorFileError`."""
+    """(path, index, document) of every event vector under ``root``; a file that is not YAML
+    raises :class:`VectorFileError`."""
     for path in vector_files(root):
         for i, _, doc in documents(path):
             if doc:
@@ -247,29 +282,45 @@ def iter_vectors(root):
 
 
 def validate(root) -> list:
-    """A :class:`Result` per vector under ``root``; a file that is not YAML, or a document
-    that is not a vector, is a failed Result of its own (``name`` "" for the file) and the
-    other files are still checked."""
+    """A :class:`Result` per vector under ``root``, of every kind (event vectors in *.yaml and
+    *.yml files, DDL vectors in *.ddl files), each checked as its kind says; a file that is
+    not YAML, or a document that is not a vector, is a failed Result of its own (``name`` ""
+    for the file) and the other files are still checked."""
     results = []
-    for path in vector_files(root):
+    for path in vector_files(root, tuple(KIND_LABELS)):
+        kind = vector_kind(path)
         try:
             for i, line, doc in documents(path):
                 if doc is None:
                     continue
-                wrong = shape_problem(doc)
+                wrong = shape_problem(doc, kind)
                 if wrong is not None:
                     results.append(Result(str(path), "", False, [f"document {i + 1}: {wrong}"],
-                                          line))
+                                          line, kind))
                     continue
                 name = str(doc.get("name") or f"{path.name}#{i}")
                 try:
-                    problems = check_vector(doc)
+                    problems = check_document(doc, kind)
                 except Exception as e:  # noqa: BLE001 - a broken vector is a failure
                     problems = [f"vector could not be checked: {type(e).__name__}: {e}"]
-                results.append(Result(str(path), name, not problems, problems, line))
+                results.append(Result(str(path), name, not problems, problems, line, kind))
         except VectorFileError as e:
-            results.append(Result(str(path), "", False, [e.message], e.line))
+            results.append(Result(str(path), "", False, [e.message], e.line, kind))
     return results
+
+
+def summary(results) -> str:
+    """``N passed, N failed``, and when there are vectors of another kind than events, how
+    many of each kind (``(412 event vectors, 31 DDL vectors)``)."""
+    failed = sum(not r.ok for r in results)
+    text = f"{len(results) - failed} passed, {failed} failed"
+    counts = {}
+    for r in results:
+        counts[r.kind] = counts.get(r.kind, 0) + 1
+    if set(counts) - {"event"}:
+        text += " (" + ", ".join(f"{counts[k]} {label}{'' if counts[k] == 1 else 's'}"
+                                 for k, label in KIND_LABELS.items() if k in counts) + ")"
+    return text
 
 
 def dump_vector(vector: dict) -> str:

@@ -12,7 +12,8 @@ from binlog_schema.pipeline.fsio import display_name, open_input
 
 def _check_specs(path: str, text: str):
     import yaml
-    from binlog_schema.vectors import check_vector
+    from binlog_schema.vectors import check_document, vector_kind
+    kind = vector_kind(path)   # (an event or a DDL vector file)
     t0 = time.perf_counter()
     try:
         docs = [d for d in yaml.safe_load_all(text) if d]
@@ -24,7 +25,7 @@ def _check_specs(path: str, text: str):
         t1 = time.perf_counter()
         name = doc.get("name") if isinstance(doc, dict) else None
         try:
-            problems = check_vector(doc)
+            problems = check_document(doc, kind)
         except Exception as e:  # noqa: BLE001 - a broken vector is a failure, not a crash
             problems = [f"vector could not be checked: {type(e).__name__}: {e}"]
         yield ("spec", path, name or f"{os.path.basename(path)}#{i}", not problems, None, None,
@@ -77,16 +78,17 @@ def report_schema():
 
 
 def validate(spark, specs=(), roundtrip=()):
-    """A DataFrame with one row per golden vector (``specs``: directories of YAML files,
-    read on the driver) and per round-tripped file (``roundtrip``: files, directories,
-    globs on any Hadoop filesystem), checked in parallel."""
+    """A DataFrame with one row per golden vector (``specs``: directories of vector files,
+    event and DDL vectors, read on the driver) and per round-tripped file (``roundtrip``:
+    files, directories, globs on any Hadoop filesystem), checked in parallel."""
     from binlog_schema.pipeline.plan import list_inputs   # (the driver's; tasks need none)
+    from binlog_schema.vectors import VECTOR_KINDS
     items = []
     for d in specs:
         for root, dirs, names in os.walk(d):
             dirs.sort()
             for n in sorted(names):
-                if n.endswith((".yaml", ".yml")):
+                if n.endswith(tuple(VECTOR_KINDS)):
                     p = os.path.join(root, n)
                     with open(p, encoding="utf-8") as fh:
                         items.append(("spec", p, fh.read()))

@@ -23,9 +23,10 @@ A vector is a mapping::
       shop.t: {version: 2, columns: [...], primary_key: [...]}   # database and name,
       shop.gone: null                   # or null: no such table
 
-The files end in ``.ddl`` (not ``.yaml``): ``binlog-schema validate`` reads every ``.yaml``
-of ``specs/`` as an event vector. :func:`check_ddl_vector` checks one;
-``tests/vectors/test_ddl_vectors.py`` runs them all.
+The files end in ``.ddl`` (not ``.yaml``, the event vectors' suffix): ``binlog-schema
+validate`` tells the kinds apart by the suffix (:data:`binlog_schema.vectors.VECTOR_KINDS`) and
+checks each ``.ddl`` document with :func:`check_ddl_vector`;
+``tests/vectors/test_ddl_vectors.py`` runs them all too.
 """
 
 from __future__ import annotations
