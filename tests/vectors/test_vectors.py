@@ -16,6 +16,7 @@ def test_there_are_vectors_of_every_kind():
     assert any("error" in doc for _, _, doc in VECTORS)
     assert any(n.startswith("mariadb-") for n in names)
     assert any(n.startswith("seed-") for n in names)
+    assert sum(n.startswith("mysql-json-zero") for n in names) == 5   # zero dates in JSON
 
 
 @pytest.mark.parametrize("path,index,doc", VECTORS,
