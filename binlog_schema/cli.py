@@ -355,9 +355,11 @@ SKIP_ERRORS_HELP = (
 SPECS = [
     Cmd("decode", "one JSON object (or text line) per event", cmd_decode, [
         Opt("files", nargs="+", metavar="FILE", help=FILES_HELP),
-        Opt("--format", choices=("jsonl", "text"), default="jsonl",
+        Opt("--format", choices=("jsonl", "text", "maxwell", "debezium"), default="jsonl",
             help="jsonl (default): one JSON object per event, with file, offset, type, "
-                 "header and body; text: mysqlbinlog-like lines (# at OFFSET, then the event)"),
+                 "header and body; text: mysqlbinlog-like lines (# at OFFSET, then the event); "
+                 "maxwell, debezium: one change record per row change, as Maxwell's daemon "
+                 "and Debezium's MySQL connector write them (rows implied; see the README)"),
         Opt("--start-position", type=_position, metavar="N",
             help="print the events that start at or after byte N (0 to 4: from the first "
                  "event). The FORMAT_DESCRIPTION before N is still read, for the context, "

@@ -208,6 +208,8 @@ def write_file(path, out: Output, *, workers: int | None = None, min_size: int =
     ``min_size``, a single core, ``skip_errors``: its account of the file is one process's):
     the caller decodes it alone. ``out`` is flushed first."""
     workers = worker_count() if workers is None else workers
+    if options.get("fmt") in ("maxwell", "debezium"):
+        return None  # (change records: one process follows the transactions and tables)
     if workers < 2 or not hasattr(os, "fork") or options.get("skip_errors"):
         return None  # (with skip_errors, one account of the whole file: one process)
     try:

@@ -104,6 +104,9 @@ def _noting_snap(reader, records, path, out, err):
         _snap_note(reader, path, out, err)
 
 
+# the formats of change records (:mod:`.change_records`): one line per row change
+CHANGE_FORMATS = ("maxwell", "debezium")
+
 # exit statuses of the commands that read files
 CLEAN, STOPPED, DAMAGED = 0, 1, 3
 
@@ -174,22 +177,27 @@ def write_events(path, out: Output, *, fmt: str = "jsonl", rows: bool = False,
     a ``# schema error`` line), status 3; a table not in it, a stderr note. Statement-based
     changes are counted: a stderr line at the end of the file."""
     jsonl_format = fmt == "jsonl"
+    changes = fmt in CHANGE_FORMATS  # change records (maxwell, debezium): rows implied
     # JSON Lines: events are parsed when their line needs it (a body seen before is not)
     reader = BinlogReader(path, start=start, stop=stop, types=types, skip_errors=skip_errors,
-                          decode="lazy" if jsonl_format else True, resume=resume)
+                          decode="lazy" if jsonl_format or changes else True, resume=resume)
     account = Account(path, out, err) if skip_errors else None
     on_error = account.problem if account is not None else None
     records = account.counted(reader) if account is not None else reader
     if start:  # (a position inside an event: a note, reading begins at the next one)
         records = _noting_snap(reader, records, path, out, err)
     decoder = None
-    if rows:
+    if rows or changes:
         from ..model.row_change import RowDecoder
         decoder = RowDecoder(path, schema=schema, file_index=file_index,
                              on_problem=lambda e: _problem(out, f"{path}: {e}", err),
                              on_notice=lambda t: _problem(out, f"{path}: note: {t}", err))
     try:
-        if jsonl_format:
+        if changes:
+            from .change_records import write_change_records, writer_for
+            write_change_records(path, records, writer_for(fmt, path, out.add, decoder),
+                                 on_error, lambda text: _problem(out, text, err))
+        elif jsonl_format:
             jsonl.EventLines(path).write(records, out.add, decoder, binary, out.add_parts,
                                          on_error)
         else:

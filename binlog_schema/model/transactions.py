@@ -1,0 +1,249 @@
+"""Transactions around row changes: what a change record carries besides its row.
+
+* :func:`order_key`: one string per row change, ordered as the changes are in the binlog (see
+  the README's "Change records"): the file's sequence number, the event's offset, the
+  position inside a compressed transaction payload and the row's index in its event, each
+  zero-padded to a fixed width, so that comparing the strings compares the changes.
+* :class:`Transactions`: follows the events of a stream and knows the transaction in force:
+  where it began (its GTID event, else its BEGIN), its GTID, the thread of its BEGIN, the
+  commit timestamp its GTID event carries (MySQL 8.0.1+), and, once it ends, the XID and
+  timestamp of its commit (XID, or a COMMIT/ROLLBACK query, or an XA PREPARE).
+* :class:`Pending`: the change records of one transaction kept until its commit is known
+  (a format that writes the XID on every row, or the commit flag on the last one, needs
+  that), in memory up to a bound, then in a temporary file: a huge transaction does not
+  hold unbounded memory.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+
+from ..mysql.codes import (ANONYMOUS_GTID_LOG_EVENT, GTID_KINDS, GTID_LOG_EVENT,
+                           GTID_TAGGED_LOG_EVENT, MARIA_GTID_EVENT, QUERY_EVENT,
+                           XA_PREPARE_LOG_EVENT, XID_EVENT)
+from ..mysql.flavor import checksum_length
+from ..mysql.framing import HEADER_SIZE
+from ..mysql.post_header import query_statement_at
+from ..records import factory, record
+
+# the order key's fields and their widths (decimal digits): the file's sequence number (up to
+# 2^32), the event's offset in its file (13 digits: past 2^40, any file), the offset inside a
+# compressed transaction payload (0 for an event of the file itself), the row in its event
+ORDER_KEY_FIELDS = (("file", 10), ("offset", 13), ("payload", 10), ("row", 10))
+_SEQUENCE = re.compile(r"\.(\d+)$")
+
+
+def file_sequence(path) -> int:
+    """The sequence number of a binlog file: the digits after the last dot of its name
+    (``binlog.000693`` -> 693); 0 for a name without them (``vector.binlog``)."""
+    m = _SEQUENCE.search(os.path.basename(str(path)))
+    return int(m.group(1)) if m else 0
+
+
+def order_key(sequence: int, offset: int, payload: int, row: int) -> str:
+    """The order key of a row change: ``SSSSSSSSSS.OOOOOOOOOOOOO.PPPPPPPPPP.RRRRRRRRRR``, the
+    file's sequence number, the rows event's offset in the file (the payload's, for an event
+    inside a TRANSACTION_PAYLOAD), the event's offset inside the payload's data (0 outside
+    one) and the row's index in its event; fixed widths, so that the strings compare as the
+    changes are ordered."""
+    return f"{sequence:010d}.{offset:013d}.{payload:010d}.{row:010d}"
+
+
+def order_key_fields(key: str) -> tuple:
+    """The four numbers of an order key (:func:`order_key`'s inverse)."""
+    return tuple(int(x) for x in key.split("."))
+
+
+@record
+class Transaction:
+    begin: int                      # file offset of the event that began it (GTID, BEGIN)
+    gtid: str | None = None         # MySQL uuid[:tag]:gno, MariaDB domain-server-seq
+    thread_id: int | None = None    # the thread of its BEGIN query (MariaDB: its GTID's)
+    commit_us: int | None = None    # the GTID event's original commit timestamp (MySQL 8)
+    xid: int | None = None          # its commit's XID (None: a COMMIT query, or not yet)
+    commit_timestamp: int | None = None  # its commit event's timestamp (seconds)
+    committed: bool = False         # its end was seen (XID, COMMIT, ROLLBACK, XA PREPARE)
+    rows: int = 0                   # the row changes so far
+    tables: dict = factory(dict)    # (database, table) -> its row changes so far
+
+    def count(self, database, table) -> tuple:
+        """A row change of ``table`` counted: (its place among the transaction's changes,
+        among that table's), both from 1."""
+        self.rows += 1
+        key = (database, table)
+        n = self.tables[key] = self.tables.get(key, 0) + 1
+        return self.rows, n
+
+
+def _statement(rec) -> str | None:
+    """The start of a QUERY event's statement, upper case (comments and spaces before it
+    passed over), from its bytes when it was not decoded (most QUERYs are BEGIN and COMMIT:
+    known without decoding them)."""
+    if rec.unparsed:
+        raw = rec.raw
+        data = raw[HEADER_SIZE:len(raw) - checksum_length(rec.kind, None, rec.ctx)]
+        at = query_statement_at(data, {"_params": {"ctx": rec.ctx}}, rec.kind)
+        query = data[at:at + 256] if at is not None else None
+    else:
+        body = rec.value["body"] if rec.value is not None else None
+        query = body.get("query") if isinstance(body, dict) else None
+    if query is None:
+        return None
+    if not isinstance(query, str):
+        query = bytes(query[:256]).decode("latin-1")
+    m = _START.match(query)
+    return query[m.end():m.end() + 32].upper() if m else None
+
+
+_START = re.compile(r"(?:\s+|/\*.*?\*/|(?:#|--)[^\n]*(?:\n|$))*", re.S)
+
+
+def _gtid(rec, body) -> str | None:
+    kind = rec.kind
+    if kind == MARIA_GTID_EVENT:
+        seq, dom = body.get("seq_no"), body.get("domain_id")
+        if seq is None or dom is None:
+            return None
+        return f"{dom}-{rec.value['header']['server_id']}-{seq}"
+    if kind in (GTID_LOG_EVENT, GTID_TAGGED_LOG_EVENT):
+        sid, gno, tag = body.get("sid") or body.get("uuid"), body.get("gno"), body.get("tag")
+        if sid is None or gno is None:
+            return None
+        sid = sid if isinstance(sid, str) else bytes(sid).hex()
+        return f"{sid}:{tag}:{gno}" if tag else f"{sid}:{gno}"
+    return None  # ANONYMOUS_GTID: no name
+
+
+# the events that begin or end transactions (besides rows events, which join one)
+BOUNDARY_KINDS = GTID_KINDS | {QUERY_EVENT, XID_EVENT, XA_PREPARE_LOG_EVENT}
+
+
+class Transactions:
+    """The transaction in force along a stream of event records. :meth:`feed` takes every
+    event of :data:`BOUNDARY_KINDS` (others change nothing) and returns the transactions it
+    ends; :meth:`current` gives the transaction a rows event belongs to (one begins at that
+    event when none is open: a stream read from the middle of a transaction)."""
+
+    def __init__(self):
+        self.open: Transaction | None = None
+
+    def current(self, offset: int) -> Transaction:
+        tx = self.open
+        if tx is None:
+            tx = self.open = Transaction(offset)
+        return tx
+
+    def feed(self, rec, offset: int) -> Transaction | None:
+        """Follow one event (``offset``: its offset in the file, the payload's for an event
+        inside one). Returns the transaction this event ends: committed, with its XID and
+        commit timestamp; or, for an event that begins a transaction while one is open
+        (whose end was never seen: a file cut inside it), that one, uncommitted."""
+        kind = rec.kind
+        if kind in GTID_KINDS:
+            body = rec.value["body"] if rec.value is not None else None
+            if not isinstance(body, dict):
+                return None
+            ended, self.open = self.open, Transaction(offset, _gtid(rec, body))
+            tx = self.open
+            if kind in (GTID_LOG_EVENT, GTID_TAGGED_LOG_EVENT, ANONYMOUS_GTID_LOG_EVENT):
+                ts = body.get("commit_timestamps")
+                if isinstance(ts, dict):
+                    tx.commit_us = ts.get("original") or ts.get("immediate") or None
+            else:
+                tx.thread_id = body.get("thread_id")
+            return ended
+        if kind == XID_EVENT or kind == XA_PREPARE_LOG_EVENT:
+            return self._end(rec, offset, rec.value["body"].get("xid")
+                             if kind == XID_EVENT and rec.value is not None else None)
+        if kind == QUERY_EVENT:
+            what = _statement(rec)
+            if what is None:
+                return None
+            if what.startswith(("BEGIN", "XA START", "START TRANSACTION")):
+                tx = self.open
+                ended = None
+                if tx is None or tx.rows or tx.thread_id is not None:
+                    # (after its GTID event, a BEGIN continues the transaction it named)
+                    ended = tx if tx is not None and tx.rows else None
+                    tx = self.open = Transaction(offset)
+                # (the QUERY post-header's first field: the thread id)
+                tx.thread_id = int.from_bytes(rec.raw[HEADER_SIZE:HEADER_SIZE + 4], "little")
+                return ended
+            if what.startswith(("COMMIT", "ROLLBACK", "XA COMMIT", "XA ROLLBACK")) and \
+                    not what.startswith("ROLLBACK TO"):
+                return self._end(rec, offset, None)
+        return None
+
+    def _end(self, rec, offset, xid) -> Transaction:
+        tx = self.open if self.open is not None else Transaction(offset)
+        self.open = None
+        tx.xid = xid
+        tx.committed = True
+        tx.commit_timestamp = int.from_bytes(rec.raw[:4], "little")
+        return tx
+
+    def close(self) -> Transaction | None:
+        """The transaction left open at the end of the stream (its end never seen)."""
+        tx, self.open = self.open, None
+        return tx
+
+
+class Pending:
+    """The records of one transaction, kept until it ends: ``(head, tail)`` text pairs (a
+    record is ``head + what the commit decides + tail``), in memory up to ``limit`` bytes,
+    then in a temporary file (deleted when closed): memory stays bounded whatever the size
+    of the transaction."""
+
+    def __init__(self, limit: int = 16 << 20):
+        self.limit = limit
+        self.items: list = []
+        self.size = 0
+        self.spill = None  # a temporary file: the records before ``items``
+        self.spilled = 0
+
+    def __len__(self) -> int:
+        return self.spilled + len(self.items)
+
+    def add(self, head: str, tail: str) -> None:
+        self.items.append((head, tail))
+        self.size += len(head) + len(tail)
+        if self.size > self.limit:
+            self._spill()
+
+    def _spill(self) -> None:
+        if self.spill is None:
+            self.spill = tempfile.TemporaryFile()
+        write = self.spill.write
+        for head, tail in self.items:
+            h, t = head.encode(), tail.encode()
+            write(len(h).to_bytes(4, "little") + len(t).to_bytes(4, "little") + h + t)
+        self.spilled += len(self.items)
+        self.items = []
+        self.size = 0
+
+    def drain(self):
+        """The records in order, ``(head, tail, last)``; empties the buffer."""
+        total = len(self)
+        n = 0
+        if self.spill is not None:
+            spill, self.spill = self.spill, None
+            spill.seek(0)
+            read = spill.read
+            for _ in range(self.spilled):
+                sizes = read(8)
+                h = int.from_bytes(sizes[:4], "little")
+                t = int.from_bytes(sizes[4:], "little")
+                data = read(h + t)
+                n += 1
+                yield data[:h].decode(), data[h:].decode(), n == total
+            spill.close()
+        items, self.items, self.size, self.spilled = self.items, [], 0, 0
+        for head, tail in items:
+            n += 1
+            yield head, tail, n == total
+
+
+__all__ = ["BOUNDARY_KINDS", "ORDER_KEY_FIELDS", "Pending", "Transaction", "Transactions",
+           "file_sequence", "order_key", "order_key_fields"]
