@@ -60,12 +60,13 @@ def cmd_decode(args) -> int:
 
 
 def load_schema(paths, files):
-    """A :class:`~binlog_schema.schema.SchemaHistory` seeded from ``--schema`` files (the
-    flavor and version from the first binlog's FORMAT_DESCRIPTION); None, said on stderr,
-    when a file cannot be read or holds DDL the history refuses."""
+    """A :class:`~binlog_schema.schema.SchemaHistory` for ``files`` seeded from ``--schema``
+    files (:func:`binlog_schema.schema.history_for`); None, said on stderr, when a file
+    cannot be read or holds DDL the history refuses."""
     from .schema import DDLError, SchemaHistory
+    from .schema.history import server_of
     from .serial.write import os_problem
-    flavor, version = _server_of(files)
+    flavor, version = server_of(files)
     history = SchemaHistory(flavor or "mysql", version)
     for path in paths:
         try:
@@ -77,24 +78,6 @@ def load_schema(paths, files):
             print(f"{path}: --schema: {e}", file=sys.stderr, flush=True)
             return None
     return history
-
-
-def _server_of(files):
-    """(flavor, server version) of the first of ``files`` whose first event says them."""
-    from .errors import BinlogError
-    from .stream import BinlogReader
-    for path in files:
-        reader = BinlogReader(path, decode="lazy")
-        events = iter(reader)
-        try:
-            rec = next(events, None)
-        except (BinlogError, OSError):
-            continue
-        finally:
-            events.close()
-        if rec is not None and reader.ctx.server_version:   # (the context it sets)
-            return reader.ctx.flavor, reader.ctx.server_version
-    return None, None
 
 
 def _past_end(path, start, out) -> bool:

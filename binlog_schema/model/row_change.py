@@ -317,9 +317,10 @@ class RowDecoder:
         except DDLRefused as e:
             self.schema.refused.append(e)
             where = rec.offset if rec.parent_offset is None else rec.parent_offset
-            tables = ", ".join(f"{d}.{t}" for d, t in e.tables) or "no table named"
-            self._notice(f"statement at {where} not modelled by the schema history "
-                         f"({tables} unknown from here: rows keep @N names): {e}")
+            tables = ", ".join(f"{d}.{t}" for d, t in e.tables)
+            self._notice(f"statement at {where} not applied to the schema history: {e}"
+                         + (f" ({tables} unknown from here: rows keep @N names)"
+                            if tables else ""))
 
     def _notice(self, text: str) -> None:
         self.notices.append(text)

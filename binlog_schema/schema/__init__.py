@@ -23,6 +23,7 @@ _EXPORTS = {
     "DDLError": "ddl", "DDLRefused": "history", "Outcome": "history",
     "SchemaHistory": "history", "Session": "history", "Column": "model",
     "Database": "model", "SchemaError": "model", "Table": "model", "UniqueKey": "model",
+    "history_for": "history",
 }
 __all__ = sorted(_EXPORTS)
 

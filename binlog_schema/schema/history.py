@@ -774,6 +774,41 @@ class SchemaHistory:
         table.period = None
 
 
+def server_of(binlogs) -> tuple:
+    """(flavor, server version) of the first of ``binlogs`` whose FORMAT_DESCRIPTION says
+    them; (None, None) when none does (unreadable, not binlogs)."""
+    from ..errors import BinlogError
+    from ..stream import BinlogReader
+    for path in binlogs:
+        reader = BinlogReader(path, decode="lazy")
+        events = iter(reader)
+        try:
+            rec = next(events, None)
+        except (BinlogError, OSError):
+            continue
+        finally:
+            events.close()
+        if rec is not None and reader.ctx.server_version:   # (the context it set)
+            return reader.ctx.flavor, reader.ctx.server_version
+    return None, None
+
+
+def history_for(binlogs, schema_files=(), text: str | None = None):
+    """A :class:`~binlog_schema.schema.history.SchemaHistory` for decoding ``binlogs`` (the
+    flavor and server version of the first one's FORMAT_DESCRIPTION, which resolve the
+    declarations: default collations, temporal types), seeded with the ``schema_files``
+    (``mysqldump --no-data`` or ``SHOW CREATE TABLE`` output) and ``text``: the schema at
+    the start of the first file. Raises OSError for a file that cannot be read and
+    :class:`~binlog_schema.schema.history.DDLRefused` for DDL it does not model."""
+    flavor, version = server_of(binlogs)
+    history = SchemaHistory(flavor or "mysql", version)
+    for path in schema_files:
+        history.seed_file(path)
+    if text:
+        history.seed(text)
+    return history
+
+
 def _selected_names(select: str):
     """The output names of ``SELECT a, b AS c FROM ...`` when each item is a plain column or
     has an alias; None otherwise."""
