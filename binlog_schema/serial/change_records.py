@@ -89,6 +89,7 @@ class TableShape:
         self.converters = {name: converter_of(col, c)
                            for name, col, c in zip(codec.keys, tm.columns, codec.codecs)}
         self.objects: dict = {}
+        self.value_writers: dict = {}
 
     def object(self, image) -> str:
         """An image (dict by column name) as a JSON object."""
@@ -97,6 +98,17 @@ class TableShape:
         if write is None:
             write = self.objects[keys] = compile_object(keys, self.converters)
         return write(image)
+
+    def values(self, image):
+        """(the image's column names, their ``"name":`` JSON texts, ``row -> tuple of value
+        texts``), made once per set of columns."""
+        keys = tuple(image)
+        hit = self.value_writers.get(keys)
+        if hit is None:
+            shown = tuple(k for k in keys if k not in SPARE_KEYS)
+            hit = self.value_writers[keys] = (shown, [quote(str(k)) + ":" for k in shown],
+                                              compile_values(shown, self.converters))
+        return hit
 
     def texts(self, image) -> dict:
         """An image's values as JSON texts, by column name (the spare keys left out)."""
@@ -126,6 +138,18 @@ def compile_object(keys, converters):
         lines.append("    return " + " + ".join(pieces) + " + '}'")
     exec(compile("\n".join(lines), "<change record image>", "exec"), ns)
     return ns["image"]
+
+
+def compile_values(keys, converters):
+    """``image -> tuple of the JSON texts of its values`` for images of these keys."""
+    ns, items = {}, []
+    for j, k in enumerate(keys):
+        ns[f"C{j}"] = converters[k]
+        items.append(f"('null' if row[{k!r}] is None else C{j}(row[{k!r}]))")
+    source = "def values(row):\n    return (" + ", ".join(items) + ("," if len(items) == 1
+                                                                   else "") + ")"
+    exec(compile(source, "<change record values>", "exec"), ns)
+    return ns["values"]
 
 
 def object_of(texts: dict) -> str:

@@ -20,6 +20,7 @@ rest in a temporary file).
 from __future__ import annotations
 
 import struct
+from operator import concat
 
 from ..construct_ext.jsontext import dumps, quote
 from ..model.transactions import Pending
@@ -131,23 +132,32 @@ class MaxwellWriter(ChangeWriter):
         for i, row in enumerate(rows):
             tx.count(tm.database, tm.table)
             if op == "update":
-                before, after = shape.texts(row[0]), shape.texts(row[1])
-                data = dict(after)
-                old = {}
-                for k, v in before.items():
-                    if k not in data:  # MINIMAL: the before image names the row
-                        data[k] = v
-                    elif data[k] != v:
-                        old[k] = v
-                body = ',"data":' + object_of(data)
-                if old:
-                    body += ',"old":' + object_of(old)
+                bk, bn, bf = shape.values(row[0])
+                ak, an, af = shape.values(row[1])
+                bt, at = bf(row[0]), af(row[1])
+                if bk == ak:  # (FULL images: the same columns before and after)
+                    body = ',"data":{' + ",".join(map(concat, an, at)) + "}"
+                    old = [n + b for n, a, b in zip(an, at, bt) if a != b]
+                    if old:
+                        body += ',"old":{' + ",".join(old) + "}"
+                    data = dict(zip(ak, at)) if keys is not None else None
+                else:
+                    data = dict(zip(ak, at))
+                    old = {}
+                    for k, v in zip(bk, bt):
+                        if k not in data:  # MINIMAL: the before image names the row
+                            data[k] = v
+                        elif data[k] != v:
+                            old[k] = v
+                    body = ',"data":' + object_of(data)
+                    if old:
+                        body += ',"old":' + object_of(old)
             else:
                 body = ',"data":' + shape.object(row)
                 data = None
             key = ""
             if keys is not None:
-                if data is None:
+                if data is None or op != "update":
                     conv = shape.converters
                     values = [("null" if row.get(k) is None else conv[k](row[k]))
                               if k in row else "null" for k in keys]
