@@ -12,7 +12,8 @@ STATUSES = """exit status: 0 every file read cleanly; 1 a file could not be read
 directory, empty, not a binlog), or (without --skip-errors) reading stopped at its first error,
 said on stderr with the file, offset, field and reason; 2 the command line is wrong (said with
 the usage); 3 (with --skip-errors) something was skipped or had an error: each said on stderr,
-with a summary line per file."""
+with a summary line per file; or (decode --rows --schema) a table map disagreed with the
+schema."""
 
 
 def worst(a: int, b: int) -> int:

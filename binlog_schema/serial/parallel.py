@@ -18,6 +18,7 @@ file is the last segment, read as the sequential loop reads it, which reports wh
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 
@@ -25,7 +26,7 @@ from ..errors import BinlogError
 from ..mysql.codes import CONTEXT_KINDS, GTID_KINDS, START_ENCRYPTION_EVENT, STATEMENT_KINDS
 from ..scanning import Blocks, codes_except
 from ..stream import MAX_EVENT_SIZE, BinlogReader
-from .write import Output, write_events
+from .write import Output, rows_summary, write_events
 
 MIN_SIZE = 1 << 20  # smaller files are decoded by the calling process alone
 SEGMENT = 4 << 20  # the most bytes of a segment (its output is held until its turn)
@@ -165,10 +166,13 @@ def _lines(fd):
         yield from lines
 
 
-def _worker(path, options, target, index, count, turn, after, fds) -> int:
+def _worker(path, options, target, index, count, turn, after, fds, statements=None) -> int:
     """Decode segments ``index``, ``index + count``... of the file's plan (each worker scans
     it), each written when ``turn`` gives the go, which then goes to ``after``. 1 when reading
-    stopped at an error (the workers after write nothing more)."""
+    stopped at an error (the workers after write nothing more). ``statements``: a dict the
+    segments' statement-based changes are counted into (the file's line is the caller's)."""
+    if statements is not None:
+        options = dict(options, statements=statements)
     for k, (start, stop, ctx) in enumerate(plan(path, target)):
         if k % count != index:
             continue
@@ -224,6 +228,9 @@ def write_file(path, out: Output, *, workers: int | None = None, min_size: int =
     sys.stdout.flush()
     sys.stderr.flush()
     turns = [os.pipe() for _ in range(workers)]
+    # the workers' counts of statement-based changes (one short line each), said once at the
+    # end as the sequential loop says them
+    counts = os.pipe() if options.get("rows") else None
     pids = []
     for i in range(workers):
         pid = os.fork()
@@ -233,8 +240,12 @@ def write_file(path, out: Output, *, workers: int | None = None, min_size: int =
             try:
                 for fd in {fd for pair in turns for fd in pair} - {turns[i][0], after}:
                     os.close(fd)
+                statements = None if counts is None else {}
                 code = _worker(path, options, target, i, workers, turns[i][0], after,
-                               {1: fds[0], 2: fds[1]})
+                               {1: fds[0], 2: fds[1]}, statements)
+                if counts is not None:
+                    os.close(counts[0])
+                    os.write(counts[1], (json.dumps(statements) + "\n").encode())
             except BaseException as e:  # noqa: BLE001 - a crash: said, and the turn stopped
                 try:
                     os.write(fds[1], f"{path}: a decoding worker failed: {e!r}\n".encode())
@@ -247,7 +258,18 @@ def write_file(path, out: Output, *, workers: int | None = None, min_size: int =
     for r, w in turns:
         os.close(r)
         os.close(w)
+    if counts is not None:
+        os.close(counts[1])
     status = 0
     for pid in pids:
         status |= 1 if os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) else 0
+    if counts is not None:
+        totals: dict = {}
+        with os.fdopen(counts[0], "rb") as f:
+            for line in f.read().splitlines():
+                for verb, n in json.loads(line).items():
+                    totals[verb] = totals.get(verb, 0) + n
+        if not status:
+            for line in rows_summary(path, totals):
+                _write_all(fds[1], (line + "\n").encode())
     return status

@@ -163,7 +163,7 @@ class Account:
 def write_events(path, out: Output, *, fmt: str = "jsonl", rows: bool = False,
                  binary: str = "hex", start=None, stop=None, types=None,
                  skip_errors: bool = False, err=None, resume=None, schema=None,
-                 file_index: int = 0) -> int:
+                 file_index: int = 0, statements: dict | None = None) -> int:
     """Decode one file to ``out``. Without ``skip_errors`` the good events before the first
     error are written, then one stderr line says what and where (status 1); with it every byte
     is accounted for (:class:`BinlogReader`'s recovery): a stderr line per problem and a
@@ -175,7 +175,8 @@ def write_events(path, out: Output, *, fmt: str = "jsonl", rows: bool = False,
     the columns of table maps without names (see :class:`RowDecoder`). A table map that
     disagrees with it is a stderr line and a ``schema_error`` in the TABLE_MAP's line (text:
     a ``# schema error`` line), status 3; a table not in it, a stderr note. Statement-based
-    changes are counted: a stderr line at the end of the file."""
+    changes are counted: a stderr line at the end of the file (``statements``, a dict: the
+    counts are added to it instead, for a caller that decodes a file in parts)."""
     jsonl_format = fmt == "jsonl"
     changes = fmt in CHANGE_FORMATS  # change records (maxwell, debezium): rows implied
     # JSON Lines: events are parsed when their line needs it (a body seen before is not)
@@ -208,32 +209,39 @@ def write_events(path, out: Output, *, fmt: str = "jsonl", rows: bool = False,
     except OSError as e:  # (a file that cannot be read: said, not a traceback)
         _problem(out, f"{path}: {os_problem(e)}", err)
         return STOPPED
-    rows_status = CLEAN
+    if account is not None:
+        _problem(out, account.summary(), err)
+        status = account.status
+    elif reader.tail is not None:  # (with skip_errors, the tail is a SKIPPED range)
+        import json
+        _problem(out, f"{path}: truncated last event: "
+                 f"{json.dumps(reader.tail.to_dict())}", err)
+        status = STOPPED
+    else:
+        status = CLEAN
     if decoder is not None:
-        for line in rows_summary(path, decoder):
-            _problem(out, line, err)
-        if decoder.problems:
-            rows_status = DAMAGED
-    if account is None:
-        if reader.tail is not None:  # (with skip_errors, the tail is a SKIPPED range)
-            import json
-            _problem(out, f"{path}: truncated last event: "
-                     f"{json.dumps(reader.tail.to_dict())}", err)
-            return STOPPED
-        return rows_status
-    _problem(out, account.summary(), err)
-    return max(account.status, rows_status)
+        if decoder.problems and status != STOPPED:
+            status = DAMAGED
+        if statements is not None:  # (a segment's: the caller says the file's)
+            for verb, n in decoder.statements.items():
+                statements[verb] = statements.get(verb, 0) + n
+            decoder.statements = {}
+        if status != STOPPED:   # (a file read to its end)
+            for line in rows_summary(path, decoder.statements, decoder):
+                _problem(out, line, err)
+    return status
 
 
-def rows_summary(path, decoder) -> list:
+def rows_summary(path, statements: dict, decoder=None) -> list:
     """The stderr lines that end a file decoded with rows: the statement-based changes (not
-    row events: counted, not decoded) and, with a schema history, what it named."""
+    row events: counted, not decoded; ``statements``, by verb) and, with a schema history
+    (``decoder``'s), what it named."""
     lines = []
-    if decoder.statements:
-        by = ", ".join(f"{v.upper()} {n}" for v, n in sorted(decoder.statements.items()))
-        lines.append(f"{path}: {decoder.statement_count} statement-based changes ({by}): "
+    if statements:
+        by = ", ".join(f"{v.upper()} {n}" for v, n in sorted(statements.items()))
+        lines.append(f"{path}: {sum(statements.values())} statement-based changes ({by}): "
                      "QUERY events, not row events: no rows decoded for them")
-    if decoder.schema is not None:
+    if decoder is not None and decoder.schema is not None:
         lines.append(f"{path}: schema history: {decoder.named} table map shapes named from "
                      f"it, {len(decoder.problems)} disagreeing (reported), "
                      f"{len(decoder.notices)} notes")
