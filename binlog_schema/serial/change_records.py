@@ -283,16 +283,3 @@ def write_change_records(path, records, writer: ChangeWriter, on_error=None,
     if ended is not None and ended.rows:
         writer.end(ended)
     writer.finish()
-
-
-def writer_for(fmt: str, path, add, decoder) -> ChangeWriter:
-    if fmt == "maxwell":
-        from .maxwell import MaxwellWriter
-        return MaxwellWriter(path, add, decoder)
-    if fmt == "debezium":
-        from .debezium import DebeziumWriter
-        return DebeziumWriter(path, add, decoder)
-    raise ValueError(f"not a change-record format: {fmt}")
-
-
-FORMATS = ("maxwell", "debezium")

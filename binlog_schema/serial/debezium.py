@@ -30,7 +30,7 @@ import datetime as _dt
 from ..construct_ext.jsontext import quote
 from ..values.temporal import timestamp_text
 from .change_records import (ChangeWriter, base64_text, double_text, float32_text, fraction,
-                             generic_text, is_zero_date, json_text)
+                             generic_text, is_zero_date, json_text, operation)
 from .maxwell import text_or_base64
 
 _EPOCH_DAY = _dt.date(1970, 1, 1).toordinal()
@@ -142,7 +142,7 @@ class DebeziumWriter(ChangeWriter):
 
     def rows(self, rec, rows, tm, codec, tx, offset, payload) -> None:
         shape = self.shape(tm, codec)
-        op = _OPS[_op(rec.kind)]
+        op = _OPS[operation(rec.kind)]
         header = rec.value["header"]
         # (the GTID event's commit time in GTID mode, as the connector takes it)
         us = tx.commit_us if tx.commit_us and tx.gtid is not None else \
@@ -172,11 +172,6 @@ class DebeziumWriter(ChangeWriter):
             add(f'{images}{source_head}{self.order_key(offset, payload, i)}{source_tail}{i},'
                 f'"thread":{thread},"query":null}},"transaction":{{"id":{tx_id},'
                 f'"total_order":{total},"data_collection_order":{order}}},{end}')
-
-
-def _op(kind) -> str:
-    from .change_records import operation
-    return operation(kind)
 
 
 def _text(v) -> str:

@@ -211,9 +211,8 @@ def wkt(wkb: bytes) -> str:
 
 def _wkt(data: bytes, pos: int):
     order = "<" if data[pos] == 1 else ">"
-    kind = struct.unpack_from(order + "I", data, pos + 1)[0]
+    name = _KINDS[struct.unpack_from(order + "I", data, pos + 1)[0]]
     pos += 5
-    name = _KINDS[kind]
 
     def count():
         nonlocal pos
@@ -232,16 +231,16 @@ def _wkt(data: bytes, pos: int):
             out.append(f"{_num(x)} {_num(y)}")
         return out
 
-    if kind == 1:
+    if name == "POINT":
         x, y = struct.unpack_from(order + "dd", data, pos)
         pos += 16
         if x != x and y != y:
             return "POINT EMPTY", pos
         return f"POINT ({_num(x)} {_num(y)})", pos
-    if kind == 2:
+    if name == "LINESTRING":
         pts = points(count())
         return (f"LINESTRING ({', '.join(pts)})" if pts else "LINESTRING EMPTY"), pos
-    if kind == 3:
+    if name == "POLYGON":
         rings = ["(" + ", ".join(points(count())) + ")" for _ in range(count())]
         return (f"POLYGON ({', '.join(rings)})" if rings else "POLYGON EMPTY"), pos
     parts = []
@@ -250,7 +249,7 @@ def _wkt(data: bytes, pos: int):
         parts.append(part)
     if not parts:
         return f"{name} EMPTY", pos
-    if kind == 7:
+    if name == "GEOMETRYCOLLECTION":
         return f"{name} ({', '.join(parts)})", pos
     # MULTI*: the members without their own names
     inner = [p[p.index(" ") + 1:] for p in parts]

@@ -195,9 +195,13 @@ def write_events(path, out: Output, *, fmt: str = "jsonl", rows: bool = False,
                              on_notice=lambda t: _problem(out, f"{path}: note: {t}", err))
     try:
         if changes:
-            from .change_records import write_change_records, writer_for
-            write_change_records(path, records, writer_for(fmt, path, out.add, decoder),
-                                 on_error, lambda text: _problem(out, text, err))
+            from .change_records import write_change_records
+            if fmt == "maxwell":
+                from .maxwell import MaxwellWriter as Writer
+            else:
+                from .debezium import DebeziumWriter as Writer
+            write_change_records(path, records, Writer(path, out.add, decoder), on_error,
+                                 lambda text: _problem(out, text, err))
         elif jsonl_format:
             jsonl.EventLines(path).write(records, out.add, decoder, binary, out.add_parts,
                                          on_error)
