@@ -30,7 +30,7 @@ def cmd_decode(args) -> int:
                                " nothing would be read")
     schema = None
     if args.schema:
-        if not args.rows:
+        if not args.rows and args.format not in ("maxwell", "debezium"):  # (rows implied)
             _usage_error("decode", "--schema names the columns of decoded rows: give --rows "
                                    "too")
         schema = load_schema(args.schema, args.files)

@@ -347,3 +347,24 @@ def test_values_per_type(tmp_path):
         "t6": "-01:02:03.500000", "dec": -12.5, "b1": 1, "b10": 513, "e": "b",
         "s": ["x", "z"], "y": 2024, "big": 18446744073709551615, "bin": "AP8=",
         "j": {"a": [1, 2]}, "f": 4.2341}
+
+
+def test_minimal_file_with_the_schema_history(tmp_path):
+    """``--schema`` (rows implied by the format): the history's names, primary key and the
+    table's version as Maxwell's ``schema_id``."""
+    import subprocess
+    import sys
+    from .test_schema_rows import SCHEMA, spec
+    path = write(tmp_path, spec("mysql-8.0", "MINIMAL"), "binlog.000001")
+    (tmp_path / "schema.sql").write_text(SCHEMA)
+    run = subprocess.run([sys.executable, "-m", "binlog_schema", "decode", "--format",
+                          "maxwell", "--schema", str(tmp_path / "schema.sql"), path],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    got = [json.loads(line) for line in run.stdout.splitlines()]
+    assert [(r["table"], r["type"], r["schema_id"]) for r in got] == [
+        ("orders", "insert", 1), ("orders", "insert", 1), ("orders", "update", 2),
+        ("orders", "delete", 2), ("other", "insert", 1)]
+    assert got[2]["primary_key"] == [1] and got[2]["primary_key_columns"] == ["id"]
+    assert got[2]["old"] == {"state": "new", "qty": None}
+    assert got[4]["primary_key"] == []  # a table without a key
