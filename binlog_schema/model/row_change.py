@@ -122,6 +122,37 @@ def statement_verb(query) -> str:
 _VERB = re.compile(r"(?:\s+|/\*.*?\*/|(?:#|--)[^\n]*(?:\n|$))*([A-Za-z]+)", re.S)
 
 
+def query_verb(rec, parse: bool = True) -> str | None:
+    """The first word of a QUERY record's statement (``begin``, ``insert``, ``alter``...;
+    ``load`` for EXECUTE_LOAD_QUERY), lower case; None when it has none (an error, no
+    statement) or, with ``parse`` False, when it is none of BEGIN / COMMIT / DML (those are
+    read from the bytes of an unparsed QUERY: the status variables and database passed over
+    by post_header's rule, without decoding the event, which costs ten times as much). When
+    it is not None and not a control or DML word, ``rec.value`` is parsed."""
+    kind = rec.kind
+    if kind == QUERY_EVENT and rec.unparsed:
+        raw = rec.raw
+        data = raw[HEADER_SIZE:len(raw) - checksum_length(kind, None, rec.ctx)]
+        at = query_statement_at(data, {"_params": {"ctx": rec.ctx}}, kind)
+        verb = statement_verb(data[at:at + 256]) if at is not None else None
+        if verb in _CONTROL or verb in _STATEMENT_DML:
+            return verb
+        if not parse:
+            return None
+    if rec.error is not None or rec.value is None:
+        return None
+    body = rec.value.get("body")
+    if not isinstance(body, dict) or body.get("query") is None:
+        return None
+    return "load" if kind == EXECUTE_LOAD_QUERY_EVENT else statement_verb(body["query"])
+
+
+def is_schema_statement(verb) -> bool:
+    """Whether a QUERY whose statement starts with ``verb`` (:func:`query_verb`) may change
+    the schema: not transaction control, not a statement-based change."""
+    return bool(verb) and verb not in _CONTROL and verb not in _STATEMENT_DML
+
+
 class RowDecoder:
     """Row changes of the rows events in a stream of :class:`EventRecord` (inner events of
     transaction payloads included).
@@ -279,32 +310,8 @@ class RowDecoder:
     def _statement(self, rec) -> None:
         """A QUERY: a statement-based change is counted; a schema change is replayed into
         the history (a refused one noted: its table is unknown from there)."""
-        kind = rec.kind
-        if kind == QUERY_EVENT and rec.unparsed:
-            # the statement's first word from the bytes (the status variables and database
-            # passed over by post_header's rule): BEGIN / COMMIT and DML, most QUERYs, are
-            # known without decoding the event, which costs ten times as much
-            raw = rec.raw
-            data = raw[HEADER_SIZE:len(raw) - checksum_length(kind, None, rec.ctx)]
-            at = query_statement_at(data, {"_params": {"ctx": rec.ctx}}, kind)
-            verb = statement_verb(data[at:at + 256]) if at is not None else None
-            if verb in _CONTROL:
-                return
-            if verb in _STATEMENT_DML:
-                self.statements[verb] = self.statements.get(verb, 0) + 1
-                return
-            if self.schema is None:
-                return
-        if rec.value is None or rec.error is not None:
-            return
-        body = rec.value.get("body")
-        if not isinstance(body, dict):
-            return
-        query = body.get("query")
-        if query is None:
-            return
-        verb = "load" if kind == EXECUTE_LOAD_QUERY_EVENT else statement_verb(query)
-        if verb in _CONTROL:
+        verb = query_verb(rec, self.schema is not None)
+        if verb is None or verb in _CONTROL:
             return
         if verb in _STATEMENT_DML:
             self.statements[verb] = self.statements.get(verb, 0) + 1
@@ -313,7 +320,7 @@ class RowDecoder:
             return
         from ..schema.history import DDLRefused
         try:
-            self.schema.apply_query(body, rec.ctx, self._position(rec))
+            self.schema.apply_query(rec.value["body"], rec.ctx, self._position(rec))
         except DDLRefused as e:
             self.schema.refused.append(e)
             where = rec.offset if rec.parent_offset is None else rec.parent_offset
@@ -413,7 +420,8 @@ def _named(image):
             if k not in ("_null_bits", "_value_options", "_partial_json_bits")}
 
 
-__all__ = ["RowChange", "RowDecoder", "gtid_of", "named_table_map", "statement_verb",
+__all__ = ["RowChange", "RowDecoder", "gtid_of", "named_table_map", "query_verb",
+           "is_schema_statement", "statement_verb",
            "BinlogError", "SchemaMismatch"]
 
 
