@@ -21,10 +21,7 @@ from ..errors import BinlogError
 from ..model.row_change import column_names
 from ..model.transactions import BOUNDARY_KINDS, Transactions, file_sequence, order_key
 from ..mysql.codes import DELETE_KINDS, ROWS_KINDS, UPDATE_KINDS, type_name
-
-# the images' keys that are not columns (the spare bits a rows event may carry)
-SPARE_KEYS = frozenset({"_null_bits", "_value_options", "_partial_json_bits"})
-
+from ..values.image import IMAGE_KEYS  # the images' keys that are not columns
 
 # ------------------------------------------------------------------------ values
 
@@ -105,7 +102,7 @@ class TableShape:
         keys = tuple(image)
         hit = self.value_writers.get(keys)
         if hit is None:
-            shown = tuple(k for k in keys if k not in SPARE_KEYS)
+            shown = tuple(k for k in keys if k not in IMAGE_KEYS)
             hit = self.value_writers[keys] = (shown, [quote(str(k)) + ":" for k in shown],
                                               compile_values(shown, self.converters))
         return hit
@@ -114,7 +111,7 @@ class TableShape:
         """An image's values as JSON texts, by column name (the spare keys left out)."""
         conv = self.converters
         return {k: "null" if v is None else conv[k](v) for k, v in image.items()
-                if k not in SPARE_KEYS}
+                if k not in IMAGE_KEYS}
 
 
 def compile_object(keys, converters):
@@ -122,7 +119,7 @@ def compile_object(keys, converters):
     per column (chosen once), ``null`` for None."""
     ns, lines, parts = {}, ["def image(row):"], []
     for j, k in enumerate(keys):
-        if k in SPARE_KEYS:
+        if k in IMAGE_KEYS:
             continue
         ns[f"C{j}"] = converters[k]
         lines.append(f"    v = row[{k!r}]")

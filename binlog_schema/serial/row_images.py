@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..mysql.codes import PARTIAL_UPDATE_ROWS_EVENT
 from ..mysql.coltypes import TEMPORAL_TYPES
-from ..values.image import ValueEmitter, compile_image, read_rows
+from ..values.image import IMAGE_KEYS, ValueEmitter, compile_image, read_rows
 from ..values.temporal import date_text, datetime_text, time_text, timestamp_text
 from ..construct_ext.jsontext import quote
 from .value_forms import jsonable
@@ -87,7 +87,7 @@ class ImagesJson:
     def _compile(self, keys):
         ns, lines, parts = {}, ["def image(row):"], []
         for j, k in enumerate(keys):
-            if isinstance(k, str) and k.startswith("_"):
+            if k in IMAGE_KEYS:
                 continue
             ns[f"C{j}"] = self.converters[k]
             lines.append(f"    v = row[{k!r}]")
@@ -218,8 +218,7 @@ class JsonEmitter(ValueEmitter):
                 f"a{j} = 'null' if v is None else dumps(jsonable(v, 'hex'))"]
 
     def result(self, plan, kept):  # (the kept bits are not the JSON's)
-        shown = [(j, k) for j, k in enumerate(plan.keys)
-                 if not (isinstance(k, str) and k.startswith("_"))]
+        shown = [(j, k) for j, k in enumerate(plan.keys) if k not in IMAGE_KEYS]
         if not shown:
             return "'{}'"
         parts = []

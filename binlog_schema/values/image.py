@@ -37,6 +37,10 @@ from ..construct_ext.errors import IntegerError, StreamError, ValidationError
 from ..construct_ext.ints import number_build, number_parse
 from .codecs import NaNFloat
 
+# the keys a row keeps beside its columns' (what rebuilds the image's bits exactly); a
+# column's own name may start with "_" too, so readers drop these keys, not every "_" key
+IMAGE_KEYS = frozenset({"_null_bits", "_value_options", "_partial_json_bits"})
+
 PARTIAL_JSON = 1  # value_options: the after image may hold JSON diff lists
 
 
