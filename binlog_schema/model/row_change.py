@@ -310,6 +310,12 @@ class RowDecoder:
     def _statement(self, rec) -> None:
         """A QUERY: a statement-based change is counted; a schema change is replayed into
         the history (a refused one noted: its table is unknown from there)."""
+        if self.schema is None and rec.unparsed and rec.kind == QUERY_EVENT:
+            # (only counting: a statement that ends so is no change; most QUERYs are these)
+            raw = rec.raw
+            end = len(raw) - checksum_length(QUERY_EVENT, None, rec.ctx)
+            if raw.endswith(b"BEGIN", 0, end) or raw.endswith(b"COMMIT", 0, end):
+                return
         verb = query_verb(rec, self.schema is not None)
         if verb is None or verb in _CONTROL:
             return
