@@ -16,7 +16,7 @@ confirmed FORMAT_DESCRIPTION (two files concatenated) is one too.
 from __future__ import annotations
 
 from .mysql.codes import FORMAT_DESCRIPTION_EVENT, START_EVENT_V3, WRITTEN_KINDS
-from .mysql.flavor import checksummed
+from .mysql.flavor import checksum_length, checksummed
 from .mysql.framing import HEADER_SIZE, LOG_POS_AT, SIZE_AT, TYPE_AT, crc_ok
 
 MAGIC = b"\xfebin"
@@ -163,10 +163,16 @@ def confirmed(blocks: Blocks, pos: int, size: int, end: int, ctx, max_size: int)
     with checksums, and a FORMAT_DESCRIPTION, which says itself whether it has one); without
     checksums, the header after it is plausible (or the file ends there, or within the next
     header), or its log position is where it ends (the next header may be the damaged one)."""
-    if checksummed(blocks.at(pos + TYPE_AT, 1)[0], ctx):
+    stored = blocks.at(pos + TYPE_AT, 1)[0]
+    if checksummed(stored, ctx):
         raw = blocks.at(pos, size)
-        return len(raw) == size and size >= HEADER_SIZE + 4 and \
-            crc_ok(raw, ctx.kind(raw[TYPE_AT]), ctx)
+        if len(raw) != size:
+            return False
+        kind = ctx.kind(stored)
+        # (a FORMAT_DESCRIPTION whose server version says it has no CRC32 proves nothing by
+        # one: it is confirmed as events without checksums are)
+        if checksum_length(kind, raw[HEADER_SIZE:], ctx):
+            return size >= HEADER_SIZE + 4 and crc_ok(raw, kind, ctx)
     if int.from_bytes(blocks.at(pos + LOG_POS_AT, 4), "little") == (pos + size) & 0xFFFFFFFF:
         return True
     return follows(blocks, pos + size, end, ctx, max_size)

@@ -430,7 +430,8 @@ class BinlogReader:
             return FormatError(f"event_size {size} runs past the end of the file while events "
                                f"follow (at {nxt}): the size is corrupt", offset=pos + 9,
                                path="header.event_size")
-        if self.ctx.checksum and not self.ctx.encrypted:
+        if self.ctx.checksum and not self.ctx.encrypted and \
+                head[TYPE_AT] != FORMAT_DESCRIPTION_EVENT:  # (an FDE's CRC32: its version's)
             return ChecksumError("the CRC32 does not match and no event follows at the end "
                                  "the size announces: the size cannot be trusted",
                                  offset=pos + size - 4, path="checksum")
