@@ -169,10 +169,13 @@ def confirmed(blocks: Blocks, pos: int, size: int, end: int, ctx, max_size: int)
         if len(raw) != size:
             return False
         kind = ctx.kind(stored)
-        # (a FORMAT_DESCRIPTION whose server version says it has no CRC32 proves nothing by
-        # one: it is confirmed as events without checksums are)
         if checksum_length(kind, raw[HEADER_SIZE:], ctx):
             return size >= HEADER_SIZE + 4 and crc_ok(raw, kind, ctx)
+        # a FORMAT_DESCRIPTION whose server version says it has no CRC32 proves nothing by
+        # one: it stands when its body is one this reader can use, else as events without
+        # checksums do (garbage with its type code must not swallow the events after it)
+        if fde_like(blocks, pos, size):
+            return True
     if int.from_bytes(blocks.at(pos + LOG_POS_AT, 4), "little") == (pos + size) & 0xFFFFFFFF:
         return True
     return follows(blocks, pos + size, end, ctx, max_size)

@@ -247,3 +247,22 @@ def test_a_format_description_header_over_checksummed_events(originals, tmp_path
     assert kept == len(events)
     skipped = [d for d in lines if d["type"] == "SKIPPED"]
     assert [(d["offset"], d["size"]) for d in skipped] == [(o1, len(insert))]
+
+
+def test_a_format_description_without_checksum_after_a_cut_stands(originals, tmp_path):
+    """(Found by the damage fuzz target.) A file with checksums cut inside an event, then the
+    FORMAT_DESCRIPTION of a file without them (no magic number): that FDE has no CRC32 to
+    verify and the bytes after it are not events, but its body is one this reader can use,
+    so it stands as an event (the cut event's bytes before it SKIPPED)."""
+    data, events = originals["crc32"]
+    other, other_events = originals["v51"]   # (5.1: an FDE with no CRC32 at all)
+    o, raw = events[6]
+    cut = o + len(raw) // 2
+    fde = other_events[0][1]
+    damaged = data[:cut] + fde + bytes(40)   # (no header follows it: zeros)
+    run, lines = _decode(tmp_path, damaged)
+    _tiles(lines, len(damaged))
+    assert run.returncode == 3
+    by_offset = {d["offset"]: d for d in lines}
+    assert by_offset[cut]["type"] == "FORMAT_DESCRIPTION_EVENT" and "error" not in by_offset[cut]
+    assert by_offset[o]["type"] == "SKIPPED" and by_offset[o]["size"] == cut - o
