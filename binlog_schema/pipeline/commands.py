@@ -96,6 +96,14 @@ def add_commands(sub):
     d.add_argument("--include-hidden", action="store_true",
                    help="also read files named .* and _* inside directories")
     d.add_argument("--quiet", action="store_true", help="no progress lines")
+    d.add_argument("--schema", action="append", metavar="FILE",
+                   help="the schema at the start of the first file, as mysqldump --no-data "
+                   "or SHOW CREATE TABLE statements (a local file, read by the driver; "
+                   "repeatable): the inputs are one server's binlogs, in name order, whose "
+                   "DDL is replayed into it; table maps without column names (MINIMAL "
+                   "metadata) get its names, ENUM/SET members and primary key where they "
+                   "agree with it, else their rows keep @N names and an errors row of stage "
+                   "schema names the table and the difference (exit 3)")
     _common(d)
     d.set_defaults(func=_need_pyspark(run_decode))
 
@@ -183,7 +191,7 @@ def run_decode(args) -> int:
 
 
 def _run_decode(spark, args, early=None) -> int:
-    from binlog_schema.pipeline.decode_job import decode
+    from binlog_schema.pipeline.decode_job import SchemaFileError, decode
     from binlog_schema.pipeline.report import (USAGE, Progress, exit_status, status_line,
                                                summary_lines)
     from binlog_schema.pipeline.tables import TABLES, check_format, hadoop_fs
@@ -202,13 +210,13 @@ def _run_decode(spark, args, early=None) -> int:
             tables = decode(args.inputs, spark, out=out, engine="arrow",
                             split_size=args.split_size, rows=not args.no_rows,
                             include_hidden=args.include_hidden, mode=mode, progress=progress,
-                            prescan=early)
+                            prescan=early, schema=args.schema)
         else:
             staging = out + "/_staging" if args.engine == "arrow" else None
             tables = decode(args.inputs, spark, out=staging, engine=args.engine,
                             split_size=args.split_size, rows=not args.no_rows,
                             include_hidden=args.include_hidden, mode="overwrite",
-                            progress=progress, prescan=early)
+                            progress=progress, prescan=early, schema=args.schema)
             if args.engine == "spark":
                 with progress.stage("decode"):
                     spark.sparkContext.setJobDescription("decode")
@@ -221,6 +229,9 @@ def _run_decode(spark, args, early=None) -> int:
     except FileExistsError as e:
         print(f"binlog-schema spark decode: {e}", file=sys.stderr)
         return USAGE
+    except SchemaFileError as e:
+        print(f"binlog-schema spark decode: --schema {e}", file=sys.stderr)
+        return 1
     if getattr(tables, "file_rows", None) is not None:   # as written, without reading back
         from binlog_schema.pipeline import schema
         names = schema.FILES.fieldNames()

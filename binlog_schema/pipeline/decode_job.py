@@ -28,10 +28,15 @@ def have_pyarrow() -> bool:
     return True
 
 
+class SchemaFileError(ValueError):
+    """A ``schema`` file that cannot be read, or holds DDL the history does not model."""
+
+
 def decode(inputs, spark=None, *, out: str | None = None, engine: str = "auto",
            split_size=DEFAULT_SPLIT, rows: bool = True, partitions: int | None = None,
            include_hidden: bool = False, mode: str = "errorifexists",
-           progress=None, prescan: EarlyPrescan | None = None) -> BinlogTables:
+           progress=None, prescan: EarlyPrescan | None = None,
+           schema=None) -> BinlogTables:
     """Decode binlog files (paths, directories, globs, any Hadoop filesystem) into
     DataFrames: ``events``, ``table_maps``, ``row_changes``, ``errors``, ``files``.
 
@@ -40,7 +45,14 @@ def decode(inputs, spark=None, *, out: str | None = None, engine: str = "auto",
     give a path every worker can write, local/shared or reachable by ``pyarrow.fs``),
     decoding runs now, and the tables are read back from there. ``engine="spark"``: rows
     cross into the JVM and are cached; nothing runs until a table is used; write with
-    :meth:`BinlogTables.write`."""
+    :meth:`BinlogTables.write`.
+
+    ``schema``: local files (paths) of the schema at the start of the first file
+    (``mysqldump --no-data`` or ``SHOW CREATE TABLE`` output), the inputs one server's
+    binlogs in name order: their DDL is replayed into it (:mod:`.history`) and table maps
+    without column names get its names, ENUM/SET members and primary key where they agree
+    with it (else an ``errors`` row of stage ``schema``; see :class:`RowDecoder`). Raises
+    :class:`SchemaFileError` for a schema file it cannot use."""
     spark = spark or start_session()
     if engine == "auto":
         engine = "arrow" if have_pyarrow() else "spark"
@@ -53,6 +65,18 @@ def decode(inputs, spark=None, *, out: str | None = None, engine: str = "auto",
     with progress.stage("pre-scan") if progress else nullcontext():
         splits = plan_splits(spark, files, missing, split_bytes,
                              prescan.result() if prescan is not None else None)
+    plan = None
+    if schema and rows:
+        from binlog_schema.pipeline.history import plan_schema
+        from binlog_schema.schema import DDLError
+        with progress.stage("schema statements") if progress else nullcontext():
+            try:
+                plan = plan_schema(spark, files, [schema] if isinstance(schema, str)
+                                   else list(schema))
+            except OSError as e:
+                raise SchemaFileError(f"{e.filename}: {e.strerror or e}") from None
+            except DDLError as e:
+                raise SchemaFileError(str(e)) from None
     sc = spark.sparkContext
     if partitions is None:
         partitions = task_count(splits, sc.defaultParallelism, split_bytes)
@@ -62,21 +86,21 @@ def decode(inputs, spark=None, *, out: str | None = None, engine: str = "auto",
                      f"{len(groups)} tasks, {sum(s.length for s in splits) / (1 << 20):.1f} "
                      "MiB")
     if engine == "spark":
-        return _decode_cached(spark, groups, splits, rows)
-    return _decode_arrow(spark, groups, splits, rows, out, mode, progress)
+        return _decode_cached(spark, groups, splits, rows, plan)
+    return _decode_arrow(spark, groups, splits, rows, out, mode, progress, plan)
 
 
-def _decode_cached(spark, groups, splits, want_rows):
+def _decode_cached(spark, groups, splits, want_rows, plan=None):
     from pyspark import StorageLevel
     from binlog_schema.pipeline import schema
     sc = spark.sparkContext
     rdd = sc.parallelize(groups, max(1, len(groups))).flatMap(
-        lambda g: tasks.decode_group(g, want_rows))
+        lambda g: tasks.decode_group(g, want_rows, schema=plan))
     unified = _frame(spark, rdd, schema.UNIFIED).persist(StorageLevel.MEMORY_AND_DISK)
     return CachedTables(spark, unified, splits)
 
 
-def _decode_arrow(spark, groups, splits, want_rows, out, mode, progress):
+def _decode_arrow(spark, groups, splits, want_rows, out, mode, progress, plan=None):
     import tempfile
     from binlog_schema.pipeline import arrow, parts, schema
     if out is None:
@@ -92,7 +116,7 @@ def _decode_arrow(spark, groups, splits, want_rows, out, mode, progress):
     with progress.stage("decode") if progress else nullcontext():
         small = sc.parallelize(list(enumerate(groups)), max(1, len(groups))).flatMap(
             lambda ig: parts.write_group(ig[0], ig[1], out, arrow_schemas, spark_json,
-                                         want_rows)).collect()
+                                         want_rows, schema=plan)).collect()
     shapes = [row for tag, row in small if tag == tasks.TABLE_MAP]  # (Spark's internal form)
     stats = [row for tag, row in small if tag == tasks.STAT]
     with progress.stage("table_maps, files") if progress else nullcontext():

@@ -70,10 +70,11 @@ class PartWriter:
 
 
 def write_group(index: int, group, out: str, arrow_schemas: dict, spark_json: dict,
-                rows: bool = True) -> list:
+                rows: bool = True, schema=None) -> list:
     """Decode the splits of one task into ``out/<table>/part-<index>.parquet`` (record
     batches built column by column, :class:`columns.ArrowSink`); returns the small rows the
-    driver aggregates (table-map shapes, split statistics)."""
+    driver aggregates (table-map shapes, split statistics). ``schema``: the
+    :class:`~binlog_schema.pipeline.history.SchemaPlan`, if any."""
     from binlog_schema.pipeline.columns import ArrowSink
     name = f"part-{index:05d}.parquet"
     writers = {table: PartWriter(out, table, name, arrow_schemas[table], spark_json[table],
@@ -86,7 +87,7 @@ def write_group(index: int, group, out: str, arrow_schemas: dict, spark_json: di
     collecting = gc.isenabled()
     gc.disable()
     try:
-        for table, item in tasks.decode_group(group, rows, sink):
+        for table, item in tasks.decode_group(group, rows, sink, schema=schema):
             w = writers.get(table)
             if w is None:
                 small.append((table, item))

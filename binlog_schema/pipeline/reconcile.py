@@ -49,12 +49,13 @@ def files_rows(stats, shapes, counts) -> list:
     against the magic number + bytes decoded (the sizes of its ``events`` rows) + bytes
     skipped (the sizes of those ``errors`` rows), both counted from the written tables
     (``reconciled`` when both hold and no ``errors`` row says the file, or a split of it,
-    could not be read); rows, table-map shapes, errors, task time and peak task memory."""
+    could not be read); rows, table-map shapes, errors, task time and peak task memory, and
+    the statement-based changes (QUERY events: counted, not rows)."""
     per = {}
     for st in stats:  # schema.SPLIT_STATS order
         f = per.setdefault(st[0], {"size": 0, "splits": 0, "read": 0, "rows_failed": 0,
                                    "carried": 0, "seconds": 0.0, "cpu": 0.0, "rss": None,
-                                   "shapes": set()})
+                                   "shapes": set(), "statements": 0})
         f["size"] = max(f["size"], st[1] or 0)
         f["splits"] += 1
         f["read"] += st[5]
@@ -64,6 +65,8 @@ def files_rows(stats, shapes, counts) -> list:
         f["cpu"] += st[14]
         if st[15] is not None:
             f["rss"] = max(f["rss"] or 0, st[15])
+        if len(st) > 18:
+            f["statements"] += st[18] or 0
     for file, shape in shapes:
         if file in per:
             per[file]["shapes"].add(shape)
@@ -77,6 +80,7 @@ def files_rows(stats, shapes, counts) -> list:
             bytes_decoded + bytes_skipped + MAGIC_SIZE == size
         out.append((file, size, f["splits"], f["read"], decoded, quarantined, size,
                     bytes_decoded, bytes_skipped, reconciled, rows, f["rows_failed"],
-                    len(f["shapes"]), f["carried"], errors, f["seconds"], f["cpu"], f["rss"]))
+                    len(f["shapes"]), f["carried"], errors, f["seconds"], f["cpu"], f["rss"],
+                    f["statements"]))
     return out
 

@@ -119,8 +119,8 @@ def exit_status(files_rows) -> int:
     ``--skip-errors`` (:mod:`binlog_schema.serial.write`): 1 when a file does not reconcile
     (its bytes or events are not all accounted for: a file that is not a binlog, an input
     that could not be read, a task that failed), else 3 when a file is damaged (an ``errors``
-    row: a quarantined event, a skipped range, a rows event that could not be decoded),
-    else 0."""
+    row: a quarantined event, a skipped range, a rows event that could not be decoded, a
+    table map that disagrees with ``--schema``), else 0."""
     if any(not r["reconciled"] for r in files_rows):
         return NOT_RECONCILED
     return DAMAGED if any(r["errors"] for r in files_rows) else CLEAN
@@ -135,6 +135,6 @@ def status_line(files_rows) -> str | None:
                 "unreadable, or not every byte accounted for: see the errors table)")
     if damaged:
         return (f"exit status {DAMAGED}: {damaged} files damaged, every byte accounted for "
-                "(quarantined events and skipped ranges: the errors table, with offset and "
-                "size)")
+                "(quarantined events and skipped ranges, or with --schema table maps that "
+                "disagree with it: the errors table, with offset and size)")
     return None

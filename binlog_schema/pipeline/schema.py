@@ -165,6 +165,7 @@ SPLIT_STATS = T.StructType([
     T.StructField("max_rss_kib", T.LongType()),
     T.StructField("bytes_decoded", T.LongType()),
     T.StructField("bytes_skipped", T.LongType()),
+    T.StructField("statements", T.LongType()),   # statement-based changes (not rows)
 ])
 
 # table_maps tuples from a task: the shape fields, then first file/offset/time and count
@@ -197,6 +198,7 @@ FILES = T.StructType([
     T.StructField("task_seconds", T.DoubleType()),
     T.StructField("task_cpu_seconds", T.DoubleType()),
     T.StructField("max_rss_kib", T.LongType()),
+    T.StructField("statements", T.LongType()),   # statement-based changes (not rows)
 ])
 
 

@@ -731,6 +731,7 @@ class _SplitState:
         self.gtid = None              # GTID of the current transaction (events table)
         self.txn = None               # offset of the event that started it
         self.open = False             # inside a transaction
+        self.statements = 0           # statement-based changes (QUERY events: not rows)
         self.begun = False            # ... that had a BEGIN
         self.standalone = False       # ... whose GTID announces a single statement
 
@@ -750,17 +751,19 @@ def _error_row(st, offset, stage, err=None, *, kind=None, message=None, rec=None
             size)
 
 
-def decode_split(split: Split, rows: bool = True, sink=None):
+def decode_split(split: Split, rows: bool = True, sink=None, schema=None):
     """Decode one split into ``sink`` (default: a :class:`TupleSink`), yielding what the sink
     has made as it goes: output rows or record batches, then the split's table-map shapes and
     one ``stat`` row: events read, decoded and quarantined, rows, wall and CPU seconds, peak
-    memory of the worker process, bytes decoded and skipped."""
+    memory of the worker process, bytes decoded and skipped, statement-based changes.
+    ``schema``: a :class:`~binlog_schema.pipeline.history.SchemaPlan` (the rows of table
+    maps without names named from the schema history at the split's start)."""
     t0, c0 = time.perf_counter(), time.process_time()
     sink = TupleSink() if sink is None else sink
     name = display_name(split.uri)
     st = _SplitState(split, name)
     try:
-        yield from _decode(split, st, rows, sink)
+        yield from _decode(split, st, rows, sink, schema)
     except Exception as e:  # noqa: BLE001 - a bug must not fail the job: quarantine it
         sink.error(_error_row(st, split.start, "split", kind="internal",
                               message=f"{type(e).__name__}: {e}"))
@@ -769,16 +772,16 @@ def decode_split(split: Split, rows: bool = True, sink=None):
     sink.stat((name, split.size, split.index, split.start, split.end, st.read, st.decoded,
                st.quarantined, st.rows, st.rows_failed, len(st.shapes), st.carried, st.errors,
                time.perf_counter() - t0, time.process_time() - c0, _max_rss_kib(),
-               st.bytes_decoded, st.bytes_skipped))
+               st.bytes_decoded, st.bytes_skipped, st.statements))
     yield from sink.take()
 
 
-def decode_group(group, rows: bool = True, sink=None):
+def decode_group(group, rows: bool = True, sink=None, schema=None):
     """:func:`decode_split` over the splits of one task, into one sink; what it made last
     (batches not yet full) when the sink is closed."""
     sink = TupleSink() if sink is None else sink
     for split in group:
-        yield from decode_split(split, rows, sink)
+        yield from decode_split(split, rows, sink, schema)
     yield from sink.close()
 
 
@@ -790,7 +793,7 @@ def _max_rss_kib() -> int | None:
         return None
 
 
-def _decode(split: Split, st: _SplitState, want_rows: bool, sink):
+def _decode(split: Split, st: _SplitState, want_rows: bool, sink, schema=None):
     if split.problem is not None:
         sink.error(_error_row(st, 0, "input", kind="io", message=split.problem))
         return
@@ -800,7 +803,7 @@ def _decode(split: Split, st: _SplitState, want_rows: bool, sink):
         sink.error(_error_row(st, 0, "file", kind="io", message=f"{type(e).__name__}: {e}"))
         return
     with f:
-        yield from _decode_open(f, split, st, want_rows, sink)
+        yield from _decode_open(f, split, st, want_rows, sink, schema)
 
 
 def split_records(f, split: Split, ctx: Context | None = None, parse=None):
@@ -895,8 +898,14 @@ def split_records(f, split: Split, ctx: Context | None = None, parse=None):
         yield rec
 
 
-def _decode_open(f, split: Split, st: _SplitState, want_rows: bool, sink):
-    decoder = RowDecoder(st.name)
+def _decode_open(f, split: Split, st: _SplitState, want_rows: bool, sink, schema=None):
+    if schema is not None and want_rows:   # (the history in force at the split's start)
+        index, history = schema.history_at(split.uri, split.start)
+        decoder = RowDecoder(st.name, schema=history, file_index=index,
+                             on_problem=lambda e: sink.error(_error_row(st, e.offset,
+                                                                        "schema", e)))
+    else:
+        decoder = RowDecoder(st.name)
     parse = EventParser().parse
     ctx = None
     carried = None
@@ -908,7 +917,7 @@ def _decode_open(f, split: Split, st: _SplitState, want_rows: bool, sink):
             if g is not None:
                 decoder.gtid = g
     event, error, rows_out = sink.event, sink.error, sink.rows
-    fed = _FED_KINDS if want_rows else frozenset()
+    fed = _FED_KINDS | decoder.state_kinds if want_rows else frozenset()
     ctx_of = None   # the context of the records, and how it names their kinds
     try:
         for rec in split_records(f, split, ctx, parse):
@@ -978,6 +987,7 @@ def _decode_open(f, split: Split, st: _SplitState, want_rows: bool, sink):
                 yield from sink.take()
     except BinlogError as e:      # not a binlog file: refused at the magic number
         error(_error_row(st, e.offset or 0, "file", e))
+    st.statements = decoder.statement_count
 
 
 def _gap_row(st, split: Split, rec, start: int, end: int, err):
