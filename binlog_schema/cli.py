@@ -33,6 +33,10 @@ def cmd_decode(args) -> int:
         if not args.rows and args.format not in ("maxwell", "debezium"):  # (rows implied)
             _usage_error("decode", "--schema names the columns of decoded rows: give --rows "
                                    "too")
+        from .mysql.codes import QUERY_EVENT, code_of
+        if args.types is not None and QUERY_EVENT not in {code_of(t) for t in args.types}:
+            _usage_error("decode", "--schema follows the files' DDL (QUERY events): --types "
+                                   "must include QUERY")
         schema = load_schema(args.schema, args.files)
         if schema is None:
             return 1
