@@ -49,6 +49,9 @@ TEXT_TYPES = {"TINYTEXT": 1, "TEXT": 2, "MEDIUMTEXT": 3, "LONGTEXT": 4}
 BLOB_TYPES = {"TINYBLOB": 1, "BLOB": 2, "MEDIUMBLOB": 3, "LONGBLOB": 4}
 CHARACTER_TYPES = {"CHAR", "VARCHAR", "ENUM", "SET"} | set(TEXT_TYPES)
 FIXED_BINARY = {"INET4": 4, "INET6": 16, "UUID": 16}
+# the types whose character set is binary (their collation is 63), whatever is declared
+BINARY_CHARSET_TYPES = frozenset({"BINARY", "VARBINARY", "VECTOR"} | set(BLOB_TYPES)
+                                 | set(FIXED_BINARY) | set(GEOMETRY_TYPES))
 _BLOB_MAX = {1: 255, 2: 65535, 3: (1 << 24) - 1, 4: (1 << 32) - 1}
 
 # the temporal types of the format before MySQL 5.6.4 (their DDL types are those of TIME2...)
@@ -123,6 +126,17 @@ class Column:
         out = {k: getattr(self, k) for k in BINLOG_FIELDS}
         out["nullable"] = self.nullable
         return out
+
+    def binlog_column(self, index: int, flavor: str | None = None):
+        """This column as the TABLE_MAP's :class:`binlog_schema.model.table_map.Column` at
+        ``index`` (name, type facts, ENUM/SET members; ``visible`` on MySQL)."""
+        from ..model.table_map import Column as MapColumn   # model/ sits beside schema/
+        m = MapColumn(index=index, type=self.type, name=self.name)
+        for k, v in self.binlog_facts().items():
+            setattr(m, k, v)
+        if flavor == "mysql":
+            m.visible = not self.invisible
+        return m
 
     def to_dict(self) -> dict:
         """A plain dict of the set facts (the vectors' form): name, sql_type, binlog facts,
@@ -207,16 +221,7 @@ class Table:
     def binlog_columns(self, flavor: str | None = None):
         """The columns as :class:`binlog_schema.model.table_map.Column` (index, name, type
         facts, ENUM/SET members; ``visible`` on MySQL)."""
-        from ..model.table_map import Column as MapColumn   # model/ sits beside schema/
-        out = []
-        for i, c in enumerate(self.columns):
-            m = MapColumn(index=i, type=c.type, name=c.name)
-            for k, v in c.binlog_facts().items():
-                setattr(m, k, v)
-            if flavor == "mysql":
-                m.visible = not c.invisible
-            out.append(m)
-        return out
+        return [c.binlog_column(i, flavor) for i, c in enumerate(self.columns)]
 
     def check(self, table_map) -> list:
         """Where a TABLE_MAP (:class:`binlog_schema.model.table_map.TableMap`, or anything
@@ -306,16 +311,21 @@ class Database:
 class Resolver:
     """How a server of ``flavor`` (mysql | mariadb) and ``version`` turns a column
     declaration into its TABLE_MAP facts, in a session (``overrides``: (charset, collation)
-    pairs of the session's default collations; ``explicit_defaults_for_timestamp``)."""
+    pairs of the session's default collations; ``explicit_defaults_for_timestamp``;
+    ``character_set_server``: the character set of a column in a table without one, by
+    default the version's). The synthetic generator resolves its columns here too."""
 
     def __init__(self, flavor: str = "mysql", version=None, overrides=(),
-                 explicit_defaults_for_timestamp: bool | None = None):
+                 explicit_defaults_for_timestamp: bool | None = None,
+                 character_set_server: str | None = None):
         self.flavor = flavor
         self.version = version_tuple(version) if version else (0, 0, 0)
         self.overrides = tuple(overrides)
         if explicit_defaults_for_timestamp is None:
             explicit_defaults_for_timestamp = default_explicit_timestamps(flavor, self.version)
         self.explicit_defaults_for_timestamp = explicit_defaults_for_timestamp
+        self.character_set_server = character_set_server or default_server_charset(
+            flavor, self.version)
 
     @property
     def mariadb(self) -> bool:
@@ -348,12 +358,14 @@ class Resolver:
             raise SchemaError(str(e)) from None
         return charset, collation
 
-    def column(self, decl: dict, table_charset: str, table_collation: str | None,
-               in_primary_key: bool = False) -> Column:
+    def column(self, decl: dict, table_charset: str | None, table_collation: str | None,
+               in_primary_key: bool = False, split: tuple | None = None) -> Column:
         """The column of a parsed declaration (a dict of :mod:`.ddl`) in a table whose
-        default character set and collation are given."""
+        default character set and collation are given (neither: the collation's set, else
+        ``character_set_server``). ``split``: the type already split, (base, args,
+        members), instead of ``decl["type"]``'s."""
         try:
-            base, args, members = split_type(decl["type"])
+            base, args, members = split or split_type(decl["type"])
         except DDLError as e:
             raise SchemaError(str(e)) from None
         c = Column(name=decl["name"], sql_type=base, declaration=copy.deepcopy(decl),
@@ -412,8 +424,7 @@ class Resolver:
     # -------------------------------------------------------------- character set
     def _charset(self, c: Column, decl, table_charset, table_collation):
         b = c.sql_type
-        if b in ("BINARY", "VARBINARY", "VECTOR") or b in BLOB_TYPES or b in FIXED_BINARY \
-                or b in GEOMETRY_TYPES:
+        if b in BINARY_CHARSET_TYPES:
             c.charset, c.collation, c.collation_id = "binary", "binary", coll.BINARY_ID
             return
         if b == "JSON":
@@ -424,11 +435,14 @@ class Resolver:
         if b not in CHARACTER_TYPES:
             return
         charset, collation = self.charset_pair(decl.get("charset"), decl.get("collation"))
-        if not charset:
-            charset, collation = table_charset, table_collation
-            if not collation:
-                collation = self.default_collation(charset)
         try:
+            if not charset:
+                if table_collation and not table_charset:
+                    table_charset = coll.charset_of_collation(table_collation)
+                charset = coll.canonical_charset(table_charset or self.character_set_server)
+                collation = table_collation if table_charset else None
+                if not collation:
+                    collation = self.default_collation(charset)
             if decl.get("binary"):
                 collation = coll.bin_collation(charset, self.flavor)
             c.charset, c.collation = charset, collation
