@@ -270,8 +270,8 @@ def resync(blocks: Blocks, start: int, end: int, ctx, max_size: int,
                     second_file_at(blocks, q + i, end, ctx, max_size):
                 return q + i
             kind = remap.get(code, code) if remap else code
-            if kind not in kinds or kind == START_EVENT_V3:  # (only ever a file's first)
-                continue
+            if kind not in kinds or (kind == START_EVENT_V3 and ctx.binlog_version >= 4):
+                continue  # (a START_EVENT_V3: a v1/v3 file's first, or its relay log's)
             size = int.from_bytes(buf[i + 9:i + 13], "little")
             if HEADER_SIZE <= size <= max_size and q + i + size <= end and \
                     confirmed(blocks, q + i, size, end, ctx, max_size) and (

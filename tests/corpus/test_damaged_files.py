@@ -16,7 +16,7 @@ import sys
 
 import pytest
 
-from binlog_schema.mysql.codes import FORMAT_DESCRIPTION_EVENT
+from binlog_schema.mysql.codes import FORMAT_DESCRIPTION_EVENT, START_EVENT_V3
 
 from .. import damage
 from ..damage import FILES
@@ -266,3 +266,26 @@ def test_a_format_description_without_checksum_after_a_cut_stands(originals, tmp
     by_offset = {d["offset"]: d for d in lines}
     assert by_offset[cut]["type"] == "FORMAT_DESCRIPTION_EVENT" and "error" not in by_offset[cut]
     assert by_offset[o]["type"] == "SKIPPED" and by_offset[o]["size"] == cut - o
+
+
+def test_a_v3_file_cut_then_read_again_keeps_its_second_start_event(corpus, tmp_path):
+    """(Found by the damage fuzz target.) A binlog v3 file (4.x: START_EVENT_V3, no
+    FORMAT_DESCRIPTION) cut inside an event, then its events again from the start: the
+    second START_EVENT_V3 is an event (a v1/v3 relay log holds one after each rotation),
+    found by the resynchronisation, and every event after it too."""
+    path = next(p for p in corpus if p.name == "bug47142_master-bin.000001")
+    data = path.read_bytes()
+    from binlog_schema.stream import BinlogReader
+    events = [(r.offset, r.raw) for r in BinlogReader(data, skip_errors=True)]
+    assert events[0][1][4] == START_EVENT_V3 and len(events) > 3
+    o, raw = events[2]
+    cut = o + len(raw) // 2
+    damaged = data[:cut] + data[4:]
+    run, lines = _decode(tmp_path, damaged)
+    _tiles(lines, len(damaged))
+    assert run.returncode == 3
+    by_offset = {d["offset"]: d for d in lines}
+    for off, raw in events:
+        got = by_offset.get(cut - 4 + off)
+        assert got is not None and "error" not in got and \
+            got["header"]["event_size"] == len(raw), (off, got)
