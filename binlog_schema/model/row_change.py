@@ -28,8 +28,6 @@ row changes: they are counted (:attr:`RowDecoder.statements`), never turned into
 
 from __future__ import annotations
 
-import re
-
 from ..records import factory, fields, record
 
 from ..construct_ext.errors import LayoutError
@@ -40,9 +38,9 @@ from ..mysql.codes import (EXECUTE_LOAD_QUERY_EVENT, GTID_KINDS, GTID_LOG_EVENT,
                            STATEMENT_KINDS, TABLE_MAP_EVENT)
 from ..mysql.flavor import checksum_length
 from ..mysql.framing import HEADER_SIZE
-from ..mysql.post_header import query_statement_at
 from ..serial.value_forms import jsonable
 from ..values.rows import RowsCodec, operation_of
+from .statements import raw_statement, statement_verb
 from .table_map import Column, TableMap, table_map_from_event
 
 
@@ -110,18 +108,6 @@ _STATEMENT_DML = frozenset({"insert", "update", "delete", "replace", "load"})
 _QUERY_KINDS = STATEMENT_KINDS | {EXECUTE_LOAD_QUERY_EVENT}
 
 
-def statement_verb(query) -> str:
-    """The first keyword of a statement, lower case (leading comments and spaces passed
-    over): ``insert``, ``alter``, ``begin``...; '' when there is none."""
-    if isinstance(query, (bytes, bytearray, memoryview)):
-        query = bytes(query[:256]).decode("utf-8", "replace")
-    m = _VERB.match(query)
-    return m.group(1).lower() if m else ""
-
-
-_VERB = re.compile(r"(?:\s+|/\*.*?\*/|(?:#|--)[^\n]*(?:\n|$))*([A-Za-z]+)", re.S)
-
-
 def query_verb(rec, parse: bool = True) -> str | None:
     """The first word of a QUERY record's statement (``begin``, ``insert``, ``alter``...;
     ``load`` for EXECUTE_LOAD_QUERY), lower case; None when it has none (an error, no
@@ -131,10 +117,8 @@ def query_verb(rec, parse: bool = True) -> str | None:
     it is not None and not a control or DML word, ``rec.value`` is parsed."""
     kind = rec.kind
     if kind == QUERY_EVENT and rec.unparsed:
-        raw = rec.raw
-        data = raw[HEADER_SIZE:len(raw) - checksum_length(kind, None, rec.ctx)]
-        at = query_statement_at(data, {"_params": {"ctx": rec.ctx}}, kind)
-        verb = statement_verb(data[at:at + 256]) if at is not None else None
+        statement = raw_statement(rec)
+        verb = statement_verb(statement) if statement is not None else None
         if verb in _CONTROL or verb in _STATEMENT_DML:
             return verb
         if not parse:
@@ -427,7 +411,7 @@ def _named(image):
 
 
 __all__ = ["RowChange", "RowDecoder", "gtid_of", "named_table_map", "query_verb",
-           "is_schema_statement", "statement_verb",
+           "is_schema_statement",
            "BinlogError", "SchemaMismatch"]
 
 

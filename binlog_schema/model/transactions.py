@@ -23,10 +23,9 @@ import tempfile
 from ..mysql.codes import (ANONYMOUS_GTID_LOG_EVENT, GTID_KINDS, GTID_LOG_EVENT,
                            GTID_TAGGED_LOG_EVENT, MARIA_GTID_EVENT, QUERY_EVENT,
                            XA_PREPARE_LOG_EVENT, XID_EVENT)
-from ..mysql.flavor import checksum_length
 from ..mysql.framing import HEADER_SIZE
-from ..mysql.post_header import query_statement_at
 from ..records import factory, record
+from .statements import record_statement, statement_head
 
 # the order key's fields and their widths (decimal digits): the file's sequence number (up to
 # 2^32), the event's offset in its file (13 digits: past 2^40, any file), the offset inside a
@@ -78,26 +77,9 @@ class Transaction:
 
 
 def _statement(rec) -> str | None:
-    """The start of a QUERY event's statement, upper case (comments and spaces before it
-    passed over), from its bytes when it was not decoded (most QUERYs are BEGIN and COMMIT:
-    known without decoding them)."""
-    if rec.unparsed:
-        raw = rec.raw
-        data = raw[HEADER_SIZE:len(raw) - checksum_length(rec.kind, None, rec.ctx)]
-        at = query_statement_at(data, {"_params": {"ctx": rec.ctx}}, rec.kind)
-        query = data[at:at + 256] if at is not None else None
-    else:
-        body = rec.value["body"] if rec.value is not None else None
-        query = body.get("query") if isinstance(body, dict) else None
-    if query is None:
-        return None
-    if not isinstance(query, str):
-        query = bytes(query[:256]).decode("latin-1")
-    m = _START.match(query)
-    return query[m.end():m.end() + 32].upper() if m else None
-
-
-_START = re.compile(r"(?:\s+|/\*.*?\*/|(?:#|--)[^\n]*(?:\n|$))*", re.S)
+    """The start of a QUERY event's statement, upper case (model/statements.py)."""
+    query = record_statement(rec)
+    return None if query is None else statement_head(query)
 
 
 def _gtid(rec, body) -> str | None:

@@ -14,7 +14,8 @@ import sys
 import pytest
 
 from binlog_schema.errors import SchemaMismatch
-from binlog_schema.model.row_change import RowDecoder, statement_verb
+from binlog_schema.model.row_change import RowDecoder
+from binlog_schema.model.statements import statement_verb
 from binlog_schema.model.table_map import Column, TableMap
 from binlog_schema.schema import SchemaHistory, history_for
 from binlog_schema.stream import BinlogReader
