@@ -353,8 +353,7 @@ class BinlogReader:
                     rec = PlainRecord(pos, raw, ctx)
                 else:
                     rec = self._record(pos, raw)
-                if code in _CONTEXT and rec is not None and rec.error is not None and (
-                        no_context or code == START_ENCRYPTION_EVENT):
+                if code in _CONTEXT and self._leaves_no_context(code, rec, no_context):
                     # a context event that fails, with a context starting inside it: it was
                     # no event (bytes before a good FORMAT_DESCRIPTION, say)
                     nxt = scanning.context_at(blocks, pos + 1, end, ctx, max_size)
@@ -370,8 +369,7 @@ class BinlogReader:
                     # a context event that fails leaves none: the file's first one, or a
                     # START_ENCRYPTION (a later FORMAT_DESCRIPTION that fails is an error
                     # record, and the context read before stays)
-                    if rec is not None and rec.error is not None and (
-                            no_context or code == START_ENCRYPTION_EVENT):
+                    if self._leaves_no_context(code, rec, no_context):
                         # (a context it cannot honour: nothing reads until a new one)
                         nxt = scanning.context_at(blocks, pos, end, ctx, max_size)
                         if pos < end and nxt != pos:
@@ -407,6 +405,19 @@ class BinlogReader:
             if nxt is None:
                 return
             pos = nxt
+
+    def _leaves_no_context(self, code, rec, no_context) -> bool:
+        """Whether a context event that failed leaves the reader without a context: the
+        file's first one, or a START_ENCRYPTION (the events after it are ciphertext) unless
+        its CRC32 is what failed (its type code may be the damaged byte: the events after it
+        are read in the context they verify in) or the file is MySQL's (which never writes
+        one)."""
+        if rec is None or rec.error is None:
+            return False
+        if no_context:
+            return True
+        return code == START_ENCRYPTION_EVENT and not isinstance(rec.error, ChecksumError) \
+            and self.ctx.flavor != "mysql"
 
     def _damage(self, pos, head, size, end, nxt) -> BinlogError:
         """Why the bytes from ``pos`` (to ``nxt``, the next good event, None: the end) are

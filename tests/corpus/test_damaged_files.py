@@ -16,7 +16,8 @@ import sys
 
 import pytest
 
-from binlog_schema.mysql.codes import FORMAT_DESCRIPTION_EVENT, START_EVENT_V3
+from binlog_schema.mysql.codes import (FORMAT_DESCRIPTION_EVENT, START_ENCRYPTION_EVENT,
+                                     START_EVENT_V3)
 
 from .. import damage
 from ..damage import FILES
@@ -289,3 +290,19 @@ def test_a_v3_file_cut_then_read_again_keeps_its_second_start_event(corpus, tmp_
         got = by_offset.get(cut - 4 + off)
         assert got is not None and "error" not in got and \
             got["header"]["event_size"] == len(raw), (off, got)
+
+
+@pytest.mark.parametrize("key", ["crc32", "mariadb"])
+def test_a_type_code_damaged_into_start_encryption(originals, tmp_path, key):
+    """(Found by the damage fuzz target.) An event whose type code byte is damaged into
+    START_ENCRYPTION's: its CRC32 fails, so it is an error record, not the start of
+    ciphertext; every other event is kept, read in the context it verifies in."""
+    data, events = originals[key]
+    o, raw = next((o, r) for o, r in events[3:] if r[4] != START_ENCRYPTION_EVENT)
+    damaged = bytearray(data)
+    damaged[o + 4] = START_ENCRYPTION_EVENT
+    lines, kept = _check(tmp_path, (data, events), bytes(damaged), lambda off: off,
+                         lambda off, n: off == o)
+    assert kept == len(events) - 1
+    hit = next(d for d in lines if d["offset"] == o)
+    assert hit["error"]["kind"] == "checksum"
