@@ -22,6 +22,7 @@ _WHERE = {
     "read_events": "stream",
     "TableMap": "model.table_map", "Column": "model.table_map",
     "table_map_from_event": "model.table_map",
+    "change_records": "model.transactions", "ChangeRecord": "model.transactions",
 }
 
 

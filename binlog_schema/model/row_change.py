@@ -262,6 +262,11 @@ class RowDecoder:
         if kind not in ROWS_KINDS:
             return []
         rows, tm = self.rows_of(rec)
+        return self.changes_of(rec, rows, tm)
+
+    def changes_of(self, rec, rows, tm) -> list:
+        """The :class:`RowChange` objects of a rows event's decoded rows (:meth:`rows_of`)."""
+        kind = rec.kind
         names = column_names(tm)
         op = operation_of(kind)
         signed_known = tm.row_metadata != "none" or not any(
@@ -285,6 +290,15 @@ class RowDecoder:
                 rec.offset if rec.parent_offset is None else rec.parent_offset, self.gtid, ts,
                 self.file, signed_known, names, pk))
         return out
+
+    def schema_version(self, tm):
+        """The version of a table map's table in the schema history, as the history is at this
+        point of the stream (None: no history, or a table it does not have)."""
+        schema = self.schema
+        if schema is None or not isinstance(tm.database, str) or not isinstance(tm.table, str):
+            return None
+        table = schema.table(tm.database, tm.table)
+        return getattr(table, "version", None) if table is not None else None
 
     # ------------------------------------------------------------------ the schema history
     def _position(self, rec):

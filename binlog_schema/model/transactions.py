@@ -11,12 +11,17 @@
 * :class:`Pending`: the change records of one transaction kept until its commit is known
   (a format that writes the XID on every row, or the commit flag on the last one, needs
   that), in memory up to a bound, then in a temporary file: a huge transaction does not
-  hold unbounded memory.
+  hold unbounded memory; :class:`Held`, the same for Python objects (pickled past the bound).
+* :func:`transaction_events`: the one loop that follows a stream with a row decoder and a
+  :class:`Transactions` (the change-record formats and :func:`change_records` use it).
+* :func:`change_records`: the Python API, a :class:`ChangeRecord` per row change (the
+  row change's fields and its place: order key, transaction, XID, commit, schema version).
 """
 
 from __future__ import annotations
 
 import os
+import pickle
 import re
 import tempfile
 
@@ -227,5 +232,190 @@ class Pending:
             yield head, tail, n == total
 
 
-__all__ = ["BOUNDARY_KINDS", "ORDER_KEY_FIELDS", "Pending", "Transaction", "Transactions",
-           "file_sequence", "order_key", "order_key_fields"]
+class Held:
+    """Python objects kept in order until a transaction ends: in memory up to ``limit`` of
+    them, then pickled (in chunks of ``limit``) to a temporary file that is deleted when
+    drained; memory stays bounded whatever the size of the transaction."""
+
+    def __init__(self, limit: int = 10_000):
+        self.limit = max(1, limit)
+        self.items: list = []
+        self.spill = None     # a temporary file: pickled chunks, the objects before ``items``
+        self.chunks = 0
+        self.spilled = 0
+
+    def __len__(self) -> int:
+        return self.spilled + len(self.items)
+
+    def add(self, item) -> None:
+        self.items.append(item)
+        if len(self.items) >= self.limit:
+            if self.spill is None:
+                self.spill = tempfile.TemporaryFile()
+            pickle.dump(self.items, self.spill, pickle.HIGHEST_PROTOCOL)
+            self.chunks += 1
+            self.spilled += len(self.items)
+            self.items = []
+
+    def drain(self):
+        """The objects in order; empties the buffer."""
+        spill, chunks, items = self.spill, self.chunks, self.items
+        self.spill, self.chunks, self.spilled, self.items = None, 0, 0, []
+        if spill is not None:
+            try:
+                spill.seek(0)
+                for _ in range(chunks):
+                    yield from pickle.load(spill)
+            finally:
+                spill.close()
+        yield from items
+
+
+def transaction_events(records, decoder, on_error=None, note=None):
+    """Follow a stream of event records (:class:`BinlogReader`'s; the events inside payloads
+    too) with a row decoder (:class:`~binlog_schema.model.row_change.RowDecoder`: table maps,
+    GTIDs, the schema history's DDL) and a :class:`Transactions`. Yields, in stream order,
+    ``(rec, rows, table_map, tx, offset, payload)`` for each rows event whose rows decode
+    (``tx``: its :class:`Transaction`, whose ``rows`` the caller counts; ``offset``, the event's
+    offset in the file or its payload's; ``payload``, its offset inside the payload, else 0),
+    and ``(None, None, None, tx, None, None)`` for each transaction with rows that ends
+    (committed, or not: a transaction whose end is not in the stream, or one cut by the next
+    one's start). A record with an error: ``on_error(record)``, else the error is raised. A
+    rows event whose rows cannot be read (no TABLE_MAP before it: a read that starts inside a
+    transaction) is said through ``note(text)`` and passed over."""
+    from ..errors import BinlogError
+    from ..mysql.codes import ROWS_KINDS, type_name
+    state = decoder.state_kinds  # (table maps, GTIDs, QUERYs: the schema history's DDL)
+    tx = Transactions()
+    for rec in records:
+        for r in (rec,) if rec.inner is None else (rec, *rec.inner):
+            if r.error is not None or r.gap is not None:
+                if on_error is None:
+                    raise r.error
+                on_error(r)
+                continue
+            kind = r.kind
+            if r.parent_offset is None:
+                offset, payload = r.offset, 0
+            else:
+                offset, payload = r.parent_offset, r.offset
+            if kind in ROWS_KINDS:
+                if r.value is None:
+                    continue
+                try:
+                    rows, tm = decoder.rows_of(r)
+                except BinlogError as e:
+                    if note is not None:
+                        note(f"{decoder.file}: {type_name(kind)} at {offset}: rows not "
+                             f"decoded: {e}")
+                    continue
+                yield r, rows, tm, tx.current(offset), offset, payload
+                continue
+            if kind in state:
+                decoder.feed_one(r)
+            if kind in BOUNDARY_KINDS:
+                ended = tx.feed(r, offset)
+                if ended is not None and ended.rows:
+                    yield None, None, None, ended, None, None
+    ended = tx.close()
+    if ended is not None and ended.rows:
+        yield None, None, None, ended, None, None
+
+
+@record
+class ChangeRecord:
+    """One row change with its place (:func:`change_records`): the fields of a
+    :class:`~binlog_schema.model.row_change.RowChange`, then the order key and the
+    transaction's."""
+    database: str | bytes
+    table: str | bytes
+    operation: str                  # insert | update | delete
+    row_index: int                  # the row's position in its event
+    before: dict | None
+    after: dict | None
+    offset: int                     # the rows event's offset in its file (its payload's)
+    gtid: str | None = None         # the transaction's GTID (None: none)
+    timestamp: int | None = None    # the rows event's time (seconds)
+    file: str | None = None
+    signedness_known: bool = True
+    columns: list = factory(list)
+    primary_key: list | None = None
+    order_key: str = ""             # see order_key(): compare as strings to order changes
+    begin: int = 0                  # offset of the transaction's first event (GTID, BEGIN)
+    transaction_id: str = ""        # the GTID, else "FILE:BEGIN" (Debezium's transaction.id)
+    thread_id: int | None = None    # the thread of the transaction's BEGIN
+    xid: int | None = None          # the commit's XID (None: a COMMIT query, or not seen)
+    commit_timestamp: int | None = None  # the commit event's time (seconds; None: not seen)
+    commit_us: int | None = None    # the GTID event's original commit time (MySQL 8.0.1+)
+    schema_version: int | None = None  # the table's version in the schema history
+    committed: bool | None = False  # its transaction's end was seen (None: not waited for)
+
+
+def change_records(source, schema=None, *, file_index: int = 0, on_error=None, note=None,
+                   limit: int = 10_000, wait: bool = True):
+    """The row changes of one binlog file as :class:`ChangeRecord` objects, in file order:
+    what ``decode --format maxwell`` / ``debezium`` write, as Python values (the
+    :class:`RowChange`'s images, typed and lossless).
+
+    ``source``: a path, or a :class:`~binlog_schema.stream.BinlogReader` (its records; the
+    file's name from the reader's path). ``schema``: a
+    :class:`~binlog_schema.schema.SchemaHistory` at the start of the file (column names for
+    MINIMAL metadata, ``schema_version``), ``file_index`` its place among the history's files.
+    ``on_error(record)``: called for a record with an error (a reader with
+    ``skip_errors=True``), else the error is raised; ``note(text)``: a rows event whose rows
+    cannot be read (no TABLE_MAP before it), passed over.
+
+    A transaction's records are yielded when its end is seen, with its ``xid``,
+    ``commit_timestamp`` and ``committed=True`` (a transaction whose end is not in the file:
+    ``committed=False``, no XID). They wait in memory up to ``limit`` records, the rest
+    pickled to a temporary file: memory stays bounded. ``wait=False``: each record is yielded
+    at once, with ``committed=None`` and no ``xid``/``commit_timestamp`` (nothing kept)."""
+    from ..model.row_change import RowDecoder
+    from ..stream import BinlogReader
+    if isinstance(source, BinlogReader):
+        reader = source
+        path = str(getattr(reader.source, "name", reader.source))
+    else:
+        path = str(source)
+        reader = BinlogReader(path, decode="lazy")
+    decoder = RowDecoder(path, schema=schema, file_index=file_index)
+    name = os.path.basename(path)
+    sequence = file_sequence(path)
+    held = Held(limit) if wait else None
+    holding = None   # the transaction whose records ``held`` has
+    for rec, rows, tm, tx, offset, payload in transaction_events(reader, decoder, on_error,
+                                                                  note):
+        if rec is None:
+            if tx is holding:
+                holding = None
+                committed = tx.committed
+                for c in held.drain():
+                    c.xid, c.commit_timestamp, c.committed = \
+                        tx.xid, tx.commit_timestamp, committed
+                    yield c
+            continue
+        if held is not None and tx is not holding:
+            if holding is not None:
+                yield from held.drain()
+            holding = tx
+        version = decoder.schema_version(tm) if schema is not None else None
+        tid = tx.gtid if tx.gtid is not None else f"{name}:{tx.begin}"
+        for ch in decoder.changes_of(rec, rows, tm):
+            tx.count(tm.database, tm.table)
+            c = ChangeRecord(
+                ch.database, ch.table, ch.operation, ch.row_index, ch.before, ch.after,
+                ch.offset, tx.gtid, ch.timestamp, ch.file, ch.signedness_known, ch.columns,
+                ch.primary_key, order_key(sequence, offset, payload, ch.row_index), tx.begin,
+                tid, tx.thread_id, None, None, tx.commit_us, version,
+                False if held is not None else None)
+            if held is None:
+                yield c
+            else:
+                held.add(c)
+    if held is not None:
+        yield from held.drain()
+
+
+__all__ = ["BOUNDARY_KINDS", "ORDER_KEY_FIELDS", "ChangeRecord", "Held", "Pending",
+           "Transaction", "Transactions", "change_records", "file_sequence", "order_key",
+           "order_key_fields", "transaction_events"]

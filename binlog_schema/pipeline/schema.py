@@ -8,7 +8,8 @@
 ``table_maps``  one row per distinct table-map shape (columns, names, types, metadata,
                 primary key) with the file/offset/time it was first seen and how often
 ``row_changes`` one row per row of a rows event, before/after images as
-                ``map<column name, Value>``
+                ``map<column name, Value>``; its order key, its transaction's XID and
+                commit time, the table's schema version
 ``errors``      quarantined events, skipped byte ranges and file problems (stage: input,
                 file, event, skipped, tail, rows, split); ``offset`` and ``size`` say which
                 bytes (a quarantined event's, a skipped range's)
@@ -130,6 +131,14 @@ ROW_CHANGES = T.StructType([
     T.StructField("after", IMAGE),
     T.StructField("signedness_known", T.BooleanType()),
     T.StructField("event_type", T.StringType()),
+    # the change's place (model/transactions.py, as decode --format maxwell gives it): the
+    # order key; its transaction's commit XID (past 2^63-1: wrapped negative) and commit
+    # event's time, null when the split ends before the commit; the table's schema version
+    # (with --schema)
+    T.StructField("order_key", T.StringType()),
+    T.StructField("xid", T.LongType()),
+    T.StructField("commit_timestamp", T.TimestampType()),
+    T.StructField("schema_version", T.IntegerType()),
 ])
 
 ERRORS = T.StructType([

@@ -185,7 +185,8 @@ def table_view(tables: BinlogTables, database: str, table: str):
         return F.when(F.col(side).isNull(), F.lit(None)).otherwise(F.struct(*fields))
     return rc.select("file", "offset", "inner_offset", "gtid", "timestamp", "operation",
                      "row_index", image("before").alias("before"),
-                     image("after").alias("after"))
+                     image("after").alias("after"), "order_key", "xid", "commit_timestamp",
+                     "schema_version")
 
 
 def check_format(spark, fmt: str):

@@ -48,6 +48,7 @@ from ..mysql.framing import LOG_POS_AT, LOG_POS_END, SIZE_AT, SIZE_END, TYPE_AT,
 from ..mysql.post_header import query_statement_at
 from ..context import Context
 from ..model.row_change import RowDecoder, column_names, gtid_of
+from ..model.transactions import BOUNDARY_KINDS, Held, Transactions, file_sequence
 from ..serial.value_forms import jsonable
 from ..stream import MAGIC, MAX_EVENT_SIZE, BinlogReader, EventRecord
 from ..values import temporal
@@ -677,10 +678,14 @@ def shape_of(tm) -> tuple:
 
 class TupleSink:
     """Tagged tuples in Spark's internal form (see ``schema.UNIFIED``), one per output row:
-    what the ``spark`` engine sends through the JVM."""
+    what the ``spark`` engine sends through the JVM. The rows of a transaction wait for its
+    end (:meth:`end`: its XID and commit time), in memory up to a bound, then pickled to a
+    temporary file (:class:`~binlog_schema.model.transactions.Held`)."""
 
     def __init__(self):
         self.pending: list = []
+        self.held = Held()
+        self.open_tx = None   # the transaction of the last rows, until its end
 
     def event(self, row):
         if row[13] is not None:   # an XID: Spark's internal form of DECIMAL(20,0)
@@ -696,22 +701,56 @@ class TupleSink:
     def stat(self, row):
         self.pending.append((STAT, row[0], None, None, None, None, row))
 
-    def rows(self, name, r, changes, json_cols, offset, inner_offset):
-        add = self.pending.append
+    def rows(self, name, r, changes, json_cols, offset, inner_offset, tx=None, prefix=None,
+             version=None):
+        if tx is not self.open_tx:
+            if self.held:   # (a transaction left without its end: written as it is)
+                self._release(None)
+            self.open_tx = tx
+        add = self.held.add
         type_name = r.type_name
         for ch in changes:
-            add((ROW, name, None, None, (
-                name, ch.offset, inner_offset, ch.gtid,
-                None if ch.timestamp is None else ch.timestamp * 1_000_000,
-                as_text(ch.database), as_text(ch.table), ch.operation, ch.row_index,
-                image(ch.before, json_cols), image(ch.after, json_cols),
-                ch.signedness_known, type_name), None, None))
+            body = (name, ch.offset, inner_offset, ch.gtid,
+                    None if ch.timestamp is None else ch.timestamp * 1_000_000,
+                    as_text(ch.database), as_text(ch.table), ch.operation, ch.row_index,
+                    image(ch.before, json_cols), image(ch.after, json_cols),
+                    ch.signedness_known, type_name,
+                    None if prefix is None else prefix + f"{ch.row_index:010d}", version)
+            if tx is None:
+                self.pending.append(self._row(body, None))
+            else:
+                add(body)
+
+    @staticmethod
+    def _row(body, tx):
+        xid = ts = None
+        if tx is not None:
+            xid = tx.xid if tx.xid is None or tx.xid < 1 << 63 else tx.xid - (1 << 64)
+            ts = None if tx.commit_timestamp is None else tx.commit_timestamp * 1_000_000
+        return (ROW, body[0], None, None, body[:14] + (xid, ts) + body[14:], None, None)
+
+    def _release(self, tx):
+        add, row = self.pending.append, self._row
+        for body in self.held.drain():
+            add(row(body, tx))
+
+    def end(self, tx):
+        """``tx`` ended (committed, or its end not seen): its rows, with its XID and commit
+        time."""
+        if tx is not self.open_tx:
+            return
+        self.open_tx = None
+        if self.held:
+            self._release(tx)
 
     def take(self) -> list:
         out, self.pending = self.pending, []
         return out
 
     def close(self) -> list:
+        self.open_tx = None
+        if self.held:
+            self._release(None)
         return self.take()
 
 
@@ -918,6 +957,11 @@ def _decode_open(f, split: Split, st: _SplitState, want_rows: bool, sink, schema
                 decoder.gtid = g
     event, error, rows_out = sink.event, sink.error, sink.rows
     fed = _FED_KINDS | decoder.state_kinds if want_rows else frozenset()
+    # the transactions of the split (it starts at one's start): each change's XID and commit
+    txs = Transactions()
+    bounds = BOUNDARY_KINDS if want_rows else frozenset()
+    sequence = file_sequence(split.uri)
+    versions = decoder.schema_version if decoder.schema is not None else None
     ctx_of = None   # the context of the records, and how it names their kinds
     try:
         for rec in split_records(f, split, ctx, parse):
@@ -979,14 +1023,29 @@ def _decode_open(f, split: Split, st: _SplitState, want_rows: bool, sink, schema
                 if changes:
                     st.rows += len(changes)
                     tm = decoder.table_maps.get(r.value["body"]["table_id"])
+                    at = changes[0].offset
+                    inner_at = r.offset if r.parent_offset is not None else None
+                    tx = txs.current(at)
+                    tx.rows += len(changes)
                     rows_out(st.name, r, changes,
                              _json_columns(tm) if tm is not None else frozenset(),
-                             changes[0].offset,
-                             r.offset if r.parent_offset is not None else None)
+                             at, inner_at, tx,
+                             f"{sequence:010d}.{at:013d}.{inner_at or 0:010d}.",
+                             versions(tm) if versions is not None and tm is not None
+                             else None)
+                elif kind in bounds:
+                    ended = txs.feed(r, rec.offset)
+                    if ended is not None and ended.rows:
+                        sink.end(ended)
             if sink.pending:
                 yield from sink.take()
     except BinlogError as e:      # not a binlog file: refused at the magic number
         error(_error_row(st, e.offset or 0, "file", e))
+    ended = txs.close()   # (its end not in the split: no XID, no commit time)
+    if ended is not None and ended.rows:
+        sink.end(ended)
+        if sink.pending:
+            yield from sink.take()
     st.statements = decoder.statement_count
 
 

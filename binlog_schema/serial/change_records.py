@@ -17,10 +17,9 @@ import os
 import struct
 
 from ..construct_ext.jsontext import dumps, quote
-from ..errors import BinlogError
 from ..model.row_change import column_names
-from ..model.transactions import BOUNDARY_KINDS, Transactions, file_sequence, order_key
-from ..mysql.codes import DELETE_KINDS, ROWS_KINDS, UPDATE_KINDS, type_name
+from ..model.transactions import file_sequence, order_key, transaction_events
+from ..mysql.codes import DELETE_KINDS, UPDATE_KINDS
 from ..values.image import IMAGE_KEYS  # the images' keys that are not columns
 
 # ------------------------------------------------------------------------ values
@@ -215,8 +214,7 @@ class ChangeWriter:
         return schema.table(tm.database, tm.table)
 
     def schema_version(self, tm):
-        table = self.schema_table(tm)
-        return getattr(table, "version", None) if table is not None else None
+        return self.decoder.schema_version(tm)
 
     def rows(self, rec, rows, tm, codec, tx, offset, payload) -> None:
         raise NotImplementedError
@@ -239,44 +237,17 @@ def operation(kind) -> str:
 def write_change_records(path, records, writer: ChangeWriter, on_error=None,
                          note=None) -> None:
     """The change records of a stream of event records (:class:`BinlogReader`'s), through
-    ``writer``. A record with an error: ``on_error(record)``, else the error is raised. A rows
-    event whose rows cannot be read (no TABLE_MAP before it: a read that starts inside a
-    transaction) is said through ``note(text)`` and passed over, as the JSON Lines carry its
-    ``rows_error`` and go on."""
-    decoder = writer.decoder
-    state = decoder.state_kinds  # (table maps, GTIDs, QUERYs: the schema history's DDL)
-    tx = Transactions()
-    for rec in records:
-        for r in (rec,) if rec.inner is None else (rec, *rec.inner):
-            if r.error is not None or r.gap is not None:
-                if on_error is None:
-                    raise r.error
-                on_error(r)
-                continue
-            kind = r.kind
-            if r.parent_offset is None:
-                offset, payload = r.offset, 0
-            else:
-                offset, payload = r.parent_offset, r.offset
-            if kind in ROWS_KINDS:
-                if r.value is None:
-                    continue
-                try:
-                    rows, tm = decoder.rows_of(r)
-                except BinlogError as e:
-                    if note is not None:
-                        note(f"{path}: {type_name(kind)} at {offset}: rows not decoded: {e}")
-                    continue
-                codec = decoder.codecs[r.value["body"]["table_id"]]
-                writer.rows(r, rows, tm, codec, tx.current(offset), offset, payload)
-                continue
-            if kind in state:
-                decoder.feed_one(r)
-            if kind in BOUNDARY_KINDS:
-                ended = tx.feed(r, offset)
-                if ended is not None and ended.rows:
-                    writer.end(ended)
-    ended = tx.close()
-    if ended is not None and ended.rows:
-        writer.end(ended)
+    ``writer``, as :func:`~binlog_schema.model.transactions.transaction_events` follows them
+    (the one loop, shared with the Python API). A record with an error: ``on_error(record)``,
+    else the error is raised. A rows event whose rows cannot be read (no TABLE_MAP before it:
+    a read that starts inside a transaction) is said through ``note(text)`` and passed over,
+    as the JSON Lines carry its ``rows_error`` and go on."""
+    codecs = writer.decoder.codecs
+    for rec, rows, tm, tx, offset, payload in transaction_events(records, writer.decoder,
+                                                                  on_error, note):
+        if rec is None:
+            writer.end(tx)
+        else:
+            writer.rows(rec, rows, tm, codecs[rec.value["body"]["table_id"]], tx, offset,
+                        payload)
     writer.finish()

@@ -191,7 +191,7 @@ def same_row(got, want, internal: bool = False):
     ch, json_cols = want
     if internal:
         (file, offset, _inner, gtid, ts, database, table, op, idx, before, after, signed,
-         _etype) = got
+         _etype) = got[:13]
         ts = None if ts is None else ts // 1_000_000
     else:
         file, offset, gtid, database, table = (got["file"], got["offset"], got["gtid"],

@@ -368,3 +368,89 @@ def test_minimal_file_with_the_schema_history(tmp_path):
     assert got[2]["primary_key"] == [1] and got[2]["primary_key_columns"] == ["id"]
     assert got[2]["old"] == {"state": "new", "qty": None}
     assert got[4]["primary_key"] == []  # a table without a key
+
+
+# ------------------------------------------------------------------ the Python API
+
+
+@pytest.mark.parametrize("server,compression", [("mysql-8.0", False), ("mysql-8.0", True),
+                                                ("mysql-5.7", False),
+                                                ("mariadb-10.11", False)])
+def test_python_api_gives_the_maxwell_lines_fields(tmp_path, server, compression):
+    """``change_records`` gives each change's order key, XID, GTID, thread and commit as
+    ``--format maxwell`` writes them (the one transaction loop behind both)."""
+    from binlog_schema import ChangeRecord, change_records
+    from binlog_schema.stream import BinlogReader
+    settings = dict(TX_SPEC["settings"], compression=compression)
+    if server != "mysql-8.0":
+        settings = {k: v for k, v in settings.items() if k != "compression"}
+    if server == "mysql-5.7":   # (no binlog_row_metadata: @N names)
+        settings = {k: v for k, v in settings.items() if k != "binlog_row_metadata"}
+    spec = dict(TX_SPEC, server=server, settings=settings)
+    path = write(tmp_path, spec, "binlog.000042")
+    got = list(change_records(path))
+    mx = lines(path, "maxwell")
+    assert len(got) == len(mx) == 17 and all(isinstance(c, ChangeRecord) for c in got)
+    assert [c.order_key for c in got] == [r["order_key"] for r in mx]
+    assert [c.xid for c in got] == [r.get("xid") for r in mx]
+    assert [c.gtid for c in got] == [r.get("gtid") for r in mx]
+    assert [c.thread_id for c in got] == [r.get("thread_id") for r in mx]
+    assert [c.timestamp for c in got] == [r["ts"] for r in mx]
+    assert [(c.table, c.operation) for c in got] == [(r["table"], r["type"]) for r in mx]
+    assert all(c.committed for c in got)   # every transaction's end is in the file
+    assert got[0].after == ({"@1": 0, "@2": "x" * 30} if server == "mysql-5.7" else
+                            {"id": 0, "s": "x" * 30})
+    deb = lines(path, "debezium")
+    assert [c.transaction_id for c in got] == [d["transaction"]["id"] for d in deb]
+    assert [c.offset for c in got] == [d["source"]["pos"] for d in deb]
+    assert all(c.commit_timestamp is not None for c in got)
+    assert len({c.begin for c in got[:15]}) == 1 and got[15].begin > got[14].offset
+    # a reader instead of a path: the same records
+    assert list(change_records(BinlogReader(path, decode="lazy"))) == got
+
+
+def test_python_api_bound_spills_and_keeps_its_records(tmp_path):
+    """A transaction's records wait for its commit, at most ``limit`` in memory, the rest
+    pickled to a temporary file; ``wait=False`` yields at once with ``committed=None``."""
+    from binlog_schema.model.transactions import Held, change_records
+    path = write(tmp_path, TX_SPEC, "binlog.000001")
+    kept = list(change_records(path))
+    small = list(change_records(path, limit=2))
+    assert small == kept and {c.xid for c in kept} == {500, 501}
+    at_once = list(change_records(path, wait=False))
+    assert [c.order_key for c in at_once] == [c.order_key for c in kept]
+    assert {c.committed for c in at_once} == {None} and {c.xid for c in at_once} == {None}
+    h = Held(limit=3)
+    for i in range(8):
+        h.add({"i": i})
+    assert h.spill is not None and len(h) == 8 and len(h.items) == 2
+    assert list(h.drain()) == [{"i": i} for i in range(8)] and len(h) == 0
+
+
+def test_python_api_transaction_cut_by_the_end_of_the_file(tmp_path):
+    """A file that ends inside a transaction: its records come without XID, uncommitted."""
+    from binlog_schema.model.transactions import change_records
+    path = write(tmp_path, TX_SPEC, "binlog.000001")
+    data = open(path, "rb").read()
+    last_xid = max(e["offset"] for e in events(path) if e["type"] == "XID_EVENT")
+    cut = tmp_path / "binlog.000002"
+    cut.write_bytes(data[:last_xid])
+    got = list(change_records(str(cut)))
+    assert [c.committed for c in got] == [True] * 15 + [False] * 2
+    assert [c.xid for c in got] == [500] * 15 + [None] * 2
+    assert got[-1].commit_timestamp is None and got[-1].order_key.startswith("0000000002.")
+
+
+def test_python_api_schema_versions_as_maxwell_schema_id(tmp_path):
+    from binlog_schema.model.transactions import change_records
+    from binlog_schema.schema import history_for
+    from .test_schema_rows import SCHEMA, spec
+    path = write(tmp_path, spec("mysql-8.0", "MINIMAL"), "binlog.000001")
+    (tmp_path / "schema.sql").write_text(SCHEMA)
+    history = history_for([path], [str(tmp_path / "schema.sql")])
+    got = list(change_records(path, schema=history))
+    assert [(c.table, c.operation, c.schema_version) for c in got] == [
+        ("orders", "insert", 1), ("orders", "insert", 1), ("orders", "update", 2),
+        ("orders", "delete", 2), ("other", "insert", 1)]
+    assert got[2].primary_key == ["id"] and got[2].after["id"] == 1
+    assert {c.schema_version for c in change_records(path)} == {None}
