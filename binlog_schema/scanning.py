@@ -20,6 +20,10 @@ from .mysql.flavor import checksum_length, checksummed
 from .mysql.framing import HEADER_SIZE, LOG_POS_AT, SIZE_AT, TYPE_AT, crc_ok
 
 MAGIC = b"\xfebin"
+# the largest FORMAT_DESCRIPTION: its fixed part (binlog_version 2, server_version 50,
+# create_timestamp 4, header_length 1), a post-header length for each of at most 255
+# type codes, the checksum algorithm and CRC32
+MAX_FDE_SIZE = HEADER_SIZE + 57 + 255 + 5
 
 
 class Blocks:
@@ -207,8 +211,8 @@ def fde_like(blocks: Blocks, pos: int, size: int) -> bool:
     checksum has none to verify: where resynchronisation finds one, this tells it from
     noise.)"""
     body = blocks.at(pos + HEADER_SIZE, 57)
-    return size >= HEADER_SIZE + 57 and len(body) == 57 and body[0:2] == b"\x04\x00" and \
-        body[56] == HEADER_SIZE
+    return HEADER_SIZE + 57 <= size <= MAX_FDE_SIZE and len(body) == 57 and \
+        body[0:2] == b"\x04\x00" and body[56] == HEADER_SIZE
 
 
 def second_file_at(blocks: Blocks, pos: int, end: int, ctx, max_size: int) -> bool:

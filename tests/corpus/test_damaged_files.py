@@ -306,3 +306,29 @@ def test_a_type_code_damaged_into_start_encryption(originals, tmp_path, key):
     assert kept == len(events) - 1
     hit = next(d for d in lines if d["offset"] == o)
     assert hit["error"]["kind"] == "checksum"
+
+
+def test_a_format_description_without_checksum_whose_size_lies(originals, corpus, tmp_path):
+    """(Found by the damage fuzz target.) The FORMAT_DESCRIPTION of a file without checksums,
+    its event_size raised past any FORMAT_DESCRIPTION's (at most 255 post-header lengths),
+    then a binlog v3 file (whose magic number starts no FORMAT_DESCRIPTION) and a file with
+    checksums appended: no FORMAT_DESCRIPTION that large exists, so it does not swallow the
+    third file; every event of the third file is kept."""
+    first, first_events = originals["v51"]
+    v3 = next(p for p in corpus if p.name == "bug47142_master-bin.000001").read_bytes()
+    third, third_events = originals["crc32"]
+    base = len(first) + len(v3)
+    hit_off, hit = third_events[2]
+    end = base + hit_off + 10                 # where the lie ends: inside the third file's
+    damaged = bytearray(first + v3 + third)   # third event, zeroed there (no header follows)
+    damaged[end:end + 19] = bytes(19)
+    damaged[4 + 9:4 + 13] = (end - 4).to_bytes(4, "little")
+    run, lines = _decode(tmp_path, bytes(damaged))
+    _tiles(lines, len(damaged))
+    assert run.returncode == 3
+    by_offset = {d["offset"]: d for d in lines}
+    for off, raw in third_events:
+        if off == hit_off:
+            continue
+        got = by_offset.get(base + off)
+        assert got is not None and "error" not in got, (off, got and got["type"])
