@@ -205,6 +205,20 @@ def _build_body(obj, io, this):
     return fast()[3].get(this["_kind"], _raw_build)(obj, io, this)
 
 
+def frame_event(header: dict, body: bytes, ctx: Context | None = None) -> bytes:
+    """A whole event around ``body`` kept as bytes, whatever its type (a hand-made or a
+    deliberately invalid body: vectors, fuzz seeds): the common header built by its
+    declaration from ``header`` (``type_code``, ``timestamp``, ``server_id``, ``flags``;
+    ``log_pos`` computed when None or absent), event_size computed, the CRC32 when the
+    context has checksums (a FORMAT_DESCRIPTION: when its own version says so)."""
+    ctx = ctx or Context()
+    value = {"header": {"timestamp": 0, "server_id": 1, "log_pos": None, "flags": [],
+                        **header}, "body": bytes(body)}
+    out = _BytesIO()
+    envelope_build(value, out, {"_params": params_of(ctx)}, fast()[2], _raw_build)
+    return out.getvalue()
+
+
 def build_event(value, ctx: Context | None = None) -> bytes:
     """Build one whole event; event_size, log_pos (when None) and the CRC32 are computed."""
     ctx = ctx or Context()

@@ -39,7 +39,7 @@ from binlog_schema.construct_ext.errors import LayoutError
 
 from binlog_schema.context import Context
 from binlog_schema.compiled import unit
-from binlog_schema.envelope import build_event, parse_event, type_name
+from binlog_schema.envelope import build_event, frame_event, parse_event, type_name
 from binlog_schema.events.envelope import Event
 from binlog_schema.mysql.framing import event_crc as _crc
 from binlog_schema.errors import BinlogError, BuildError
@@ -179,12 +179,7 @@ def fix_crc(data: bytes, ctx: Context) -> bytes:
 def make_event(code: int, body: bytes, ctx: Context, ts: int = 0x65535300) -> bytes:
     """Header (type ``code``, event_size and log_pos computed), body, CRC32 when the context
     has checksums."""
-    crc_size = checksum_length(code, body, ctx)
-    size = HEADER_SIZE + len(body) + crc_size
-    head = (ts.to_bytes(4, "little") + bytes((code,)) + (1000).to_bytes(4, "little")
-            + size.to_bytes(4, "little") + size.to_bytes(4, "little") + b"\0\0")
-    crc = _crc(head, body).to_bytes(4, "little") if crc_size else b""
-    return head + body + crc
+    return frame_event({"type_code": code, "timestamp": ts, "server_id": 1000}, body, ctx)
 
 
 # ------------------------------------------------------------------------------- (a) event

@@ -18,14 +18,13 @@ from __future__ import annotations
 import pathlib
 import re
 import sys
-import zlib
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
 from make_vectors import CORPUS, ROOT, negative, positive, write  # noqa: E402
 
 from binlog_schema.context import Context  # noqa: E402
-from binlog_schema.envelope import HEADER_SIZE, build_event  # noqa: E402
+from binlog_schema.envelope import HEADER_SIZE, build_event, frame_event  # noqa: E402
 from binlog_schema.mysql.codes import (  # noqa: E402
     ANONYMOUS_GTID_LOG_EVENT, BINLOG_CHECKPOINT_EVENT, GTID_LIST_EVENT, GTID_LOG_EVENT,
     GTID_TAGGED_LOG_EVENT, HEARTBEAT_LOG_EVENT, HEARTBEAT_LOG_EVENT_V2, MARIA_GTID_EVENT,
@@ -264,11 +263,9 @@ def synthetic() -> list:
 
 
 def _event(type_code: int, body: bytes) -> bytes:
-    """A whole event with a CRC32 (event_size and CRC computed)."""
-    size = HEADER_SIZE + len(body) + 4
-    head = (bytes.fromhex("00f15365") + bytes((type_code,)) + (1).to_bytes(4, "little")
-            + size.to_bytes(4, "little") + (1000).to_bytes(4, "little") + b"\0\0")
-    return head + body + zlib.crc32(head + body).to_bytes(4, "little")
+    """A whole event with a CRC32 around a hand-made body (event_size and CRC computed)."""
+    return frame_event({"type_code": type_code, "timestamp": 0x6553F100, "log_pos": 1000}, body,
+                       Context(checksum=True))
 
 
 def negatives() -> list:

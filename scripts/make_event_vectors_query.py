@@ -25,11 +25,11 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from make_vectors import CORPUS, ctx_dict, negative, positive, with_crc, write  # noqa: E402
+from make_vectors import CORPUS, ctx_dict, negative, positive, write  # noqa: E402
 
 from binlog_schema.mysql.compression import mariadb_compress  # noqa: E402
 from binlog_schema.context import Context  # noqa: E402
-from binlog_schema.envelope import HEADER_SIZE, build_event  # noqa: E402
+from binlog_schema.envelope import HEADER_SIZE, build_event, frame_event  # noqa: E402
 from binlog_schema.mysql.codes import (  # noqa: E402
     EVENT_TYPES, EXECUTE_LOAD_QUERY_EVENT, IGNORABLE_LOG_EVENT, INCIDENT_EVENT, INTVAR_EVENT,
     LOAD_EVENT, NEW_LOAD_EVENT, QUERY_COMPRESSED_EVENT, QUERY_EVENT, ROTATE_EVENT,
@@ -249,11 +249,9 @@ def synthetic_vectors() -> list:
 
 
 def _raw_event(code, body: bytes, crc=True) -> bytes:
-    head = (1700000000).to_bytes(4, "little") + bytes((code,)) + (1).to_bytes(4, "little") + \
-        b"\0\0\0\0" + (1000).to_bytes(4, "little") + b"\0\0"
-    if not crc:
-        return head[:9] + (HEADER_SIZE + len(body)).to_bytes(4, "little") + head[13:] + body
-    return with_crc(head + body)
+    """A whole event around a hand-made body (event_size, and the CRC32 with ``crc``)."""
+    return frame_event({"type_code": code, "timestamp": 1700000000, "log_pos": 1000}, body,
+                       Context(checksum=crc))
 
 
 def _query_bytes(status: bytes, db=b"test", query=b"SELECT 1", db_len=None, nul=b"\0",

@@ -17,13 +17,12 @@ import os
 import pathlib
 import re
 import sys
-import zlib
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from binlog_schema.context import Context  # noqa: E402
-from binlog_schema.envelope import HEADER_SIZE, build_event, parse_event  # noqa: E402
+from binlog_schema.envelope import HEADER_SIZE, build_event, frame_event, parse_event  # noqa: E402
 from binlog_schema.mysql.codes import TABLE_MAP_EVENT  # noqa: E402
 from binlog_schema.model.table_map import Column, TableMap, table_map_from_event  # noqa: E402
 from binlog_schema.serial.event_forms import to_plain  # noqa: E402
@@ -75,13 +74,6 @@ def write(path: pathlib.Path, vectors: list):
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join("---\n" + dump_vector(v) for v in vectors), encoding="utf-8")
     print(f"{path.relative_to(ROOT)}: {len(vectors)} vectors")
-
-
-def with_crc(event_without_crc: bytes) -> bytes:
-    """Set event_size and append the CRC32 (for hand-made events)."""
-    size = len(event_without_crc) + 4
-    head = event_without_crc[:9] + size.to_bytes(4, "little") + event_without_crc[13:]
-    return head + zlib.crc32(head).to_bytes(4, "little")
 
 
 # ------------------------------------------------------------------------------ seeds
@@ -332,11 +324,9 @@ def synthetic() -> list:
 
 
 def _body_event(body: bytes, crc=True) -> bytes:
-    head = bytes.fromhex("00f15365") + bytes((TABLE_MAP_EVENT,)) + (1).to_bytes(4, "little") \
-        + b"\0\0\0\0" + (1000).to_bytes(4, "little") + b"\0\0"
-    if not crc:
-        return head[:9] + (HEADER_SIZE + len(body)).to_bytes(4, "little") + head[13:] + body
-    return with_crc(head + body)
+    """A TABLE_MAP around a hand-made body (event_size and the CRC32 computed)."""
+    return frame_event({"type_code": TABLE_MAP_EVENT, "timestamp": 0x6553F100, "log_pos": 1000},
+                       body, Context(checksum=crc))
 
 
 def negatives() -> list:
