@@ -24,6 +24,9 @@ MAGIC = b"\xfebin"
 # create_timestamp 4, header_length 1), a post-header length for each of at most 255
 # type codes, the checksum algorithm and CRC32
 MAX_FDE_SIZE = HEADER_SIZE + 57 + 255 + 5
+# a START_EVENT_V3 is its body's 56 bytes (binlog_version 2, server_version 50,
+# create_timestamp 4) after a 19-byte header, or binlog v1's 13-byte one; never a CRC32
+START_V3_SIZES = (HEADER_SIZE + 56, 13 + 56)
 
 
 class Blocks:
@@ -168,6 +171,8 @@ def confirmed(blocks: Blocks, pos: int, size: int, end: int, ctx, max_size: int)
     checksums, the header after it is plausible (or the file ends there, or within the next
     header), or its log position is where it ends (the next header may be the damaged one)."""
     stored = blocks.at(pos + TYPE_AT, 1)[0]
+    if stored == START_EVENT_V3 and size not in START_V3_SIZES:
+        return False  # (no START_EVENT_V3 has another size: a damaged header, say)
     if checksummed(stored, ctx):
         raw = blocks.at(pos, size)
         if len(raw) != size:

@@ -332,3 +332,23 @@ def test_a_format_description_without_checksum_whose_size_lies(originals, corpus
             continue
         got = by_offset.get(base + off)
         assert got is not None and "error" not in got, (off, got and got["type"])
+
+
+@pytest.mark.parametrize("key", ["crc32", "mariadb"])
+def test_garbage_with_a_start_event_v3_header_before_the_format_description(originals, tmp_path,
+                                                                            key):
+    """(Found by the damage fuzz target.) Garbage at the file's start whose header says
+    START_EVENT_V3, its size ending where a real event starts: every START_EVENT_V3 is 75
+    bytes (69 in binlog v1), so it is no context event; the FORMAT_DESCRIPTION after it is
+    found and every event of the file kept."""
+    data, events = originals[key]
+    fde = events[0][1]
+    junk = bytes(range(100, 140))
+    size = 19 + len(junk) + len(fde)           # ends where the original's second event starts
+    fake = (0).to_bytes(4, "little") + bytes((START_EVENT_V3,)) + (1).to_bytes(4, "little") \
+        + size.to_bytes(4, "little") + (0).to_bytes(4, "little") + b"\0\0"
+    insert = fake + junk
+    damaged = data[:4] + insert + data[4:]
+    lines, kept = _check(tmp_path, (data, events), damaged, lambda off: off + len(insert),
+                         lambda off, n: False)
+    assert kept == len(events)
