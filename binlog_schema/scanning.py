@@ -178,7 +178,10 @@ def confirmed(blocks: Blocks, pos: int, size: int, end: int, ctx, max_size: int)
         if len(raw) != size:
             return False
         kind = ctx.kind(stored)
-        if checksum_length(kind, raw[HEADER_SIZE:], ctx):
+        # (an FDE's CRC32 by its server version, in the body's first 52 bytes: no copy of
+        # every event's body for the rule)
+        if kind != FORMAT_DESCRIPTION_EVENT or checksum_length(
+                kind, raw[HEADER_SIZE:HEADER_SIZE + 52], ctx):
             return size >= HEADER_SIZE + 4 and crc_ok(raw, kind, ctx)
         # a FORMAT_DESCRIPTION whose server version says it has no CRC32 proves nothing by
         # one: it stands when its body is one this reader can use, else as events without
