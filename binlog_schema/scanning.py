@@ -187,10 +187,30 @@ def confirmed(blocks: Blocks, pos: int, size: int, end: int, ctx, max_size: int)
         # one: it stands when its body is one this reader can use, else as events without
         # checksums do (garbage with its type code must not swallow the events after it)
         if fde_like(blocks, pos, size):
-            return True
+            return not _checksummed_fde_inside(blocks, pos, size, ctx)
     if int.from_bytes(blocks.at(pos + LOG_POS_AT, 4), "little") == (pos + size) & 0xFFFFFFFF:
         return True
     return follows(blocks, pos + size, end, ctx, max_size)
+
+
+def _checksummed_fde_inside(blocks: Blocks, pos: int, size: int, ctx) -> bool:
+    """Whether a FORMAT_DESCRIPTION whose CRC32 verifies starts inside the ``size`` bytes at
+    ``pos`` (a FORMAT_DESCRIPTION without one, cut short, may overlap another file's: the
+    one a CRC32 proves is the event)."""
+    buf = blocks.at(pos, size + TYPE_AT)   # (type code bytes of the starts inside it)
+    q = buf.find(bytes((FORMAT_DESCRIPTION_EVENT,)), TYPE_AT + 1)
+    while q != -1:
+        start = pos + q - TYPE_AT
+        head = blocks.at(start, HEADER_SIZE)
+        n = int.from_bytes(head[SIZE_AT:SIZE_AT + 4], "little") if len(head) == HEADER_SIZE else 0
+        if HEADER_SIZE + 57 <= n <= MAX_FDE_SIZE:
+            raw = blocks.at(start, n)
+            if len(raw) == n and checksum_length(FORMAT_DESCRIPTION_EVENT,
+                                                 raw[HEADER_SIZE:HEADER_SIZE + 52], ctx) \
+                    and crc_ok(raw, FORMAT_DESCRIPTION_EVENT, ctx):
+                return True
+        q = buf.find(bytes((FORMAT_DESCRIPTION_EVENT,)), q + 1)
+    return False
 
 
 def follows(blocks: Blocks, pos: int, end: int, ctx, max_size: int) -> bool:

@@ -352,3 +352,22 @@ def test_garbage_with_a_start_event_v3_header_before_the_format_description(orig
     lines, kept = _check(tmp_path, (data, events), damaged, lambda off: off + len(insert),
                          lambda off, n: False)
     assert kept == len(events)
+
+
+def test_a_format_description_without_checksum_cut_short_over_a_checksummed_one(originals,
+                                                                                  tmp_path):
+    """(Found by the damage fuzz target.) A file without checksums cut three bytes before
+    its FORMAT_DESCRIPTION ends, then a file with checksums (no magic number): the cut FDE
+    would end inside the second one's, whose CRC32 verifies; that one is the event, and
+    every event of the second file is kept."""
+    first, first_events = originals["v51"]
+    second, second_events = originals["crc32"]
+    prefix = first[:4 + len(first_events[0][1]) - 3]
+    damaged = prefix + second[4:]
+    run, lines = _decode(tmp_path, damaged)
+    _tiles(lines, len(damaged))
+    assert run.returncode == 3
+    by_offset = {d["offset"]: d for d in lines}
+    for off, raw in second_events:
+        got = by_offset.get(len(prefix) - 4 + off)
+        assert got is not None and "error" not in got, (off, got and got["type"])
