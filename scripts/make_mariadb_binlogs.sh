@@ -18,31 +18,15 @@ REPO_ROOT="$(cd "$SCRIPT_DIR/.." && pwd)"
 cd "$REPO_ROOT"
 
 NAME=tm
-M=scripts/mariadb.sh
 WORKLOAD=scripts/workloads/table_maps.sql
 GEN=scripts/workloads/gen_wide_tables.py
 # last: its row events stop `mariadb-binlog --verbose` (see the file header)
 WORKLOAD_TAIL=scripts/workloads/table_maps_old_temporal.sql
 OUT=.work/binlogs
 
-q() {  # q SQL -> tab-separated rows, no headers
-    printf '%s\n' "$1" | "$M" sql "$NAME" -N -B
-}
-
-started=0
-cleanup() {
-    if [ "$started" = 1 ]; then
-        "$M" stop "$NAME" || true
-    fi
-}
-trap cleanup EXIT
-
-# fresh server every time, so file numbering and contents are reproducible
-"$M" destroy "$NAME" >/dev/null 2>&1 || true
-env_lines="$("$M" start "$NAME" --binlog-row-metadata=FULL --binlog-checksum=CRC32)"
-started=1
-binlog_dir="$(printf '%s\n' "$env_lines" | sed -n 's/^binlog_dir=//p')"
-[ -d "$binlog_dir" ] || { echo "no binlog_dir from mariadb.sh start" >&2; exit 1; }
+. scripts/server_session.sh
+SERVER_ON_EXIT=stop  # (its files kept)
+server_start "$NAME" --binlog-row-metadata=FULL --binlog-checksum=CRC32
 
 version_full="$(q 'SELECT VERSION()')"
 version="${version_full%%-*}"
@@ -83,7 +67,7 @@ q 'SET GLOBAL binlog_checksum=NONE'
 run_variant nochecksum
 
 "$M" stop "$NAME"
-started=0
+SERVER_NAME=  # (done with it above: nothing left for the exit trap)
 
 echo "produced (file, bytes, TABLE_MAP events):"
 for f in "$OUT/mariadb-$version-"{full,minimal,nochecksum}.*; do

@@ -21,33 +21,14 @@ REPO_ROOT="$(cd "$SCRIPT_DIR/.." && pwd)"
 cd "$REPO_ROOT"
 
 NAME="${ROWS_SERVER_NAME:-rows}"
-M=scripts/mariadb.sh
 WORKLOAD=scripts/workloads/rows.sql
 OUT="${1:-.work/binlogs-rows}"
 DB=bs_rows
 PY=.venv/bin/python
 [ -x "$PY" ] || PY=python3
 
-q() {  # q SQL -> tab-separated rows, no headers
-    printf '%s\n' "$1" | "$M" sql "$NAME" -N -B
-}
-
-started=0
-cleanup() {
-    if [ "$started" = 1 ]; then
-        # stop (by the pid in its pid file; mariadb.sh checks it is ours) and remove
-        "$M" destroy "$NAME" || true
-    fi
-}
-trap cleanup EXIT
-
-# a fresh server every time: reproducible file contents
-"$M" destroy "$NAME" >/dev/null 2>&1 || true
-env_lines="$("$M" start "$NAME" --binlog-checksum=CRC32 --binlog-row-metadata=FULL)"
-started=1
-binlog_dir="$(printf '%s\n' "$env_lines" | sed -n 's/^binlog_dir=//p')"
-socket="$(printf '%s\n' "$env_lines" | sed -n 's/^socket=//p')"
-[ -d "$binlog_dir" ] || { echo "no binlog_dir from mariadb.sh start" >&2; exit 1; }
+. scripts/server_session.sh
+server_start "$NAME" --binlog-checksum=CRC32 --binlog-row-metadata=FULL
 
 echo "MariaDB $(q 'SELECT VERSION()')" >&2
 mkdir -p "$OUT"
@@ -86,4 +67,4 @@ for metadata in full minimal; do
 done
 
 "$M" destroy "$NAME"
-started=0
+SERVER_NAME=  # (done with it above: nothing left for the exit trap)

@@ -24,29 +24,12 @@ REPO_ROOT="$(cd "$SCRIPT_DIR/.." && pwd)"
 cd "$REPO_ROOT"
 
 NAME="${SCHEMA_SERVER_NAME:-schema}"
-M=scripts/mariadb.sh
 WORKLOAD=scripts/workloads/schema.sql
 OUT="${1:-.work/binlogs-schema}"
 DB=bs_schema
 
-q() {  # q SQL -> tab-separated rows, no headers
-    printf '%s\n' "$1" | "$M" sql "$NAME" -N -B
-}
-
-started=0
-cleanup() {
-    if [ "$started" = 1 ]; then
-        "$M" destroy "$NAME" || true
-    fi
-}
-trap cleanup EXIT
-
-"$M" destroy "$NAME" >/dev/null 2>&1 || true
-env_lines="$("$M" start "$NAME" --binlog-checksum=CRC32 --binlog-row-metadata=FULL)"
-started=1
-binlog_dir="$(printf '%s\n' "$env_lines" | sed -n 's/^binlog_dir=//p')"
-socket="$(printf '%s\n' "$env_lines" | sed -n 's/^socket=//p')"
-[ -d "$binlog_dir" ] || { echo "no binlog_dir from mariadb.sh start" >&2; exit 1; }
+. scripts/server_session.sh
+server_start "$NAME" --binlog-checksum=CRC32 --binlog-row-metadata=FULL
 DUMP="$(command -v mariadb-dump || command -v mysqldump)"
 
 echo "MariaDB $(q 'SELECT VERSION()')" >&2
@@ -100,4 +83,4 @@ for metadata in full minimal; do
 done
 
 "$M" destroy "$NAME"
-started=0
+SERVER_NAME=  # (done with it above: nothing left for the exit trap)
