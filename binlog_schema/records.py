@@ -1,7 +1,8 @@
 """Small record classes: ``@record`` turns an annotated class into one with ``__slots__``, an
 ``__init__`` taking the fields in order (defaults from the class body, :func:`factory` for a
 fresh mutable default), ``==``, ``repr`` and, with ``frozen=True``, immutability and a hash. Attributes that are not
-fields (caches) are named in ``__extra_slots__``.
+fields (caches) are named in ``__extra_slots__``. A record class derived from another has its
+fields, then its own.
 
 What :mod:`dataclasses` gives, without its import (about 10 ms at start-up: ``inspect``,
 ``ast``...), which every command over a small file would pay; the ``__init__`` source is
@@ -29,12 +30,16 @@ def fields(cls) -> tuple:
 
 def record(cls=None, *, frozen: bool = False):
     def wrap(cls):
-        names = tuple(n for n in cls.__dict__.get("__annotations__", {}))
-        defaults = {n: cls.__dict__[n] for n in names if n in cls.__dict__}
+        own = tuple(n for n in cls.__dict__.get("__annotations__", {}))
+        base = next((b for b in cls.__bases__ if hasattr(b, "_fields")), None)
+        names = (base._fields if base is not None else ()) + own   # a record's fields first
+        defaults = {**(base._defaults if base is not None else {}),
+                    **{n: cls.__dict__[n] for n in own if n in cls.__dict__}}
         body = {k: v for k, v in cls.__dict__.items()
-                if k not in names and k not in ("__dict__", "__weakref__")}
-        body["__slots__"] = names + tuple(cls.__dict__.get("__extra_slots__", ()))
+                if k not in own and k not in ("__dict__", "__weakref__")}
+        body["__slots__"] = own + tuple(cls.__dict__.get("__extra_slots__", ()))
         body["_fields"] = names
+        body["_defaults"] = defaults
         params, lines, env = [], [], {"_object_setattr": object.__setattr__}
         for n in names:
             if n in defaults:

@@ -30,6 +30,7 @@ from ..mysql.codes import (ANONYMOUS_GTID_LOG_EVENT, GTID_KINDS, GTID_LOG_EVENT,
                            XA_PREPARE_LOG_EVENT, XID_EVENT)
 from ..mysql.framing import HEADER_SIZE
 from ..records import factory, record
+from .row_change import RowChange
 from .statements import record_statement, statement_head
 
 # the order key's fields and their widths (decimal digits): the file's sequence number (up to
@@ -323,23 +324,11 @@ def transaction_events(records, decoder, on_error=None, note=None):
 
 
 @record
-class ChangeRecord:
+class ChangeRecord(RowChange):
     """One row change with its place (:func:`change_records`): the fields of a
-    :class:`~binlog_schema.model.row_change.RowChange`, then the order key and the
+    :class:`~binlog_schema.model.row_change.RowChange` (its ``gtid`` the transaction's, its
+    ``offset`` a payload's for the events inside one), then the order key and the
     transaction's."""
-    database: str | bytes
-    table: str | bytes
-    operation: str                  # insert | update | delete
-    row_index: int                  # the row's position in its event
-    before: dict | None
-    after: dict | None
-    offset: int                     # the rows event's offset in its file (its payload's)
-    gtid: str | None = None         # the transaction's GTID (None: none)
-    timestamp: int | None = None    # the rows event's time (seconds)
-    file: str | None = None
-    signedness_known: bool = True
-    columns: list = factory(list)
-    primary_key: list | None = None
     order_key: str = ""             # see order_key(): compare as strings to order changes
     begin: int = 0                  # offset of the transaction's first event (GTID, BEGIN)
     transaction_id: str = ""        # the GTID, else "FILE:BEGIN" (Debezium's transaction.id)
