@@ -72,6 +72,7 @@ class Transaction:
     committed: bool = False         # its end was seen (XID, COMMIT, ROLLBACK, XA PREPARE)
     rows: int = 0                   # the row changes so far
     tables: dict = factory(dict)    # (database, table) -> its row changes so far
+    timestamp: int | None = None    # the time its first event was written (header, seconds)
 
     def count(self, database, table) -> tuple:
         """A row change of ``table`` counted: (its place among the transaction's changes,
@@ -104,6 +105,11 @@ def _gtid(rec, body) -> str | None:
     return None  # ANONYMOUS_GTID: no name
 
 
+def _time(rec) -> int:
+    """An event's header timestamp (its first four bytes)."""
+    return int.from_bytes(rec.raw[:4], "little")
+
+
 # the events that begin or end transactions (besides rows events, which join one)
 BOUNDARY_KINDS = GTID_KINDS | {QUERY_EVENT, XID_EVENT, XA_PREPARE_LOG_EVENT}
 
@@ -117,10 +123,10 @@ class Transactions:
     def __init__(self):
         self.open: Transaction | None = None
 
-    def current(self, offset: int) -> Transaction:
+    def current(self, offset: int, timestamp: int | None = None) -> Transaction:
         tx = self.open
         if tx is None:
-            tx = self.open = Transaction(offset)
+            tx = self.open = Transaction(offset, timestamp=timestamp)
         return tx
 
     def feed(self, rec, offset: int) -> Transaction | None:
@@ -133,7 +139,8 @@ class Transactions:
             body = rec.value["body"] if rec.value is not None else None
             if not isinstance(body, dict):
                 return None
-            ended, self.open = self.open, Transaction(offset, _gtid(rec, body))
+            ended, self.open = self.open, Transaction(offset, _gtid(rec, body),
+                                                      timestamp=_time(rec))
             tx = self.open
             if kind in (GTID_LOG_EVENT, GTID_TAGGED_LOG_EVENT, ANONYMOUS_GTID_LOG_EVENT):
                 ts = body.get("commit_timestamps")
@@ -155,7 +162,7 @@ class Transactions:
                 if tx is None or tx.rows or tx.thread_id is not None:
                     # (after its GTID event, a BEGIN continues the transaction it named)
                     ended = tx if tx is not None and tx.rows else None
-                    tx = self.open = Transaction(offset)
+                    tx = self.open = Transaction(offset, timestamp=_time(rec))
                 # (the QUERY post-header's first field: the thread id)
                 tx.thread_id = int.from_bytes(rec.raw[HEADER_SIZE:HEADER_SIZE + 4], "little")
                 return ended
@@ -169,7 +176,7 @@ class Transactions:
         self.open = None
         tx.xid = xid
         tx.committed = True
-        tx.commit_timestamp = int.from_bytes(rec.raw[:4], "little")
+        tx.commit_timestamp = _time(rec)
         return tx
 
     def close(self) -> Transaction | None:
@@ -310,7 +317,8 @@ def transaction_events(records, decoder, on_error=None, note=None):
                         note(f"{decoder.file}: {type_name(kind)} at {offset}: rows not "
                              f"decoded: {e}")
                     continue
-                yield r, rows, tm, tx.current(offset), offset, payload
+                yield r, rows, tm, tx.open if tx.open is not None else \
+                    tx.current(offset, _time(r)), offset, payload
                 continue
             if kind in state:
                 decoder.feed_one(r)
