@@ -28,6 +28,8 @@ def cmd_decode(args) -> int:
     if start is not None and stop is not None and stop <= start:
         _usage_error("decode", f"--stop-position {stop} is not after --start-position {start}:"
                                " nothing would be read")
+    selection = _selection(args, "decode")
+    selection = selection if selection.any else None
     schema = None
     if args.schema:
         if not args.rows and args.format not in ("maxwell", "debezium"):  # (rows implied)
@@ -46,7 +48,8 @@ def cmd_decode(args) -> int:
                    skip_errors=args.skip_errors)
     # a whole file: large ones are decoded by several processes (the same output); not with
     # a schema history, which follows the files' DDL in order
-    whole = start is None and stop is None and args.types is None and schema is None
+    whole = start is None and stop is None and args.types is None and schema is None and \
+        selection is None
     for index, path in enumerate(args.files):
         if start and _past_end(path, start, out):
             status = worst(status, 1)
@@ -58,10 +61,32 @@ def cmd_decode(args) -> int:
         if done is None:
             extra = {} if schema is None else {"schema": schema, "file_index": index}
             done = write_events(path, out, start=args.start_position,
-                                stop=args.stop_position, types=args.types, **options, **extra)
+                                stop=args.stop_position, types=args.types, **options, **extra,
+                                selection=selection)
         status = worst(status, done)
     out.flush()
     return status
+
+
+def cmd_sql(args) -> int:
+    from .serial.sql_write import write_sql
+    from .serial.write import Output
+    selection = _selection(args, "sql")
+    start, stop = _positions(args, "sql")
+    schema = None
+    if args.schema:
+        schema = load_schema(args.schema, args.files)
+        if schema is None:
+            return 1
+    return write_sql(args.files, Output(), selection, start=start, stop=stop, schema=schema,
+                     flashback=args.flashback)
+
+
+def cmd_flashback(args) -> int:
+    from .flashback_file import write_flashback
+    selection = _selection(args, "flashback")
+    start, stop = _positions(args, "flashback")
+    return write_flashback(args.files, args.output, selection, start=start, stop=stop)
 
 
 def load_schema(paths, files):
@@ -340,6 +365,59 @@ SKIP_ERRORS_HELP = (
     "anything was skipped or had an error. Without it: the good events before the first "
     "error, then one stderr line (file, offset, field, reason) and exit 1")
 
+def _selection(args, command: str):
+    """The :class:`~binlog_schema.model.selection.Selection` of a command line's filters
+    (a wrong one: a usage error naming the option)."""
+    from .model.selection import Selection, SelectionError
+    try:
+        return Selection.from_options(
+            start_datetime=args.start_datetime, stop_datetime=args.stop_datetime,
+            database=args.database, table=args.table, gtid=args.gtid,
+            operation=args.operation, thread_id=args.thread_id)
+    except SelectionError as e:
+        _usage_error(command, str(e))
+
+
+def _positions(args, command: str):
+    start, stop = args.start_position, args.stop_position
+    if start is not None and stop is not None and stop <= start and len(args.files) == 1:
+        _usage_error(command, f"--stop-position {stop} is not after --start-position {start}:"
+                              " nothing would be read")
+    return start, stop
+
+
+# the filters decode, sql and flashback share (model/selection.py)
+FILTERS = [
+    Opt("--start-datetime", metavar="TIME",
+        help="only transactions that begin at or after TIME (YYYY-MM-DD HH:MM:SS, UTC unless "
+             "an offset such as +02:00 follows; decode: events at or after it)"),
+    Opt("--stop-datetime", metavar="TIME",
+        help="only transactions that begin before TIME (decode: events before it)"),
+    Opt("--database", action="append", metavar="DB",
+        help="only changes of tables of DB (repeatable)"),
+    Opt("--table", action="append", metavar="DB.TABLE",
+        help="only changes of these tables (repeatable; shell globs: shop.order_*, *.users; "
+             "a name without a dot: that table in any database)"),
+    Opt("--gtid", action="append", metavar="SET",
+        help="only transactions whose GTID is in SET: MySQL uuid:1-5:7,uuid2:3 (tagged "
+             "uuid:tag:N), MariaDB domain-server-seq or domain-server-seq1-seq2 "
+             "(comma-separated, repeatable)"),
+    Opt("--operation", metavar="OPS",
+        help="only these row operations: insert,update,delete (comma-separated)"),
+    Opt("--thread-id", action="append", metavar="N",
+        help="only transactions whose BEGIN query ran in thread N (repeatable; MariaDB row "
+             "transactions begin with a GTID event, which carries no thread: none match)"),
+]
+SQL_NOTES = (
+    "Foreign-key cascades (ON DELETE CASCADE, ON UPDATE CASCADE) are done by the storage "
+    "engine and are not in the binlog: their changes are not in the output (undoing a parent's "
+    "delete does not bring its children back). Without FULL metadata "
+    "(binlog_row_metadata=MINIMAL) give the schema with --schema: without column names the "
+    "command refuses. exit status: 0 done; 1 a file could not be read, or a change could not be "
+    "written or inverted (said with the file, event, offset and the missing columns: nothing "
+    "after it is written); 2 the command line is wrong; 3 (flashback) a schema change in the "
+    "range ended it early (said on stderr).")
+
 SPECS = [
     Cmd("decode", "one JSON object (or text line) per event", cmd_decode, [
         Opt("files", nargs="+", metavar="FILE", help=FILES_HELP),
@@ -377,7 +455,50 @@ SPECS = [
                  "with it. A disagreement is a stderr line and a schema_error in the "
                  "TABLE_MAP's line (the rows keep @N names; with FULL metadata the map's "
                  "names), exit 3; a table it does not have, a note (rows keep @N names)"),
+        *FILTERS,
     ], epilog=STATUSES),
+    Cmd("sql", "row changes as SQL statements (or, with --flashback, the SQL that undoes "
+               "them)", cmd_sql, [
+        Opt("files", nargs="+", metavar="FILE", help=FILES_HELP + "; in binlog order"),
+        Opt("--flashback", action="store_true",
+            help="the inverse: deletes for inserts, inserts for deletes, updates back to the "
+                 "before image; transactions and statements last first. The files are read "
+                 "backwards by transaction (memory does not grow with them). Refused: a "
+                 "statement-based change, a MINIMAL or NOBLOB image that lacks a needed column "
+                 "(named), a transaction cut by the end of its file; a schema change in the "
+                 "range ends the range before it (exit 3)"),
+        Opt("--start-position", type=_position, metavar="N",
+            help="start at byte N of the first file (as mysqlbinlog)"),
+        Opt("--stop-position", type=_position, metavar="N",
+            help="stop before the first event at or after byte N of the last file"),
+        Opt("--schema", action="append", metavar="FILE",
+            help="the schema at the start of the first file (mysqldump --no-data or SHOW "
+                 "CREATE TABLE statements; repeatable): column names and primary keys for "
+                 "MINIMAL metadata, followed through the files' DDL"),
+        *FILTERS,
+    ], epilog="One statement per row, in transactions (BEGIN/COMMIT, the GTID in a comment), "
+              "each after a comment naming the file, position and time. WHERE finds the row "
+              "by its primary key when known, else by every column (<=>, LIMIT 1). The "
+              "output starts with SET NAMES utf8mb4, time_zone '+00:00' and a sql_mode that "
+              "accepts what binlogs hold (zero dates, AUTO_INCREMENT 0). Apply it with "
+              "`mariadb --binary-mode` (or `mysql --binary-mode`). " + SQL_NOTES),
+    Cmd("flashback", "one binlog file that undoes the row changes of the inputs",
+        cmd_flashback, [
+        Opt("files", nargs="+", metavar="FILE", help=FILES_HELP + "; in binlog order"),
+        Opt("-o", "--output", required=True, metavar="OUT",
+            help="the inverted binlog to write (replaced only when the whole inversion "
+                 "succeeds). Apply it with `mariadb-binlog OUT | mariadb` (or mysqlbinlog "
+                 "and mysql)"),
+        Opt("--start-position", type=_position, metavar="N",
+            help="start at byte N of the first file (as mysqlbinlog)"),
+        Opt("--stop-position", type=_position, metavar="N",
+            help="stop before the first event at or after byte N of the last file"),
+        *FILTERS,
+    ], epilog="OUT starts with the first input's FORMAT_DESCRIPTION; each transaction keeps "
+              "its table maps, its rows events are inverted (WRITE <-> DELETE, UPDATE images "
+              "swapped, rows and events last first), transactions last first; GTIDs are "
+              "dropped (MySQL) or replaced by BEGIN (MariaDB), so the server gives the "
+              "undo its own; positions and checksums are computed. " + SQL_NOTES),
     Cmd("roundtrip", "parse and rebuild every event, compare bytes", cmd_roundtrip, [
         Opt("files", nargs="+", metavar="FILE", help=FILES_HELP),
         Opt("--no-rows", action="store_true",

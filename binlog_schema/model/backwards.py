@@ -12,7 +12,7 @@ rows events is never held whole.
 What cannot be undone is found by the first pass, before anything is written: a schema
 change (DDL) inside the range ends the range before it (:attr:`Index.stopped`: the caller
 says so); a statement-based change (a QUERY that changes rows) in a selected transaction,
-an INCIDENT, a file cut inside a transaction are :class:`FlashbackRefused`.
+an INCIDENT, a file cut inside a transaction are :class:`~.flashback.FlashbackError`.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ from ..mysql.codes import (GTID_KINDS, INCIDENT_EVENT, QUERY_EVENT, ROWS_KINDS,
 from ..mysql.framing import HEADER_SIZE
 from ..records import factory, record
 from ..values.rows import operation_of
-from .row_change import _STATEMENT_DML, gtid_of, is_schema_statement, query_verb
+from .flashback import FlashbackError
+from .row_change import gtid_of, is_schema_statement, is_statement_dml, query_verb
 from .statements import statement_head
 from .transactions import Transactions
 
@@ -36,18 +37,6 @@ BEGIN, MAP, ROWS, PAYLOAD, END = 1, 2, 3, 4, 5
 
 # rows events read from a file at a time, when a statement's are walked backwards
 BATCH = 512
-
-
-class FlashbackRefused(BinlogError):
-    """Changes that cannot be undone from the binlog (a statement-based change, an
-    INCIDENT, a transaction cut by the end of its file...): names the file, offset and
-    why."""
-
-    kind = "refused"
-
-    def __init__(self, message: str, *, file: str | None = None, **kw):
-        self.file = file
-        super().__init__(message, **kw)
 
 
 @record
@@ -103,7 +92,7 @@ def index_files(paths, selection, *, start=None, stop=None, decoder=None,
     :class:`~binlog_schema.model.row_change.RowDecoder` with a schema history: the schema
     changes before the range are replayed into it (so it is the schema in force in the
     range). ``stop_at_ddl`` False: a schema change does not end the range (it is passed
-    over; for reading, not for inverting). Raises :class:`FlashbackRefused`; reading errors
+    over; for reading, not for inverting). Raises :class:`~.flashback.FlashbackError`; reading errors
     are the reader's typed errors."""
     from ..stream import BinlogReader
     out = Index()
@@ -141,13 +130,13 @@ def _index_file(reader, fi: FileIndex, out: Index, selection, start, decoder,
         keep = wanted and selection.transaction(tx.gtid, tx.thread_id, tx.timestamp)
         if keep and statement_dml is not None:
             at, verb = statement_dml
-            raise FlashbackRefused(
+            raise FlashbackError(
                 f"a statement-based change ({verb.upper()} as a QUERY event) in the "
                 f"transaction at {tx.begin}: its rows are not in the binlog, it cannot be "
                 "inverted (select around it with --start-position/--stop-position, --gtid or "
                 "--table)", offset=at, path="query", file=path)
         if keep and not committed_by_end:
-            raise FlashbackRefused(
+            raise FlashbackError(
                 f"the transaction at {tx.begin} does not end in this file (a file cut inside "
                 "it, or a read that stops inside it): its changes may be incomplete, it is "
                 "not inverted", offset=tx.begin, path="transaction", file=path)
@@ -199,7 +188,7 @@ def _index_file(reader, fi: FileIndex, out: Index, selection, start, decoder,
                         out.stopped = (path, at, " ".join(str(body.get("query")).split())[:80])
                         return True
                     continue
-                if verb in _STATEMENT_DML:
+                if is_statement_dml(verb):
                     body = r.value["body"] if r.value is not None else {}
                     if statement_dml is None and selection.database(body.get("database")
                                                                     or None):
@@ -208,6 +197,14 @@ def _index_file(reader, fi: FileIndex, out: Index, selection, start, decoder,
             if k in GTID_KINDS or k == QUERY_EVENT or k == XID_EVENT or \
                     k == XA_PREPARE_LOG_EVENT:
                 ended = txs.feed(r, at)
+                if ended is not None and ended is open_tx and wanted and \
+                        k == QUERY_EVENT and query_verb(r, False) == "rollback" and \
+                        selection.transaction(ended.gtid, ended.thread_id, ended.timestamp):
+                    raise FlashbackError(
+                        f"the transaction at {ended.begin} ends with a ROLLBACK: the server "
+                        "rolled back changes whose rows events are in the binlog (tables "
+                        "that are not transactional); which changes took effect cannot be "
+                        "known", offset=at, path="query", file=path)
                 if ended is not None and ended is open_tx:
                     if ended.committed and inner is None:
                         offsets.append(at)
@@ -247,14 +244,14 @@ def _index_file(reader, fi: FileIndex, out: Index, selection, start, decoder,
                         roles.append(ROWS)
                 continue
             if k == INCIDENT_EVENT:
-                raise FlashbackRefused(
+                raise FlashbackError(
                     "an INCIDENT event: the server says changes may be missing from the "
                     "binlog here; nothing after it can be trusted to invert", offset=at,
                     path="incident", file=path)
     if open_tx is not None:
         close(open_tx, False)
     if reader.tail is not None:
-        raise FlashbackRefused(f"truncated last event at {reader.tail.offset}: the file is "
+        raise FlashbackError(f"truncated last event at {reader.tail.offset}: the file is "
                                "cut, its last transaction cannot be trusted",
                                offset=reader.tail.offset, path="event", file=path)
     return False
@@ -402,5 +399,5 @@ def transactions_backwards(index: Index):
             yield tx
 
 
-__all__ = ["BATCH", "BackStatement", "BackTransaction", "FileIndex", "FlashbackRefused",
+__all__ = ["BATCH", "BackStatement", "BackTransaction", "FileIndex",
            "Index", "index_files", "transactions_backwards"]

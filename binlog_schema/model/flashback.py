@@ -414,33 +414,82 @@ def invert_transaction(records, file: str | None = None, *, begin_status=None) -
         raise _refuse(start, "the transaction's commit (XID or COMMIT) is not among its "
                       "events: it may never have been committed", file)
 
-    out = []
-    if maria_gtid is not None:
-        status = begin_status
-        tid = None
-        if session_query is not None:
-            qbody = session_query.value["body"]
+    head = [r for r in (maria_gtid, begin) if r is not None]
+    view = _Listed(head, commit, statements)
+    return list(inverted_events(view, file, begin_status=begin_status,
+                                session=session_query))
+
+
+class _Listed:
+    """A transaction's parts held in lists, seen as :func:`inverted_events` reads them."""
+
+    def __init__(self, head, end, statements):
+        self.head, self.end, self._statements = head, end, statements
+
+    def statements(self):
+        for st in reversed(self._statements):
+            yield _ListedStatement(st.maps, [rec for rec, _ in st.rows])
+
+
+class _ListedStatement:
+    def __init__(self, maps, rows):
+        self.maps, self._rows = maps, rows
+
+    def rows(self):
+        return reversed(self._rows)
+
+
+def inverted_events(tx, file: str | None = None, *, begin_status=None, session=None):
+    """The event values that undo one transaction, one at a time (the order of
+    :func:`invert_transaction`), from a transaction that gives its parts last first: ``head``
+    (its GTID / BEGIN records), ``end`` (its commit record, or None), ``statements()`` (last
+    first, each with ``maps``, its TABLE_MAP records, and ``rows()``, its rows event records
+    last first): :class:`~binlog_schema.model.backwards.BackTransaction` reads a file
+    backwards so, one batch of rows events at a time. ``session``: a QUERY of the
+    transaction whose status variables and thread a MariaDB BEGIN takes (default: its BEGIN
+    or COMMIT query)."""
+    file = file if file is not None else getattr(tx, "path", None)
+    maria = next((r for r in tx.head if r.kind == MARIA_GTID_EVENT), None)
+    begin = next((r for r in tx.head if r.kind in STATEMENT_KINDS), None)
+    if maria is not None:
+        if session is None:
+            end = tx.end
+            session = begin or (end if end is not None and end.kind in STATEMENT_KINDS
+                                else None)
+        status, tid = begin_status, None
+        if session is not None:
+            qbody = session.value["body"]
             if status is None and qbody.get("status_vars") is not None:
                 status = [v for v in qbody["status_vars"] if "raw" not in v]
             tid = qbody.get("thread_id")
-        out.append(mariadb_begin(maria_gtid, status, tid))
+        yield mariadb_begin(maria, status, tid)
     elif begin is not None:
-        out.append(_rebuilt(begin.value))
+        yield _rebuilt(begin.value)
     codecs: dict = {}   # id(TABLE_MAP record) -> (TableMap, RowsCodec)
-    for st in reversed(statements):
-        out.extend(_rebuilt(m.value) for m in st.maps)
-        inverted = []
-        for rec, map_rec in reversed(st.rows):
+    for st in tx.statements():
+        maps = {}
+        for m in st.maps:
+            maps[m.value["body"]["table_id"]] = m
+            yield _rebuilt(m.value)
+        held = None     # the inverted event before: STMT_END goes to the statement's last
+        for rec in st.rows():
+            map_rec = maps.get(rec.value["body"]["table_id"]) if rec.value is not None \
+                else None
+            if map_rec is None:
+                raise _refuse(rec, f"no TABLE_MAP for its table id before it in its "
+                              "statement", file, path="body.table_id")
             got = codecs.get(id(map_rec))
             if got is None:
                 tm = table_map_from_event(map_rec.value, map_rec.ctx)
                 got = codecs[id(map_rec)] = (tm, RowsCodec(tm))
-            inverted.append(invert_rows_event(rec, got[0], file, got[1]))
-        out.extend(_with_stmt_end(ev, i == len(inverted) - 1)
-                   for i, ev in enumerate(inverted))
-    if commit is not None:
-        out.append(_rebuilt(commit.value))
-    return out
+            event = invert_rows_event(rec, got[0], file, got[1])
+            if held is not None:
+                yield _with_stmt_end(held, False)
+            held = event
+        if held is not None:
+            yield _with_stmt_end(held, True)
+    if tx.end is not None:
+        yield _rebuilt(tx.end.value)
 
 
 _DML = frozenset({"INSERT", "UPDATE", "DELETE", "REPLACE", "LOAD"})
@@ -453,4 +502,4 @@ def _short(query, n: int = 60) -> str:
 
 
 __all__ = ["FlashbackError", "MARIADB_BEGIN_STATUS", "invert_rows_event", "invert_transaction",
-           "mariadb_begin"]
+           "inverted_events", "mariadb_begin"]

@@ -131,6 +131,12 @@ def query_verb(rec, parse: bool = True) -> str | None:
     return "load" if kind == EXECUTE_LOAD_QUERY_EVENT else statement_verb(body["query"])
 
 
+def is_statement_dml(verb) -> bool:
+    """Whether a QUERY whose statement starts with ``verb`` is a statement-based row change
+    (INSERT, UPDATE, DELETE, REPLACE, LOAD DATA)."""
+    return verb in _STATEMENT_DML
+
+
 def is_schema_statement(verb) -> bool:
     """Whether a QUERY whose statement starts with ``verb`` (:func:`query_verb`) may change
     the schema: not transaction control, not a statement-based change."""
@@ -425,7 +431,7 @@ def _named(image):
 
 
 __all__ = ["RowChange", "RowDecoder", "gtid_of", "named_table_map", "query_verb",
-           "is_schema_statement",
+           "is_schema_statement", "is_statement_dml",
            "BinlogError", "SchemaMismatch"]
 
 

@@ -163,7 +163,8 @@ class Account:
 def write_events(path, out: Output, *, fmt: str = "jsonl", rows: bool = False,
                  binary: str = "hex", start=None, stop=None, types=None,
                  skip_errors: bool = False, err=None, resume=None, schema=None,
-                 file_index: int = 0, statements: dict | None = None) -> int:
+                 file_index: int = 0, statements: dict | None = None,
+                 selection=None) -> int:
     """Decode one file to ``out``. Without ``skip_errors`` the good events before the first
     error are written, then one stderr line says what and where (status 1); with it every byte
     is accounted for (:class:`BinlogReader`'s recovery): a stderr line per problem and a
@@ -187,6 +188,9 @@ def write_events(path, out: Output, *, fmt: str = "jsonl", rows: bool = False,
     records = account.counted(reader) if account is not None else reader
     if start:  # (a position inside an event: a note, reading begins at the next one)
         records = _noting_snap(reader, records, path, out, err)
+    if selection is not None:  # (--database, --table, --gtid...: model/selection.py)
+        from ..model.selection import select_events
+        records = select_events(records, selection)
     decoder = None
     if rows or changes:
         from ..model.row_change import RowDecoder
