@@ -129,7 +129,9 @@ def _forward_file(path, records, decoder, selection, tables, pending, note):
                                                             tx.timestamp):
             continue
         changes = decoder.changes_of(rec, rows, tm)
-        table = tables.of(tm, changes[0].columns if changes else [])
+        if not changes:
+            continue
+        table = _located(lambda ch: tables.of(tm, ch.columns), changes[0], rec, path)
         if tx is not open_tx:
             if open_tx is not None:   # (its end not in the stream)
                 yield "COMMIT;"
@@ -195,7 +197,9 @@ def _inverted(tx, decoder, tables) -> list:
         for rec in st.rows():
             rows, tm = decoder.rows_of(rec)
             changes = decoder.changes_of(rec, rows, tm)
-            table = tables.of(tm, changes[0].columns if changes else [])
+            if not changes:
+                continue
+            table = _located(lambda ch: tables.of(tm, ch.columns), changes[0], rec, tx.path)
             for ch in reversed(changes):
                 text = _located(table.inverse, ch, rec, tx.path)
                 lines.append(_comment(ch, tx.path))
