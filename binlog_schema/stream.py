@@ -343,10 +343,15 @@ class BinlogReader:
             code = ctx.kind(stored) if size is not None else None
             if sure and not (no_context and code not in CONTEXT_KINDS):
                 raw = blocks.at(pos, size)
+                # (a file cut short, another appended: not this size) every magic number
+                # inside, not only the first: a file cut inside its own FORMAT_DESCRIPTION
+                # starts no second file, a whole one after it may
                 inside = raw.find(MAGIC, 1)
-                if inside > 0 and scanning.second_file_at(blocks, pos + inside, end, ctx,
-                                                          max_size):
-                    sure = False  # (a file cut short, another appended: not this size)
+                while inside > 0:
+                    if scanning.second_file_at(blocks, pos + inside, end, ctx, max_size):
+                        sure = False
+                        break
+                    inside = raw.find(MAGIC, inside + 1)
             if sure and not (no_context and code not in CONTEXT_KINDS):
                 self._read += 1
                 if lazy and code not in _SPECIAL and not ctx.encrypted:

@@ -371,3 +371,34 @@ def test_a_format_description_without_checksum_cut_short_over_a_checksummed_one(
     for off, raw in second_events:
         got = by_offset.get(len(prefix) - 4 + off)
         assert got is not None and "error" not in got, (off, got and got["type"])
+
+
+@pytest.mark.parametrize("key", ["v51", "none"])
+def test_an_event_over_a_cut_file_then_a_whole_one_keeps_the_whole_ones_events(originals,
+                                                                               tmp_path, key):
+    """(Found by the damage fuzz target.) In a file without checksums an event whose size
+    lies runs over a second file cut inside its FORMAT_DESCRIPTION (its magic number starts
+    no second file) and then over a whole file with checksums, to a plausible header in it:
+    the magic number after the first one inside the event starts a second file too, so the
+    event's size is not taken; the whole file's FORMAT_DESCRIPTION and every event after it
+    are kept."""
+    first, first_events = originals[key]
+    second, second_events = originals["crc32"]
+    o, raw = first_events[len(first_events) // 2]
+    head = first[:o + len(raw)] + second[:4 + 30]   # (the second file cut inside its FDE)
+    base = len(head)
+    damaged = bytearray(head + second)
+    lie = base + second_events[2][0] - o            # ends where the whole file's 3rd event starts
+    damaged[o + 9:o + 13] = lie.to_bytes(4, "little")
+    run, lines = _decode(tmp_path, bytes(damaged))
+    _tiles(lines, len(damaged))
+    assert run.returncode == 3
+    by_offset = {d["offset"]: d for d in lines}
+    ref_first = _reference(tmp_path, first, "first.bin")
+    for off, _ in first_events:
+        if off < o:
+            assert _same(by_offset[off], ref_first[off])
+    ref = _reference(tmp_path, second, "second.bin")
+    for off, raw in second_events:
+        got = by_offset.get(base + off)
+        assert got is not None and _same(got, ref[off]), (off, got and got["type"])
