@@ -185,9 +185,11 @@ def invert_rows_event(rec, table_map, file: str | None = None, codec=None) -> di
     table map (a :class:`TableMap`, or a parsed TABLE_MAP event value, read in ``rec.ctx``);
     ``codec``: its :class:`RowsCodec`, when the caller has one.
 
+    The images are moved as the bytes they are (cut where decoding them ends), never
+    rebuilt: the inverse holds exactly the values the event held.
+
     Raises :class:`FlashbackError` for PARTIAL_UPDATE_ROWS, an image without every column
-    (MINIMAL / NOBLOB row images: the missing columns named), rows that do not decode or do not
-    rebuild to their bytes."""
+    (MINIMAL / NOBLOB row images: the missing columns named), rows that do not decode."""
     kind = rec.kind
     if rec.error is not None or rec.value is None:
         raise _refuse(rec, f"the event did not parse: {rec.error}", file)
@@ -226,27 +228,17 @@ def invert_rows_event(rec, table_map, file: str | None = None, codec=None) -> di
                       missing=list(dict.fromkeys(missing + after_missing)))
     codec = codec or RowsCodec(tm)
     rows_field = body["rows"]
-    data = rows_field["data"] if isinstance(rows_field, dict) else rows_field
+    data = bytes(rows_field["data"] if isinstance(rows_field, dict) else rows_field)
+    spans: list = []   # per row: its images' (start, middle, end) in ``data``
     try:
-        rows = codec.decode(body, kind)
-        first, second = codec.plans(body, kind)
-        chunks = []   # per row: (first image bytes, second image bytes or b"")
-        for row in rows:
-            a, b = bytearray(), bytearray()
-            if second is None:
-                first.build(row, a)
-            else:
-                first.build(row[0], a)
-                second.build(row[1], b)
-            chunks.append((bytes(a), bytes(b)))
+        codec.decode(body, kind, spans=spans)
     except BinlogError as e:
         raise _refuse(rec, f"its rows do not decode: {e}", file, path="body.rows") from None
     except Exception as e:  # noqa: BLE001 - only typed errors leave the package
         raise _refuse(rec, f"its rows do not decode: {type(e).__name__}: {e}", file,
                       path="body.rows") from None
-    if b"".join(a + b for a, b in chunks) != bytes(data):
-        raise _refuse(rec, "its rows do not rebuild to their bytes: inverting them would not "
-                      "be exact", file, path="body.rows")
+    # (the images are the event's own bytes, cut where the decoding found them to end)
+    chunks = [(data[a:m], data[m:e]) for a, m, e in spans]
     new_body = dict(body)
     if update:
         # each row's after image becomes its before image: the bitmaps follow the images

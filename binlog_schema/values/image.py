@@ -283,9 +283,11 @@ def _diff_build(value, out, width):
     out += raw
 
 
-def read_rows(data, first, second=None) -> list:
+def read_rows(data, first, second=None, spans=None) -> list:
     """The rows of a rows event's ``rows`` bytes: an image per row by ``first(data, pos) ->
-    (image, pos)`` or, with ``second`` (updates), (before, after) pairs."""
+    (image, pos)`` or, with ``second`` (updates), (before, after) pairs. ``spans``: a list
+    that gets each row's ``(start, middle, end)`` offsets (``middle``: where its second image
+    starts; ``end`` for one image)."""
     out = []
     append = out.append
     pos, end = 0, len(data)
@@ -294,11 +296,14 @@ def read_rows(data, first, second=None) -> list:
         a, pos = first(data, pos)
         if pos == start:  # an image of no columns takes no bytes: it would never end
             raise ValidationError(f"{end - pos} bytes of rows data for images of no columns")
+        middle = pos
         if second is not None:
             b, pos = second(data, pos)
             append((a, b))
         else:
             append(a)
+        if spans is not None:
+            spans.append((start, middle, pos))
     return out
 
 

@@ -78,11 +78,12 @@ class RowsCodec:
 
     # ------------------------------------------------------------------ events
 
-    def decode(self, body, kind: int, compiled: bool | None = None) -> list:
+    def decode(self, body, kind: int, compiled: bool | None = None, spans=None) -> list:
         """The rows of a rows event body: dicts (write/delete) or (before, after) pairs.
         Images are read by code generated once per plan (:func:`~.image.compile_image`);
         when that fails, the codecs read the event again, for the precise error.
-        ``compiled``: True reads by the generated code only, False by the codecs only."""
+        ``compiled``: True reads by the generated code only, False by the codecs only.
+        ``spans``: a list that gets each row's byte offsets (:func:`~.image.read_rows`)."""
         rows_field = body["rows"]
         data = rows_field["data"] if isinstance(rows_field, dict) else rows_field
         first, second = self.plans(body, kind)
@@ -90,12 +91,14 @@ class RowsCodec:
             try:
                 return read_rows(data, first.compiled_as("row", compile_image),
                                  None if second is None else
-                                 second.compiled_as("row", compile_image))
+                                 second.compiled_as("row", compile_image), spans)
             except Exception:  # noqa: BLE001 - re-read through the codecs, for the error
                 if compiled:
                     raise
                 FALLBACKS["rows"] += 1
-        return read_rows(data, first.parse, None if second is None else second.parse)
+                if spans is not None:
+                    spans.clear()
+        return read_rows(data, first.parse, None if second is None else second.parse, spans)
 
     def encode(self, rows, body, kind: int) -> bytes:
         """The ``rows`` bytes of ``rows`` (as :meth:`decode` gives them) for a rows event
