@@ -41,7 +41,7 @@ def flashback(paths, target, selection=None, *, start=None, stop=None, note=None
     from .model.backwards import index_files, transactions_backwards
     from .model.flashback import FlashbackError, inverted_events
     from .model.selection import Selection
-    from .stream import BinlogWriter
+    from .stream import BinlogWriter, EventRecord
     paths = [str(p) for p in ([paths] if isinstance(paths, (str, os.PathLike)) else paths)]
     selection = selection or Selection()
     first = _fde(paths[0])
@@ -73,10 +73,13 @@ def flashback(paths, target, selection=None, *, start=None, stop=None, note=None
     try:
         with BinlogWriter(tmp) as w:
             w.write(fde)
+            codecs: dict = {}   # (each distinct TABLE_MAP's row readers, made once)
             for tx in transactions_backwards(index):
                 counts["transactions"] += 1
-                for value in inverted_events(tx):
-                    if value["header"].get("type_code") != FORMAT_DESCRIPTION_EVENT:
+                for value in inverted_events(tx, codecs=codecs):
+                    if isinstance(value, EventRecord):   # (kept: its bytes, at its new place)
+                        w.write_kept(value)
+                    else:
                         w.write(value)
                 counts["rows_events"] += tx.rows_count
             counts["bytes"] = w.pos

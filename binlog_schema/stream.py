@@ -614,6 +614,27 @@ class BinlogWriter:
             header["log_pos"] = None
         return self.write({**value, "header": header}, rec.ctx)
 
+    def write_kept(self, rec: "EventRecord") -> int:
+        """Write an event read by :class:`BinlogReader` as it is, at this writer's place: its
+        body's bytes kept (not parsed, not rebuilt), its header's type, time, server id and
+        flags kept, log_pos, event_size and the CRC32 (in this writer's context) built by
+        the header's declaration (:func:`~binlog_schema.envelope.frame_event`). Not for
+        context events (FORMAT_DESCRIPTION...): use :meth:`write`."""
+        from .envelope import frame_event
+        from .mysql.flavor import checksum_length
+        from .mysql.framing import FLAGS_AT, HEADER_SIZE, TYPE_AT
+        raw = rec.raw
+        kind = raw[TYPE_AT]
+        header = {"type_code": kind, "timestamp": int.from_bytes(raw[:4], "little"),
+                  "server_id": int.from_bytes(raw[5:9], "little"), "log_pos": None,
+                  "flags": int.from_bytes(raw[FLAGS_AT:FLAGS_AT + 2], "little")}
+        body = raw[HEADER_SIZE:len(raw) - checksum_length(kind, None, rec.ctx)]
+        data = frame_event(header, body, self.ctx.replace(offset=self.pos))
+        offset = self.pos
+        self.f.write(data)
+        self.pos += len(data)
+        return offset
+
     def write_raw(self, data: bytes) -> int:
         offset = self.pos
         self.f.write(data)

@@ -25,6 +25,7 @@ from ..mysql.codes import (GTID_KINDS, INCIDENT_EVENT, QUERY_EVENT, ROWS_KINDS,
                            TABLE_MAP_EVENT, TRANSACTION_PAYLOAD_EVENT, XA_PREPARE_LOG_EVENT,
                            XID_EVENT)
 from ..mysql.framing import HEADER_SIZE
+from ..mysql.post_header import table_id_of
 from ..records import factory, record
 from ..values.rows import operation_of
 from .flashback import FlashbackError
@@ -122,6 +123,7 @@ def _index_file(reader, fi: FileIndex, out: Index, selection, start, decoder,
     wanted = False        # it has a selected rows event
     maps: dict = {}       # table id -> selected? (this transaction's table maps)
     statement_dml = None  # (offset, verb) of a statement-based change in it
+    by_table = selection.filters_tables
     ctx = None
     path = fi.path
 
@@ -157,9 +159,7 @@ def _index_file(reader, fi: FileIndex, out: Index, selection, start, decoder,
             close(open_tx, False)
         open_tx, first, ctx = tx, len(offsets), rec.ctx
 
-    for rec in reader:
-        if rec.error is not None:
-            raise rec.error
+    for rec in reader:   # (lazy records: an event is parsed only when its value is asked)
         at = rec.offset
         kind = rec.kind
         if start is not None and at < start:
@@ -179,6 +179,8 @@ def _index_file(reader, fi: FileIndex, out: Index, selection, start, decoder,
                 verb = query_verb(r, False)
                 if verb is None:
                     verb = query_verb(r)
+                    if verb is None and r.error is not None:   # (a QUERY that cannot be read)
+                        raise r.error
                 if is_schema_statement(verb):
                     body = r.value["body"]
                     if stop_at_ddl and changes_tables(body.get("query")) and \
@@ -221,11 +223,14 @@ def _index_file(reader, fi: FileIndex, out: Index, selection, start, decoder,
             if k == TABLE_MAP_EVENT:
                 if open_tx is None:
                     begin(txs.current(at, _time(r)), rec)
-                if r.value is None:
-                    raise r.error
-                body = r.value["body"]
-                maps[body["table_id"]] = selection.table(body.get("database"),
-                                                         body.get("table"))
+                if by_table:   # (the names are read only when a filter asks for them)
+                    if r.value is None:
+                        raise r.error
+                    body = r.value["body"]
+                    maps[body["table_id"]] = selection.table(body.get("database"),
+                                                             body.get("table"))
+                else:
+                    maps[table_id_of(r.raw, r.ctx)] = True
                 if inner is None:
                     offsets.append(at)
                     roles.append(MAP)
@@ -233,10 +238,7 @@ def _index_file(reader, fi: FileIndex, out: Index, selection, start, decoder,
             if k in ROWS_KINDS:
                 if open_tx is None:
                     begin(txs.current(at, _time(r)), rec)
-                if r.value is None:
-                    raise r.error
-                if maps.get(r.value["body"]["table_id"]) and \
-                        selection.operation(operation_of(k)):
+                if maps.get(table_id_of(r.raw, r.ctx)) and selection.operation(operation_of(k)):
                     wanted = True
                     out.rows_events += 1
                     if inner is None:
@@ -334,9 +336,7 @@ class BackTransaction:
         out = []
         for rec in BinlogReader(self.path, resume=(first, self.ctx), stop=last + 1,
                                 decode="lazy"):
-            if rec.error is not None:
-                raise rec.error
-            out.append(rec)
+            out.append(rec)   # (parsed when its value is asked: a bad one is refused then)
         return out
 
     def statements(self):

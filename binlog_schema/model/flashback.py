@@ -54,6 +54,9 @@ from ..mysql.codes import (ANNOTATE_ROWS_EVENT, ANONYMOUS_GTID_LOG_EVENT,
                            UPDATE_KINDS, WRITE_KINDS, WRITE_ROWS_COMPRESSED_EVENT,
                            WRITE_ROWS_COMPRESSED_EVENT_V1, WRITE_ROWS_EVENT, WRITE_ROWS_EVENT_V1,
                            XID_EVENT, type_name)
+from ..mysql.flavor import checksum_length
+from ..mysql.framing import HEADER_SIZE
+from ..stream import EventRecord
 from ..values.rows import RowsCodec
 from .statements import statement_head
 from .table_map import TableMap, table_map_from_event
@@ -408,8 +411,9 @@ def invert_transaction(records, file: str | None = None, *, begin_status=None) -
 
     head = [r for r in (maria_gtid, begin) if r is not None]
     view = _Listed(head, commit, statements)
-    return list(inverted_events(view, file, begin_status=begin_status,
-                                session=session_query))
+    return [_rebuilt(v.value) if isinstance(v, EventRecord) else v
+            for v in inverted_events(view, file, begin_status=begin_status,
+                                     session=session_query)]
 
 
 class _Listed:
@@ -431,15 +435,21 @@ class _ListedStatement:
         return reversed(self._rows)
 
 
-def inverted_events(tx, file: str | None = None, *, begin_status=None, session=None):
+def inverted_events(tx, file: str | None = None, *, begin_status=None, session=None,
+                    codecs: dict | None = None):
     """The event values that undo one transaction, one at a time (the order of
-    :func:`invert_transaction`), from a transaction that gives its parts last first: ``head``
+    :func:`invert_transaction`; the events kept as they are come as their
+    :class:`~binlog_schema.stream.EventRecord`, for
+    :meth:`~binlog_schema.stream.BinlogWriter.write_kept`), from a transaction that gives its
+    parts last first: ``head``
     (its GTID / BEGIN records), ``end`` (its commit record, or None), ``statements()`` (last
     first, each with ``maps``, its TABLE_MAP records, and ``rows()``, its rows event records
     last first): :class:`~binlog_schema.model.backwards.BackTransaction` reads a file
     backwards so, one batch of rows events at a time. ``session``: a QUERY of the
     transaction whose status variables and thread a MariaDB BEGIN takes (default: its BEGIN
-    or COMMIT query)."""
+    or COMMIT query). ``codecs``: a dict the caller keeps across transactions, so that each
+    distinct TABLE_MAP is modelled and its row readers generated once (servers write the same
+    map before every transaction on a table)."""
     file = file if file is not None else getattr(tx, "path", None)
     maria = next((r for r in tx.head if r.kind == MARIA_GTID_EVENT), None)
     begin = next((r for r in tx.head if r.kind in STATEMENT_KINDS), None)
@@ -456,24 +466,30 @@ def inverted_events(tx, file: str | None = None, *, begin_status=None, session=N
             tid = qbody.get("thread_id")
         yield mariadb_begin(maria, status, tid)
     elif begin is not None:
-        yield _rebuilt(begin.value)
-    codecs: dict = {}   # id(TABLE_MAP record) -> (TableMap, RowsCodec)
+        yield begin
+    codecs = {} if codecs is None else codecs   # TABLE_MAP bytes -> (TableMap, RowsCodec)
     for st in tx.statements():
         maps = {}
         for m in st.maps:
-            maps[m.value["body"]["table_id"]] = m
-            yield _rebuilt(m.value)
+            ctx = m.ctx
+            key = (bytes(m.raw[HEADER_SIZE:len(m.raw) - checksum_length(
+                TABLE_MAP_EVENT, None, ctx)]), ctx.flavor, ctx.server_version)
+            got = codecs.get(key)
+            if got is None:
+                if m.value is None:
+                    raise _refuse(m, f"the event did not parse: {m.error}", file)
+                if len(codecs) > 4096:
+                    codecs.clear()
+                tm = table_map_from_event(m.value, ctx)
+                got = codecs[key] = (tm, RowsCodec(tm))
+            maps[got[0].table_id] = got
+            yield m
         held = None     # the inverted event before: STMT_END goes to the statement's last
         for rec in st.rows():
-            map_rec = maps.get(rec.value["body"]["table_id"]) if rec.value is not None \
-                else None
-            if map_rec is None:
+            got = maps.get(rec.value["body"]["table_id"]) if rec.value is not None else None
+            if got is None:
                 raise _refuse(rec, f"no TABLE_MAP for its table id before it in its "
                               "statement", file, path="body.table_id")
-            got = codecs.get(id(map_rec))
-            if got is None:
-                tm = table_map_from_event(map_rec.value, map_rec.ctx)
-                got = codecs[id(map_rec)] = (tm, RowsCodec(tm))
             event = invert_rows_event(rec, got[0], file, got[1])
             if held is not None:
                 yield _with_stmt_end(held, False)
@@ -481,7 +497,7 @@ def inverted_events(tx, file: str | None = None, *, begin_status=None, session=N
         if held is not None:
             yield _with_stmt_end(held, True)
     if tx.end is not None:
-        yield _rebuilt(tx.end.value)
+        yield tx.end
 
 
 _DML = frozenset({"INSERT", "UPDATE", "DELETE", "REPLACE", "LOAD"})
