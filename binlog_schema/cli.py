@@ -408,6 +408,13 @@ FILTERS = [
         help="only transactions whose BEGIN query ran in thread N (repeatable; MariaDB row "
              "transactions begin with a GTID event, which carries no thread: none match)"),
 ]
+# the byte range of sql and flashback: in the first and the last file, as mysqlbinlog
+RANGE = [
+    Opt("--start-position", type=_position, metavar="N",
+        help="start at byte N of the first file (as mysqlbinlog)"),
+    Opt("--stop-position", type=_position, metavar="N",
+        help="stop before the first event at or after byte N of the last file"),
+]
 SQL_NOTES = (
     "Foreign-key cascades (ON DELETE CASCADE, ON UPDATE CASCADE) are done by the storage "
     "engine and are not in the binlog: their changes are not in the output (undoing a parent's "
@@ -467,10 +474,7 @@ SPECS = [
                  "statement-based change, a MINIMAL or NOBLOB image that lacks a needed column "
                  "(named), a transaction cut by the end of its file; a schema change in the "
                  "range ends the range before it (exit 3)"),
-        Opt("--start-position", type=_position, metavar="N",
-            help="start at byte N of the first file (as mysqlbinlog)"),
-        Opt("--stop-position", type=_position, metavar="N",
-            help="stop before the first event at or after byte N of the last file"),
+        *RANGE,
         Opt("--schema", action="append", metavar="FILE",
             help="the schema at the start of the first file (mysqldump --no-data or SHOW "
                  "CREATE TABLE statements; repeatable): column names and primary keys for "
@@ -489,10 +493,7 @@ SPECS = [
             help="the inverted binlog to write (replaced only when the whole inversion "
                  "succeeds). Apply it with `mariadb-binlog OUT | mariadb` (or mysqlbinlog "
                  "and mysql)"),
-        Opt("--start-position", type=_position, metavar="N",
-            help="start at byte N of the first file (as mysqlbinlog)"),
-        Opt("--stop-position", type=_position, metavar="N",
-            help="stop before the first event at or after byte N of the last file"),
+        *RANGE,
         *FILTERS,
     ], epilog="OUT starts with the first input's FORMAT_DESCRIPTION; each transaction keeps "
               "its table maps, its rows events are inverted (WRITE <-> DELETE, UPDATE images "
