@@ -147,3 +147,71 @@ def describe_ours(python, cwd):
     if commit and dirty:
         commit += " + uncommitted changes in binlog_schema/"
     return where, commit or "unknown"
+
+
+def add_common_arguments(ap, cases, *, root, repeats: int, python_help: str) -> None:
+    """The arguments every whole-command benchmark takes: files, the interpreter and tree of
+    ours, turns, cases, the mariadb-binlog binary, a JSON file for the figures."""
+    import shutil
+    ap.add_argument("files", nargs="*", help="binlog files (default: see below)")
+    ap.add_argument("--python", default=os.path.join(root, ".venv", "bin", "python"),
+                    help=python_help)
+    ap.add_argument("--ours-cwd", help="directory ours runs in (-m binlog_schema resolves "
+                    "there); default: the source tree of --python's venv, else this repository")
+    ap.add_argument("--repeats", type=int, default=repeats,
+                    help=f"timed turns (default {repeats})")
+    ap.add_argument("--cases", default=",".join(cases),
+                    help=f"comma-separated, of: {', '.join(cases)} (default: all)")
+    ap.add_argument("--mariadb-binlog", default=shutil.which("mariadb-binlog")
+                    or shutil.which("mysqlbinlog"), help="the mariadb-binlog binary")
+    ap.add_argument("--json", metavar="OUT", help="also save every run's figures as JSON")
+
+
+def resolve_common(ap, args, cases, root, default_files):
+    """(cases, python, ours_cwd, files) of parsed common arguments, said as the benchmark
+    starts (the input notes, where ours imports from); files is empty when there is none."""
+    chosen = [c.strip() for c in args.cases.split(",") if c.strip()]
+    unknown = [c for c in chosen if c not in cases]
+    if unknown:
+        ap.error(f"unknown case(s) {unknown}; choose from {list(cases)}")
+    python = os.path.abspath(args.python)
+    ours_cwd = os.path.abspath(args.ours_cwd or ours_cwd_for(python, root))
+    if args.files:
+        files, notes = [os.path.abspath(f) for f in args.files], []
+    else:
+        files, notes = default_files()
+    for n in notes:
+        print(n)
+    if not files:
+        print("no input files")
+        return chosen, python, ours_cwd, []
+    if not args.mariadb_binlog:
+        print("(mariadb-binlog not found: its comparisons are skipped)")
+    where, commit = describe_ours(python, ours_cwd)
+    print(f"ours: {python} -m binlog_schema, cwd {ours_cwd}\n"
+          f"      imports {where} (commit {commit})")
+    return chosen, python, ours_cwd, files
+
+
+def summarize(commands, case_rows):
+    """Per case row: each command's wall, CPU and RSS spreads, exit codes, and for the
+    peers the per-turn ratios to ours."""
+    out = []
+    for row in case_rows:
+        ours = commands[row["ours"]]["runs"]
+        entry = {**row, "commands": {}}
+        for cid in [row["ours"], *row["peers"]]:
+            runs = commands[cid]["runs"]
+            entry["commands"][cid] = {
+                "label": commands[cid]["label"],
+                "wall": Spread.of(r.wall for r in runs).__dict__,
+                "cpu": Spread.of(r.cpu for r in runs).__dict__,
+                "rss_mib": Spread.of(r.rss_kib / 1024 for r in runs).__dict__,
+                "exit_codes": sorted({r.rc for r in runs}),
+            }
+            if cid != row["ours"]:
+                entry["commands"][cid]["ratio_wall"] = Spread.of(ratios(runs, ours)).__dict__
+                entry["commands"][cid]["ratio_cpu"] = Spread.of(
+                    ratios(runs, ours, "cpu")).__dict__
+        out.append(entry)
+    return out

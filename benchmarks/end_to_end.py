@@ -45,7 +45,6 @@ import argparse
 import datetime
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -55,11 +54,12 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
 from command_runs import (  # noqa: E402
+    summarize,
+    add_common_arguments,
+    resolve_common,
     MIB,
     Spread,
-    describe_ours,
     load_line,
-    ours_cwd_for,
     ratios,
     run_command,
 )
@@ -150,28 +150,6 @@ def warm_up(commands, files):
             run_command(c["argv"], cwd=c["cwd"])
 
 
-def summarize(commands, case_rows):
-    out = []
-    for row in case_rows:
-        ours = commands[row["ours"]]["runs"]
-        entry = {**row, "commands": {}}
-        for cid in [row["ours"], *row["peers"]]:
-            runs = commands[cid]["runs"]
-            entry["commands"][cid] = {
-                "label": commands[cid]["label"],
-                "wall": Spread.of(r.wall for r in runs).__dict__,
-                "cpu": Spread.of(r.cpu for r in runs).__dict__,
-                "rss_mib": Spread.of(r.rss_kib / 1024 for r in runs).__dict__,
-                "exit_codes": sorted({r.rc for r in runs}),
-            }
-            if cid != row["ours"]:
-                entry["commands"][cid]["ratio_wall"] = Spread.of(ratios(runs, ours)).__dict__
-                entry["commands"][cid]["ratio_cpu"] = Spread.of(
-                    ratios(runs, ours, "cpu")).__dict__
-        out.append(entry)
-    return out
-
-
 def print_table(summary, files, commands):
     def sp(d):
         return Spread(**d).fmt()
@@ -210,41 +188,13 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog=__doc__.split("\n\n", 2)[2])
-    ap.add_argument("files", nargs="*", help="binlog files (default: see below)")
-    ap.add_argument("--python", default=os.path.join(ROOT, ".venv", "bin", "python"),
-                    help="interpreter for ours and PMR (default: this repository's .venv)")
-    ap.add_argument("--ours-cwd", help="directory ours runs in (-m binlog_schema resolves "
-                    "there); default: the source tree of --python's venv, else this repository")
-    ap.add_argument("--repeats", type=int, default=5, help="timed turns (default 5)")
-    ap.add_argument("--cases", default=",".join(CASES),
-                    help=f"comma-separated, of: {', '.join(CASES)} (default: all)")
-    ap.add_argument("--mariadb-binlog", default=shutil.which("mariadb-binlog")
-                    or shutil.which("mysqlbinlog"), help="the mariadb-binlog binary")
+    add_common_arguments(ap, CASES, root=ROOT, repeats=5,
+                         python_help="interpreter for ours and PMR (default: this repository's .venv)")
     ap.add_argument("--no-warm-up", action="store_true", help="skip the untimed warm-up")
-    ap.add_argument("--json", metavar="OUT", help="also save every run's figures as JSON")
     args = ap.parse_args(argv)
-
-    cases = [c.strip() for c in args.cases.split(",") if c.strip()]
-    unknown = [c for c in cases if c not in CASES]
-    if unknown:
-        ap.error(f"unknown case(s) {unknown}; choose from {list(CASES)}")
-    python = os.path.abspath(args.python)
-    ours_cwd = os.path.abspath(args.ours_cwd or ours_cwd_for(python, ROOT))
-    if args.files:
-        files, notes = [os.path.abspath(f) for f in args.files], []
-    else:
-        files, notes = default_files()
-    for n in notes:
-        print(n)
+    cases, python, ours_cwd, files = resolve_common(ap, args, CASES, ROOT, default_files)
     if not files:
-        print("no input files")
         return 1
-    if not args.mariadb_binlog:
-        print("(mariadb-binlog not found: its comparisons are skipped)")
-
-    where, commit = describe_ours(python, ours_cwd)
-    print(f"ours: {python} -m binlog_schema, cwd {ours_cwd}\n"
-          f"      imports {where} (commit {commit})")
     pmr_version = subprocess.run(
         [python, "-c", "import importlib.metadata as m; print(m.version('mysql-replication'))"],
         capture_output=True, text=True).stdout.strip() or "not installed"
