@@ -28,8 +28,9 @@ def cmd_decode(args) -> int:
     if start is not None and stop is not None and stop <= start:
         _usage_error("decode", f"--stop-position {stop} is not after --start-position {start}:"
                                " nothing would be read")
-    selection = _selection(args, "decode")
-    selection = selection if selection.any else None
+    selection = None   # (model/selection.py imported only when a filter is given)
+    if any(getattr(args, o.dest) for o in FILTERS):
+        selection = _selection(args, "decode")
     schema = None
     if args.schema:
         if not args.rows and args.format not in ("maxwell", "debezium"):  # (rows implied)
