@@ -189,6 +189,8 @@ def _index_file(reader, fi: FileIndex, out: Index, selection, start, decoder,
                             close(open_tx, True)
                         out.stopped = (path, at, " ".join(str(body.get("query")).split())[:80])
                         return True
+                    if decoder is not None:   # (CREATE TABLE...: the history learns it)
+                        decoder.feed_one(r)
                     continue
                 if is_statement_dml(verb):
                     body = r.value["body"] if r.value is not None else {}

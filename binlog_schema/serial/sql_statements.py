@@ -20,7 +20,9 @@ images (a MINIMAL or NOBLOB image lacks columns): a missing value is an
 
 from __future__ import annotations
 
-from .sql_text import SqlValueError, condition, literal, qi
+from ..values.image import JsonDiff
+from ..values.json_binary import JsonDocument
+from .sql_text import SqlValueError, apply_json_diffs, condition, literal, qi
 
 
 class SqlRefused(ValueError):
@@ -94,6 +96,24 @@ class SqlTable:
         assign = ", ".join(f"{self.quoted[n]} = {self._lit(n, after[n])}" for n in sets)
         return f"UPDATE {self.ref} SET {assign} WHERE {self._where(before, what)}"
 
+    def _documents(self, before: dict, after: dict) -> dict:
+        """``after`` with MySQL's partial JSON updates (diff lists) applied to the before
+        image's documents: whole documents (refused when the before image lacks one)."""
+        if not any(isinstance(v, (JsonDiff, JsonDocument)) for v in after.values()):
+            return after
+        out = dict(after)
+        for n, v in after.items():
+            if isinstance(v, JsonDiff) or (isinstance(v, JsonDocument) and
+                                           isinstance(v.value, list)):
+                if n not in before:
+                    raise SqlRefused(f"{self.ref}.{self.quoted[n]}: a partial JSON update "
+                                     "and no before document to apply it to")
+                try:
+                    out[n] = apply_json_diffs(before[n], v)
+                except SqlValueError as e:
+                    raise SqlRefused(f"{self.ref}.{self.quoted[n]}: {e}") from None
+        return out
+
     def statement(self, change) -> str | None:
         """The statement that makes a row change (a RowChange-like object: ``operation``,
         ``before``, ``after``)."""
@@ -102,7 +122,7 @@ class SqlTable:
             return self.insert(change.after)
         if op == "delete":
             return self.delete(change.before)
-        return self.update(change.before, change.after)
+        return self.update(change.before, self._documents(change.before, change.after))
 
     def inverse(self, change) -> str | None:
         """The statement that undoes a row change."""
@@ -112,7 +132,8 @@ class SqlTable:
         if op == "delete":
             self._complete(change.before, "before", "deleted row")
             return self.insert(change.before)
-        before, after = change.before, change.after
+        before = change.before
+        after = self._documents(before, change.after)
         changed = [n for n in self.names if n in after and
                    (n not in before or not _same(before[n], after[n]))]
         lacking = [n for n in changed if n not in before]
