@@ -15,6 +15,17 @@ def corpus_files():
     return sorted(p for p in CORPUS.rglob("*") if p.is_file() and p.suffix not in (".md", ".txt"))
 
 
+def corpus_file(name):
+    """One corpus file by its path under the corpus (skipped, or failed in CI, when absent)."""
+    p = CORPUS / name
+    if not p.is_file():
+        msg = f"{name} not in the corpus at {CORPUS} (set BINLOG_CORPUS)"
+        if IN_CI:
+            pytest.fail(msg)
+        pytest.skip(msg)
+    return p
+
+
 @pytest.fixture(scope="session")
 def corpus():
     files = corpus_files()

@@ -61,8 +61,6 @@ class FileIndex:
 class Index:
     files: list = factory(list)            # FileIndex per input file, in input order
     stopped: tuple | None = None           # (path, offset, statement head) of the DDL
-    transactions: int = 0
-    rows_events: int = 0
 
 
 # schema changes that change or remove tables that hold rows (not CREATE TABLE: a new table
@@ -146,7 +144,6 @@ def _index_file(reader, fi: FileIndex, out: Index, selection, start, decoder,
             bounds.append(first)
             bounds.append(len(offsets))
             fi.contexts.append(ctx)
-            out.transactions += 1
         else:
             del offsets[first:]
             del roles[first:]
@@ -242,7 +239,6 @@ def _index_file(reader, fi: FileIndex, out: Index, selection, start, decoder,
                     begin(txs.current(at, _time(r)), rec)
                 if maps.get(table_id_of(r.raw, r.ctx)) and selection.operation(operation_of(k)):
                     wanted = True
-                    out.rows_events += 1
                     if inner is None:
                         offsets.append(at)
                         roles.append(ROWS)

@@ -22,7 +22,7 @@ from binlog_schema.mysql.flavor import checksum_length
 from binlog_schema.serial.sql_write import sql_statements
 from binlog_schema.stream import BinlogReader
 
-from ..conftest import CORPUS
+from ..conftest import corpus_file
 
 FILES = [
     "mysql-binlog-connector-java/mysql-bin.checksum-crc32",  # 5.7 v2, autocommit MyISAM
@@ -34,13 +34,6 @@ FILES = [
     "rust_mysql_common/mariadb-bin.000001",                 # MariaDB GTID -> BEGIN
     "rust_mysql_common/mysql-enum-string-set.000001",       # FULL metadata, updates
 ]
-
-
-def _path(name):
-    p = CORPUS / name
-    if not p.is_file():
-        pytest.skip(f"{name} not in the corpus at {CORPUS}")
-    return p
 
 
 def rows_events(path):
@@ -58,7 +51,7 @@ def rows_events(path):
 
 @pytest.mark.parametrize("name", FILES)
 def test_flashback_twice_gives_back_the_rows_events(name, tmp_path):
-    path = _path(name)
+    path = corpus_file(name)
     once, twice = tmp_path / "once.bin", tmp_path / "twice.bin"
     counts = flashback([path], once)
     assert counts["transactions"] > 0
@@ -74,7 +67,7 @@ def test_flashback_twice_gives_back_the_rows_events(name, tmp_path):
 
 @pytest.mark.parametrize("name", FILES[2:5])
 def test_reading_backwards_by_batches_writes_the_same_bytes(name, tmp_path, monkeypatch):
-    path = _path(name)
+    path = corpus_file(name)
     whole, batched = tmp_path / "whole.bin", tmp_path / "batched.bin"
     flashback([path], whole)
     monkeypatch.setattr(backwards, "BATCH", 1)   # every transaction read statement by statement
@@ -83,7 +76,7 @@ def test_reading_backwards_by_batches_writes_the_same_bytes(name, tmp_path, monk
 
 
 def test_sql_flashback_undoes_the_forward_sql():
-    path = _path("rust_mysql_common/mariadb-bin.000001")
+    path = corpus_file("rust_mysql_common/mariadb-bin.000001")
     forward = [s for s in sql_statements(path) if s.startswith(("INSERT", "UPDATE", "DELETE"))]
     back = [s for s in sql_statements(path, flashback=True)
             if s.startswith(("INSERT", "UPDATE", "DELETE"))]
@@ -95,7 +88,7 @@ def test_sql_flashback_undoes_the_forward_sql():
 
 
 def test_sql_flashback_of_an_update_sets_the_before_image_back():
-    path = _path("rust_mysql_common/mysql-enum-string-set.000001")
+    path = corpus_file("rust_mysql_common/mysql-enum-string-set.000001")
     forward = [s for s in sql_statements(path) if s.startswith("UPDATE")]
     back = [s for s in sql_statements(path, flashback=True) if s.startswith("UPDATE")]
     assert len(forward) == len(back) == 1
@@ -105,7 +98,7 @@ def test_sql_flashback_of_an_update_sets_the_before_image_back():
 
 
 def test_filters_select_tables_and_operations(tmp_path):
-    path = _path("mysql-cdc-rs/8.0/02_query_bigger/binlog.000733")
+    path = corpus_file("mysql-cdc-rs/8.0/02_query_bigger/binlog.000733")
     every = flashback([path], tmp_path / "all.bin")
     deletes = flashback([path], tmp_path / "ins.bin",
                         Selection.from_options(operation="insert"))
@@ -118,7 +111,7 @@ def test_filters_select_tables_and_operations(tmp_path):
 
 
 def test_a_refusal_leaves_no_output(tmp_path):
-    path = _path("rust_mysql_common/json.binlog.000001")   # a PARTIAL_UPDATE_ROWS event
+    path = corpus_file("rust_mysql_common/json.binlog.000001")   # a PARTIAL_UPDATE_ROWS event
     out = tmp_path / "out.bin"
     with pytest.raises(FlashbackError) as e:
         flashback([path], out)
@@ -127,7 +120,7 @@ def test_a_refusal_leaves_no_output(tmp_path):
 
 
 def test_a_schema_change_ends_the_range(tmp_path):
-    path = _path("mysql-cdc-rs/8.0/folder/binlog.000693")
+    path = corpus_file("mysql-cdc-rs/8.0/folder/binlog.000693")
     said = []
     counts = flashback([path], tmp_path / "out.bin", note=said.append)
     assert counts["stopped"] is not None and counts["stopped"][1] == 53928

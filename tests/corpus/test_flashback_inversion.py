@@ -22,7 +22,7 @@ from binlog_schema.model.statements import statement_head
 from binlog_schema.model.table_map import table_map_from_event
 from binlog_schema.stream import BinlogReader, BinlogWriter
 
-from ..conftest import CORPUS
+from ..conftest import corpus_file
 
 # (file, flavor): every row-event family the corpus has, kept small enough to run in seconds
 FILES = [
@@ -44,13 +44,6 @@ FILES = [
     "rust_mysql_common/mariadb-bin.000001",                # MariaDB 10.5: GTID, ANNOTATE_ROWS
     "mysql-binlog-connector-java/mysql-bin.sakila",        # 5.5: statements of many events
 ]
-
-
-def _path(name):
-    p = CORPUS / name
-    if not p.is_file():
-        pytest.skip(f"{name} not in the corpus at {CORPUS}")
-    return p
 
 
 # ------------------------------------------------------------------ helpers
@@ -153,7 +146,7 @@ def _read(data):
 
 
 def _load(name):
-    recs = list(BinlogReader(str(_path(name)), decode=True))
+    recs = list(BinlogReader(str(corpus_file(name)), decode=True))
     fde = next(r for r in recs if r.kind == codes.FORMAT_DESCRIPTION_EVENT)
     return recs, fde
 

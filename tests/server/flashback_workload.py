@@ -648,27 +648,24 @@ def run_workload(server, config, out_dir):
 # ------------------------------------------------------------------ reading printed row changes
 
 
-def verbose_counts(text):
-    """{(operation, "db.t"): row count} from the ``###`` lines of ``mariadb-binlog -v``."""
+def _counts(pattern, text):
     import re
     counts: dict = {}
-    for m in re.finditer(r"^### (INSERT INTO|UPDATE|DELETE FROM) `([^`]*)`\.`([^`]*)`$", text,
-                         re.M):
+    for m in re.finditer(pattern, text, re.M):
         key = (m.group(1).split()[0], f"{m.group(2)}.{m.group(3)}")
         counts[key] = counts.get(key, 0) + 1
     return counts
+
+
+def verbose_counts(text):
+    """{(operation, "db.t"): row count} from the ``###`` lines of ``mariadb-binlog -v``."""
+    return _counts(r"^### (INSERT INTO|UPDATE|DELETE FROM) `([^`]*)`\.`([^`]*)`$", text)
 
 
 def sql_counts(text):
     """{(operation, "db.t"): statement count} of SQL with one statement per row change, as
     ``binlog-schema sql`` writes it (the table named `db`.`t`; a statement starts a line)."""
-    import re
-    counts: dict = {}
-    for m in re.finditer(r"^(INSERT INTO|UPDATE|DELETE FROM) `([^`]*)`\.`([^`]*)`", text,
-                         re.M):
-        key = (m.group(1).split()[0], f"{m.group(2)}.{m.group(3)}")
-        counts[key] = counts.get(key, 0) + 1
-    return counts
+    return _counts(r"^(INSERT INTO|UPDATE|DELETE FROM) `([^`]*)`\.`([^`]*)`", text)
 
 
 def inverted(counts):
