@@ -31,7 +31,7 @@ from ..values.rows import operation_of
 from .flashback import FlashbackError
 from .row_change import gtid_of, is_schema_statement, is_statement_dml, query_verb
 from .statements import statement_head
-from .transactions import Transactions
+from .transactions import Transactions, event_time
 
 # what an indexed event is to its transaction
 BEGIN, MAP, ROWS, PAYLOAD, END = 1, 2, 3, 4, 5
@@ -78,10 +78,6 @@ def changes_tables(query) -> bool:
         return True
     text = query if isinstance(query, str) else bytes(query).decode("utf-8", "replace")
     return _TABLE_DDL.match(statement_head(text, 64)) is not None
-
-
-def _time(rec) -> int:
-    return int.from_bytes(rec.raw[:4], "little")
 
 
 def index_files(paths, selection, *, start=None, stop=None, decoder=None,
@@ -167,7 +163,7 @@ def _index_file(reader, fi: FileIndex, out: Index, selection, start, decoder,
         inner = rec.inner if kind == TRANSACTION_PAYLOAD_EVENT else None
         if inner is not None:   # (MySQL's compressed transaction: read whole in pass two)
             if open_tx is None:
-                begin(txs.current(at, _time(rec)), rec)
+                begin(txs.current(at, event_time(rec)), rec)
             offsets.append(at)
             roles.append(PAYLOAD)
         for r in (rec,) if inner is None else inner:
@@ -221,7 +217,7 @@ def _index_file(reader, fi: FileIndex, out: Index, selection, start, decoder,
                 continue
             if k == TABLE_MAP_EVENT:
                 if open_tx is None:
-                    begin(txs.current(at, _time(r)), rec)
+                    begin(txs.current(at, event_time(r)), rec)
                 if by_table:   # (the names are read only when a filter asks for them)
                     if r.value is None:
                         raise r.error
@@ -236,7 +232,7 @@ def _index_file(reader, fi: FileIndex, out: Index, selection, start, decoder,
                 continue
             if k in ROWS_KINDS:
                 if open_tx is None:
-                    begin(txs.current(at, _time(r)), rec)
+                    begin(txs.current(at, event_time(r)), rec)
                 if maps.get(table_id_of(r.raw, r.ctx)) and selection.operation(operation_of(k)):
                     wanted = True
                     if inner is None:
@@ -324,7 +320,7 @@ class BackTransaction:
 
     @property
     def timestamp(self) -> int:
-        return _time(self.head[0]) if self.head else 0
+        return event_time(self.head[0]) if self.head else 0
 
     def read(self, first: int, last: int) -> list:
         """The records from the event at ``first`` to the one at ``last``."""

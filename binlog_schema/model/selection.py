@@ -252,7 +252,7 @@ def select_events(records, selection: Selection):
     (TRANSACTION_PAYLOAD) is judged whole, by its transaction."""
     from ..mysql.codes import GTID_KINDS, QUERY_EVENT, ROWS_KINDS, TABLE_MAP_EVENT
     from ..values.rows import operation_of
-    from .transactions import BOUNDARY_KINDS, Transactions
+    from .transactions import BOUNDARY_KINDS, Transactions, event_time
     txs = Transactions()
     maps: dict = {}
     held = None           # a GTID event waiting for the BEGIN that says its thread
@@ -287,9 +287,9 @@ def select_events(records, selection: Selection):
                     yield rec
                 continue
             if kind in ROWS_KINDS or kind == TABLE_MAP_EVENT:
-                tx = txs.current(rec.offset, int.from_bytes(rec.raw[:4], "little"))
+                tx = txs.current(rec.offset, event_time(rec))
             else:                            # outside transactions: context events, DDL
-                ts = int.from_bytes(rec.raw[:4], "little")
+                ts = event_time(rec)
                 if by_id or (selection.start_time is not None and ts < selection.start_time) \
                         or (selection.stop_time is not None and ts >= selection.stop_time):
                     continue

@@ -105,8 +105,8 @@ def _gtid(rec, body) -> str | None:
     return None  # ANONYMOUS_GTID: no name
 
 
-def _time(rec) -> int:
-    """An event's header timestamp (its first four bytes)."""
+def event_time(rec) -> int:
+    """An event's header timestamp (its first four bytes), without parsing it."""
     return int.from_bytes(rec.raw[:4], "little")
 
 
@@ -140,7 +140,7 @@ class Transactions:
             if not isinstance(body, dict):
                 return None
             ended, self.open = self.open, Transaction(offset, _gtid(rec, body),
-                                                      timestamp=_time(rec))
+                                                      timestamp=event_time(rec))
             tx = self.open
             if kind in (GTID_LOG_EVENT, GTID_TAGGED_LOG_EVENT, ANONYMOUS_GTID_LOG_EVENT):
                 ts = body.get("commit_timestamps")
@@ -162,7 +162,7 @@ class Transactions:
                 if tx is None or tx.rows or tx.thread_id is not None:
                     # (after its GTID event, a BEGIN continues the transaction it named)
                     ended = tx if tx is not None and tx.rows else None
-                    tx = self.open = Transaction(offset, timestamp=_time(rec))
+                    tx = self.open = Transaction(offset, timestamp=event_time(rec))
                 # (the QUERY post-header's first field: the thread id)
                 tx.thread_id = int.from_bytes(rec.raw[HEADER_SIZE:HEADER_SIZE + 4], "little")
                 return ended
@@ -176,7 +176,7 @@ class Transactions:
         self.open = None
         tx.xid = xid
         tx.committed = True
-        tx.commit_timestamp = _time(rec)
+        tx.commit_timestamp = event_time(rec)
         return tx
 
     def close(self) -> Transaction | None:
@@ -318,7 +318,7 @@ def transaction_events(records, decoder, on_error=None, note=None):
                              f"decoded: {e}")
                     continue
                 yield r, rows, tm, tx.open if tx.open is not None else \
-                    tx.current(offset, _time(r)), offset, payload
+                    tx.current(offset, event_time(r)), offset, payload
                 continue
             if kind in state:
                 decoder.feed_one(r)
@@ -413,6 +413,6 @@ def change_records(source, schema=None, *, file_index: int = 0, on_error=None, n
         yield from held.drain()
 
 
-__all__ = ["BOUNDARY_KINDS", "ORDER_KEY_FIELDS", "ChangeRecord", "Held", "Pending",
+__all__ = ["BOUNDARY_KINDS", "event_time", "ORDER_KEY_FIELDS", "ChangeRecord", "Held", "Pending",
            "Transaction", "Transactions", "change_records", "file_sequence", "order_key",
            "order_key_fields", "transaction_events"]
