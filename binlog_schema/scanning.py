@@ -185,9 +185,18 @@ def confirmed(blocks: Blocks, pos: int, size: int, end: int, ctx, max_size: int)
             return size >= HEADER_SIZE + 4 and crc_ok(raw, kind, ctx)
         # a FORMAT_DESCRIPTION whose server version says it has no CRC32 proves nothing by
         # one: it stands when its body is one this reader can use, else as events without
-        # checksums do (garbage with its type code must not swallow the events after it)
+        # checksums do (garbage with its type code must not swallow the events after it).
+        # Either way, never over an event inside it that a CRC32 proves: in a file with
+        # checksums, any (then it cannot be larger than any FORMAT_DESCRIPTION is), else a
+        # FORMAT_DESCRIPTION with its own
+        if ctx.checksum and not ctx.encrypted:
+            if size > MAX_FDE_SIZE or resync(blocks, pos + 1, end, ctx, max_size,
+                                             size - 2) is not None:
+                return False
+        elif _checksummed_fde_inside(blocks, pos, size, ctx):
+            return False
         if fde_like(blocks, pos, size):
-            return not _checksummed_fde_inside(blocks, pos, size, ctx)
+            return True
     if int.from_bytes(blocks.at(pos + LOG_POS_AT, 4), "little") == (pos + size) & 0xFFFFFFFF:
         return True
     return follows(blocks, pos + size, end, ctx, max_size)

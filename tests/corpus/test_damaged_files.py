@@ -250,6 +250,28 @@ def test_a_format_description_header_over_checksummed_events(originals, tmp_path
     assert [(d["offset"], d["size"]) for d in skipped] == [(o1, len(insert))]
 
 
+@pytest.mark.parametrize("key", ["crc32", "mariadb", "payload"])   # (files with CRC32s)
+def test_a_format_description_header_ending_where_an_event_starts(originals, tmp_path, key):
+    """(Found by the damage fuzz target.) As above, but the fake event's size ends exactly
+    where a good event starts, so a plausible header follows it: still no CRC32 proves that
+    size, and events inside it whose CRC32s verify are kept, never swallowed."""
+    data, events = originals[key]
+    (o1, r1), (o2, r2) = events[2:4]
+    junk = bytes(range(60, 90))
+    size = 19 + len(junk) + len(r1) + len(r2)   # ends where the fourth event starts
+    fake = (0).to_bytes(4, "little") + bytes((FORMAT_DESCRIPTION_EVENT,)) \
+        + (1).to_bytes(4, "little") + size.to_bytes(4, "little") \
+        + (o1 + size).to_bytes(4, "little") + b"\0\0"
+    insert = fake + junk
+    damaged = data[:o1] + insert + data[o1:]
+    lines, kept = _check(tmp_path, (data, events), damaged,
+                         lambda off: off + len(insert) if off >= o1 else off,
+                         lambda off, n: False)
+    assert kept == len(events)
+    skipped = [d for d in lines if d["type"] == "SKIPPED"]
+    assert [(d["offset"], d["size"]) for d in skipped] == [(o1, len(insert))]
+
+
 def test_a_format_description_without_checksum_after_a_cut_stands(originals, tmp_path):
     """(Found by the damage fuzz target.) A file with checksums cut inside an event, then the
     FORMAT_DESCRIPTION of a file without them (no magic number): that FDE has no CRC32 to
