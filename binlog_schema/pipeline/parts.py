@@ -113,15 +113,17 @@ def write_table(out: str, table: str, schema, spark_json: str, rows) -> None:
     w.close()
 
 
-def _part_files(out: str, table: str) -> list:
-    """The part files of ``out/table`` (local path or ``pyarrow.fs`` URI), with the
-    filesystem to read them from (None: local)."""
-    path = local_path(f"{out.rstrip('/')}/{table}")
+def part_files(directory: str) -> list:
+    """The part files directly under ``directory`` (local path, ``file:`` or ``pyarrow.fs``
+    URI), in name order, with the filesystem to read them from (None: local): files named
+    ``part-*.parquet``, the tasks' and Spark's alike (not the tasks' hidden temporary files).
+    Raises FileNotFoundError when ``directory`` is absent."""
+    path = local_path(directory)
     if path is not None:
         return [(None, os.path.join(path, n)) for n in sorted(os.listdir(path))
                 if n.startswith("part-") and n.endswith(".parquet")]
     from pyarrow import fs as pafs
-    filesystem, inner = pafs.FileSystem.from_uri(f"{out.rstrip('/')}/{table}")
+    filesystem, inner = pafs.FileSystem.from_uri(directory)
     infos = filesystem.get_file_info(pafs.FileSelector(inner))
     return [(filesystem, i.path) for i in sorted(infos, key=lambda i: i.path)
             if i.base_name.startswith("part-") and i.base_name.endswith(".parquet")]
@@ -162,7 +164,7 @@ def count_parts(out: str, event_stages, failure_stages=("input", "file", "split"
     columns = {"events": ["file", "size", "in_payload_at"],
                "errors": ["file", "stage", "size", "in_payload_at"], "row_changes": ["file"]}
     for table, slot in (("events", 0), ("errors", 2), ("row_changes", 3)):
-        for filesystem, path in _part_files(out, table):
+        for filesystem, path in part_files(f"{out.rstrip('/')}/{table}"):
             t = pq.read_table(path, columns=columns[table], filesystem=filesystem)
             tally(t.column("file"), slot)
             if table == "events":
