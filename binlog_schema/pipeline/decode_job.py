@@ -36,7 +36,7 @@ def decode(inputs, spark=None, *, out: str | None = None, engine: str = "auto",
            split_size=DEFAULT_SPLIT, rows: bool = True, partitions: int | None = None,
            include_hidden: bool = False, mode: str = "errorifexists",
            progress=None, prescan: EarlyPrescan | None = None,
-           schema=None) -> BinlogTables:
+           schema=None, schema_plan=None) -> BinlogTables:
     """Decode binlog files (paths, directories, globs, any Hadoop filesystem) into
     DataFrames: ``events``, ``table_maps``, ``row_changes``, ``errors``, ``files``.
 
@@ -52,7 +52,9 @@ def decode(inputs, spark=None, *, out: str | None = None, engine: str = "auto",
     binlogs in name order: their DDL is replayed into it (:mod:`.history`) and table maps
     without column names get its names, ENUM/SET members and primary key where they agree
     with it (else an ``errors`` row of stage ``schema``; see :class:`RowDecoder`). Raises
-    :class:`SchemaFileError` for a schema file it cannot use."""
+    :class:`SchemaFileError` for a schema file it cannot use. ``schema_plan``: a
+    :class:`~binlog_schema.pipeline.history.SchemaPlan` made already (instead of
+    ``schema``)."""
     spark = spark or start_session()
     if engine == "auto":
         engine = "arrow" if have_pyarrow() else "spark"
@@ -65,8 +67,8 @@ def decode(inputs, spark=None, *, out: str | None = None, engine: str = "auto",
     with progress.stage("pre-scan") if progress else nullcontext():
         splits = plan_splits(spark, files, missing, split_bytes,
                              prescan.result() if prescan is not None else None)
-    plan = None
-    if schema and rows:
+    plan = schema_plan if rows else None
+    if schema and rows and plan is None:
         from binlog_schema.pipeline.history import plan_schema
         from binlog_schema.schema import DDLError
         with progress.stage("schema statements") if progress else nullcontext():

@@ -63,6 +63,7 @@ class SchemaPlan:
     statements: what each task needs to build the history at its split's start."""
 
     seed: list                                       # the schema files' texts
+    prelude: list = field(default_factory=list)      # QUERY bodies replayed after the seed
     flavor: str | None = None
     version: str | None = None
     order: dict = field(default_factory=dict)        # uri -> file index
@@ -86,6 +87,8 @@ class SchemaPlan:
         history = SchemaHistory(self.flavor or "mysql", self.version)
         for text in self.seed:
             history.seed(text)
+        for j, body in enumerate(self.prelude):   # (a previous run's statements: applied)
+            history.apply_query(body, None, (-1, j, j))
         return history
 
     def history_at(self, uri: str, start: int):
@@ -103,11 +106,12 @@ class SchemaPlan:
         return index, history
 
 
-def plan_schema(spark, files, schema_files) -> SchemaPlan:
+def plan_schema(spark, files, schema_files, seed=(), prelude=()) -> SchemaPlan:
     """The :class:`SchemaPlan` of the listed ``files`` ((uri, size) pairs), seeded with the
-    text of ``schema_files`` (local paths, read on the driver): one Spark task per file
-    lists its schema statements. Raises OSError or DDLRefused for a schema file."""
-    seed = []
+    texts ``seed`` and of ``schema_files`` (local paths, read on the driver), then the QUERY
+    bodies ``prelude``: one Spark task per file lists its schema statements. Raises OSError
+    or DDLRefused for a schema file."""
+    seed = list(seed)
     for path in schema_files:
         with open(path, encoding="utf-8", errors="surrogateescape") as f:
             seed.append(f.read())
@@ -119,5 +123,6 @@ def plan_schema(spark, files, schema_files) -> SchemaPlan:
     else:
         found = []
     plan = SchemaPlan.make(seed, found)
+    plan.prelude = list(prelude)
     plan.check_seed()
     return plan

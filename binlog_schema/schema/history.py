@@ -58,8 +58,8 @@ class DDLRefused(DDLError):
 class Outcome:
     """What a statement did: ``kind`` changed (``tables`` lists the (database, table) it
     created, altered, renamed or dropped, ``databases`` likewise), unchanged (schema DDL
-    with no effect on any column: TRUNCATE, ADD INDEX, ALGORITHM=..., IF EXISTS of nothing),
-    or ignored (not schema DDL)."""
+    with no effect on any column: TRUNCATE, whose table ``tables`` names, ADD INDEX,
+    ALGORITHM=..., IF EXISTS of nothing), or ignored (not schema DDL)."""
 
     kind: str
     statement: str = ""
@@ -140,6 +140,7 @@ class SchemaHistory:
         self._versions: dict = {}         # key -> [(position, Table | None)]
         self._counter: dict = {}          # key -> the last version number given
         self.database: str | None = None  # USE of plain statements
+        self._origins = 0                 # the last origin given (Table/Column.origin)
 
     # ------------------------------------------------------------------ questions
     def key(self, database, name=None):
@@ -266,6 +267,7 @@ class SchemaHistory:
         if table is None:
             self.tables.pop(key, None)
         else:   # a renamed table carries its count on
+            self._give_origins(table, fresh=not carry)
             n = max(self._counter.get(key, 0), table.version if carry else 0) + 1
             self._counter[key] = n
             table.version, table.since, table.statement = n, position, sql
@@ -273,6 +275,14 @@ class SchemaHistory:
             self.tables[key] = table
             self.unknown.pop(key, None)
         self._versions.setdefault(key, []).append((position, table))
+
+    def _give_origins(self, table: Table, fresh: bool):
+        """Numbers for a new table (``fresh``: CREATE, also of a copy) and its columns, and
+        for the columns an ALTER added: the same replay gives the same numbers."""
+        for thing in ([table] if fresh else []) + [c for c in table.columns
+                                                   if fresh or not c.origin]:
+            self._origins += 1
+            thing.origin = self._origins
 
     def _get(self, ref, sql, position, must=True) -> Table | None:
         key = self.key(*ref)
@@ -533,7 +543,7 @@ class SchemaHistory:
 
     def _truncate(self, stmt, session, sql, position):
         self._get(tuple(stmt["table"]), sql, position, must=False)
-        return Outcome("unchanged", stmt["kind"])
+        return Outcome("unchanged", stmt["kind"], tables=[tuple(stmt["table"])])
 
     def _rename_table(self, stmt, session, sql, position):
         moved = []
@@ -651,6 +661,7 @@ class SchemaHistory:
         pk_primary = decl.pop("primary_key", False)
         in_pk = old.name.lower() in (n.lower() for n in table.primary_key)
         col = resolver.column(decl, table.charset, table.collation, in_pk)
+        col.origin = old.origin
         self._place(table, col, position, at=i)
         if col.name != old.name:
             low = old.name.lower()

@@ -106,6 +106,9 @@ class Column:
     srid: int | None = None
     comment: str | None = None
     declaration: dict = field(default_factory=dict, repr=False)  # the parsed column dict
+    # which column this is across renames and redefinitions (given by the history: the same
+    # number from its ADD or CREATE TABLE to its DROP; 0 until then)
+    origin: int = field(default=0, repr=False, compare=False)
 
     @property
     def enum_values(self):
@@ -183,6 +186,9 @@ class Table:
     version: int = 1
     since: object = None               # the position of the statement that made this version
     statement: str | None = None       # that statement
+    # which table this is across renames and ALTERs (given by the history: a new number for
+    # each CREATE TABLE, kept by ALTER and RENAME; 0 until then)
+    origin: int = field(default=0, repr=False, compare=False)
 
     # ------------------------------------------------------------------ questions
     @property

@@ -1,0 +1,352 @@
+"""The ``spark current`` job: binlog files in, the current state of every source table out
+(:func:`current`), one table per source table at ``OUT/<database>/<table>``.
+
+1. The schema history: the statements of every file (the decode job's schema plan, seeded
+   with ``--schema`` or a previous run's recorded schema), replayed into table lives
+   (:mod:`binlog_schema.schema.lives`): which table each name meant where, its versions,
+   renames, truncations and drop; as the tasks' :class:`~.current_fold.FoldPlan`
+   (:mod:`.current_plan`).
+2. The row changes: the decode job (its Arrow engine), names at event time from that history.
+   Only changes after the base's last applied one and up to the last complete transaction are
+   applied (a transaction the last file cuts is left for the next run).
+3. Keyed (:func:`~.current_fold.key_rows`), with the base's rows as puts before everything,
+   shuffled by key, sorted by order key, folded (:func:`~.current_fold.fold_rows`); then each
+   live table is typed (:mod:`.current_types`) and written: Parquet, or Delta (one commit per
+   table, :mod:`.delta`).
+4. ``OUT/_binlog_schema/state.json``: what was applied (the last order key, its file and
+   position, the files), the schema statements replayed (so the next run's history starts
+   where this one ends), and per table its rows, inserted/updated/deleted and, in Delta, its
+   version. A run with ``--base`` continues from there; changes at or before the base's last
+   applied one are not applied again (idempotent).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import pickle
+from dataclasses import dataclass, field
+
+from .current_fold import FoldPlan
+from .plan import DEFAULT_SPLIT
+
+STATE = "_binlog_schema"
+STATE_FILE = "state.json"
+
+
+class CurrentError(ValueError):
+    """Inputs or a base that ``spark current`` cannot use (the message says why)."""
+
+
+@dataclass
+class CurrentResult:
+    out: str
+    fmt: str
+    tables: dict = field(default_factory=dict)    # "db.table" -> counts, rows, path
+    applied: dict = field(default_factory=dict)   # okey, file, position
+    pending: int = 0                              # changes after the last complete transaction
+    problems: list = field(default_factory=list)  # (table or "", message)
+    files: list = field(default_factory=list)     # the decode job's files rows
+
+    @property
+    def status(self) -> int:
+        from .report import exit_status
+        rc = exit_status(self.files) if self.files else 0
+        return rc or (3 if self.problems else 0)
+
+
+# ---------------------------------------------------------------------------------------
+# the state file
+
+
+def _fs(spark, path):
+    from .tables import hadoop_fs
+    return hadoop_fs(spark, path)
+
+
+def read_state(spark, base: str) -> dict:
+    fs, p = _fs(spark, f"{base}/{STATE}/{STATE_FILE}")
+    if not fs.exists(p):
+        raise CurrentError(f"--base {base}: no {STATE}/{STATE_FILE} (not the output of "
+                           "spark current)")
+    stream = fs.open(p)
+    try:
+        data = bytes(stream.readAllBytes())   # (Java's InputStream)
+    finally:
+        stream.close()
+    return json.loads(data.decode())
+
+
+def write_state(spark, out: str, state: dict):
+    fs, p = _fs(spark, f"{out}/{STATE}/{STATE_FILE}")
+    stream = fs.create(p, True)
+    try:
+        stream.write(bytearray(json.dumps(state, indent=1, default=str).encode()))
+    finally:
+        stream.close()
+
+
+def _pack(obj) -> str:
+    return base64.b64encode(pickle.dumps(obj, protocol=4)).decode()
+
+
+def _unpack(text: str):
+    return pickle.loads(base64.b64decode(text)) if text else []
+
+
+# ---------------------------------------------------------------------------------------
+# the job
+
+
+def current(inputs, spark=None, *, out: str, base: str | None = None, schema=None,
+            fmt: str = "parquet", overwrite: bool = False, assume_empty: bool = False,
+            split_size=DEFAULT_SPLIT, progress=None) -> CurrentResult:
+    """The current state of every table of one server's binlog ``inputs`` (files, folders,
+    globs; applied in name order) under ``out``. ``base``: a previous run's ``out`` to
+    continue (its tables are the starting state; with ``fmt="delta"`` it may be ``out``
+    itself: the tables get a new version); ``schema``: schema files (``mysqldump
+    --no-data``) for tables created before the first binlog (their rows then are not known:
+    give ``base``, or ``assume_empty`` when they were empty). Raises :class:`CurrentError`."""
+    from contextlib import nullcontext
+    from .decode_job import decode
+    from .history import plan_schema
+    from .plan import list_inputs
+    from .session import start_session
+    from .tables import qualify
+    spark = spark or start_session()
+    if fmt not in ("parquet", "delta"):
+        raise CurrentError(f"unknown format {fmt!r} (parquet or delta)")
+    if isinstance(inputs, str):
+        inputs = [inputs]
+    if isinstance(schema, str):
+        schema = [schema]
+    out = qualify(spark, out).rstrip("/")
+    base = qualify(spark, base).rstrip("/") if base else None
+    if base and schema:
+        raise CurrentError("--schema with --base: the base's recorded schema is the start")
+    if base == out and fmt != "delta":
+        raise CurrentError("--base and --out are one folder: Parquet tables are written "
+                           "anew (give another --out, or --format delta)")
+    state = read_state(spark, base) if base else None
+    if state and state.get("format", "parquet") != fmt and base == out:
+        raise CurrentError(f"--base {base} holds {state.get('format')} tables")
+    _prepare(spark, out, base, overwrite)
+    stage = progress.stage if progress else (lambda label: nullcontext())
+    from .report import Progress  # noqa: F401 - (for the type only)
+    base_okey = (state or {}).get("applied", {}).get("okey", "")
+    seed = list((state or {}).get("schema", {}).get("seed", []))
+    prelude = _unpack((state or {}).get("schema", {}).get("statements", ""))
+    files, _ = list_inputs(spark, list(inputs))
+    with stage("schema statements"):
+        plan = plan_schema(spark, files, list(schema or []), seed=seed, prelude=prelude)
+    okey_of = _okeys(plan)
+    plan.statements = [s for s in plan.statements if okey_of(s[0], s[1]) > base_okey]
+    work = f"{out}/{STATE}/work"
+    tables = decode(list(inputs), spark, out=f"{work}/changes", engine="arrow",
+                    split_size=split_size, mode="overwrite", progress=progress,
+                    schema_plan=plan)
+    lives, fold = _lives(plan, okey_of, spark)
+    result = CurrentResult(out, fmt, files=[dict(zip(_FILES_NAMES(), r))
+                                            for r in tables.file_rows or []])
+    for e in lives.refused:
+        result.problems.append(("", f"schema statement not modelled: {e}"))
+    base_tables = (state or {}).get("tables", {})
+    base_origins = {}
+    for name, info in base_tables.items():
+        db, _, tb = name.partition(".")
+        o = lives.origin_at((db, tb), "")
+        if o is not None:
+            base_origins[o] = (name, info)
+    for o, life in lives.lives.items():
+        if life.start is None and o not in base_origins and not assume_empty:
+            db, tb = life.names[0][1]
+            result.problems.append((f"{db}.{tb}", "its history does not start in these "
+                                    "binlogs (no CREATE TABLE here) and --base does not hold "
+                                    "it: its rows before them are not known (give --base, or "
+                                    "--assume-empty); not written"))
+            fold.tables.pop(o, None)
+    last = _last_complete(spark, tables, okey_of)
+    end_okey = last["okey"] if last else base_okey
+    with stage("current state"):
+        written = _fold_and_write(spark, tables, fold, lives, base, base_origins, state,
+                                  base_okey, end_okey, out, fmt, result)
+    statements = prelude + [body for _, _, body in plan.statements]
+    applied = last if last and last["okey"] > base_okey else (state or {}).get("applied", {})
+    result.applied = applied
+    new_state = {
+        "format": fmt, "applied": applied,
+        "files": sorted({*(state or {}).get("files", []),
+                         *(_display(u) for u, _ in files)}),
+        "schema": {"seed": plan.seed, "statements": _pack(statements),
+                   "flavor": plan.flavor, "version": plan.version},
+        "tables": written, "pending": result.pending,
+        "problems": [list(p) for p in result.problems]}
+    write_state(spark, out, new_state)
+    fs, p = _fs(spark, work)
+    fs.delete(p, True)
+    result.tables = written
+    return result
+
+
+def _FILES_NAMES():
+    from .schema import FILES
+    return FILES.fieldNames()
+
+
+def _display(uri: str) -> str:
+    return uri.rstrip("/").rsplit("/", 1)[-1]
+
+
+def _prepare(spark, out, base, overwrite):
+    """``out`` must be new (or ``overwrite``; or ``base`` itself, in Delta)."""
+    fs, p = _fs(spark, out)
+    if base == out or not fs.exists(p):
+        return
+    if not overwrite:
+        raise CurrentError(f"{out} exists (use --overwrite)")
+    fs.delete(p, True)
+
+
+def _okeys(plan):
+    """(file index, offset) -> the order key of an event there (a statement's place)."""
+    from ..model.transactions import file_sequence, order_key
+    seq = {i: file_sequence(uri) for uri, i in plan.order.items()}
+
+    def okey(i, offset):
+        return order_key(seq.get(i, 0), offset, 0, 0)
+    return okey
+
+
+def _lives(plan, okey_of, spark):
+    """The table lives of the plan's history (seed and prelude, then its statements) and
+    the tasks' fold plan."""
+    from ..schema.lives import Lives
+    from .arrow import arrow_type
+    from .current_plan import fold_plan
+    from .schema import VALUE
+    from .session import session_time_zone
+    lives = Lives(plan.check_seed(), start="")
+    for i, offset, body in plan.statements:
+        lives.replay(body, okey_of(i, offset))
+    return lives, fold_plan(lives, arrow_type(VALUE, session_time_zone(spark)))
+
+
+def _last_complete(spark, tables, okey_of) -> dict | None:
+    """The last event that ends a transaction (XID, COMMIT/ROLLBACK, XA PREPARE, a statement
+    outside one): its order key, file and end; None when there is none."""
+    from pyspark.sql import functions as F
+    from ..model.transactions import file_sequence, order_key
+    ev = tables.events
+    q = F.upper(F.trim(F.col("query")))
+    ends = ev.where(F.col("type").isin("XID_EVENT", "XA_PREPARE_LOG_EVENT")
+                    | (F.col("type").startswith("QUERY") & F.col("query").isNotNull()
+                       & ~q.startswith("BEGIN") & ~q.startswith("XA START")
+                       & ~q.startswith("XA END") & ~q.startswith("SAVEPOINT")))
+    rows = ends.groupBy("file").agg(F.max(F.struct(
+        F.coalesce("in_payload_at", "offset").alias("at"),
+        F.when(F.col("in_payload_at").isNotNull(), F.col("offset")).otherwise(0).alias("inner"),
+        "size")).alias("m")).collect()
+    best = None
+    for r in rows:
+        m = r["m"]
+        key = order_key(file_sequence(r["file"]), m["at"], m["inner"], 0)
+        if best is None or key > best["okey"]:
+            best = {"okey": key, "file": _display(r["file"]),
+                    "uri": r["file"], "at": m["at"], "inner": m["inner"], "size": m["size"]}
+    if best is None:
+        return None
+    if best["inner"]:   # (an end inside a TRANSACTION_PAYLOAD: the payload's end)
+        size = ev.where((F.col("file") == best["uri"]) & (F.col("offset") == best["at"])
+                        & F.col("in_payload_at").isNull()).select("size").first()
+        best["position"] = best["at"] + (size["size"] if size else 0)
+    else:
+        best["position"] = best["at"] + best["size"]
+    return {"okey": best["okey"], "file": best["file"], "position": best["position"]}
+
+
+def _fold_and_write(spark, tables, fold: FoldPlan, lives, base, base_origins, state,
+                    base_okey, end_okey, out, fmt, result) -> dict:
+    from pyspark.sql import functions as F
+    from .current_io import base_keyed, keyed_schema, folded_schema, write_tables
+    from .current_fold import fold_rows, key_rows
+    from .session import session_time_zone
+    tz = session_time_zone(spark)
+    rc = tables.row_changes
+    okey = F.col("order_key")
+    result.pending = rc.where(okey > F.lit(end_okey)).count()
+    changes = rc.where((okey > F.lit(base_okey)) & (okey <= F.lit(end_okey))).select(
+        "database", "table", "operation", "before", "after", okey.alias("okey"))
+    kschema = keyed_schema()
+
+    def keyer(batches):
+        import pyarrow as pa
+        arrow = _arrow_keyed(tz)
+        counts: dict = {}
+        for b in batches:
+            out_rows = list(key_rows(b.to_pylist(), fold, counts))
+            if out_rows:
+                yield pa.RecordBatch.from_pylist(out_rows, schema=arrow)
+    keyed = changes.mapInArrow(keyer, kschema)
+    for o, (name, info) in base_origins.items():
+        if o in fold.tables:
+            keyed = keyed.unionByName(base_keyed(spark, base, state, name, info, fold.tables[o],
+                                                 lives, tz))
+    keyed = keyed.persist()
+    whole = {r["origin"] for r in keyed.where(F.col("op") == "move").select("origin")
+             .distinct().collect()}
+    for o in whole:
+        fold.tables[o].whole = True
+    counts = {}
+    for r in keyed.where(F.col("operation").isNotNull()).groupBy("origin", "operation") \
+            .count().collect():
+        counts.setdefault(r["origin"], {})[r["operation"]] = r["count"]
+    for r in keyed.where(F.col("problem").isNotNull()).groupBy("origin").agg(
+            F.count("*").alias("n"), F.first("problem").alias("p")).collect():
+        result.problems.append((_name(lives, r["origin"]), f"{r['n']} row changes: {r['p']}"))
+    gkey = F.when(F.col("origin").isin(list(whole)), F.lit(b"")).otherwise(F.col("gkey")) \
+        if whole else F.col("gkey")
+    keyed2 = keyed.where(F.col("op") != "problem").withColumn("gkey", gkey)
+    parts = max(1, spark.sparkContext.defaultParallelism)
+
+    def folder(batches):
+        import pyarrow as pa
+        arrow = _arrow_folded(tz)
+        rows = (r for b in batches for r in b.to_pylist())
+        buf = []
+        for origin, img, ok, problem in fold_rows(rows, fold):
+            buf.append({"origin": origin, "okey": ok, "problem": problem,
+                        "image": None if img is None else
+                        [(str(k), v) for k, v in img.items()]})
+            if len(buf) >= 4096:
+                yield pa.RecordBatch.from_pylist(buf, schema=arrow)
+                buf = []
+        if buf:
+            yield pa.RecordBatch.from_pylist(buf, schema=arrow)
+    folded = keyed2.repartition(parts, "origin", "gkey").sortWithinPartitions(
+        "origin", "gkey", "okey", "sub").mapInArrow(folder, folded_schema()).persist()
+    for r in folded.where(F.col("problem").isNotNull()).groupBy("origin").agg(
+            F.first("problem").alias("p")).collect():
+        result.problems.append((_name(lives, r["origin"]), r["p"]))
+    live = {o: lives.lives[o] for o in fold.tables if lives.lives[o].end is None}
+    written = write_tables(spark, folded.where(F.col("image").isNotNull()), live, out, fmt,
+                           lives.history.flavor, counts, state, base)
+    keyed.unpersist()
+    folded.unpersist()
+    return written
+
+
+def _name(lives, origin) -> str:
+    life = lives.lives.get(origin)
+    return "" if life is None else ".".join(life.name)
+
+
+def _arrow_keyed(tz):
+    from .arrow import arrow_schema
+    from .current_io import keyed_schema
+    return arrow_schema(keyed_schema(), tz)
+
+
+def _arrow_folded(tz):
+    from .arrow import arrow_schema
+    from .current_io import folded_schema
+    return arrow_schema(folded_schema(), tz)
