@@ -326,6 +326,10 @@ def _show(v):
     return repr(v)
 
 
+def _row(names, values):
+    return "{" + ", ".join(f"{n}={_show(v)}" for n, v in zip(names, values)) + "}"
+
+
 def compare_table(name, schema, rows, want, *, time_forms="parquet", check_types=True):
     """Problems (strings) between a table read back (Arrow schema and dict rows) and the
     server's table ``want`` (current_snapshot.py's entry): the columns (ours: the source
@@ -381,8 +385,7 @@ def compare_table(name, schema, rows, want, *, time_forms="parquet", check_types
             if n > 12:
                 continue
             if not g:
-                problems.append(f"  key {k}: missing from ours; server row "
-                                f"{dict(zip(shown, map(_show, w)))}")
+                problems.append(f"  key {k}: missing from ours; server row {_row(shown, w)}")
             elif len(g) > 1:
                 problems.append(f"  key {k}: {len(g)} rows in ours")
             else:
@@ -393,8 +396,7 @@ def compare_table(name, schema, rows, want, *, time_forms="parquet", check_types
             if k not in theirs:
                 n += 1
                 if n <= 12:
-                    problems.append(f"  key {k}: only in ours: "
-                                    f"{dict(zip(shown, map(_show, g[0])))}")
+                    problems.append(f"  key {k}: only in ours: {_row(shown, g[0])}")
         if n > 12:
             problems.append(f"  ... {n - 12} more keys differ")
     else:
@@ -402,7 +404,7 @@ def compare_table(name, schema, rows, want, *, time_forms="parquet", check_types
         lack = collections.Counter(want_t) - collections.Counter(got_t)
         for label, diff in (("only in ours", extra), ("only on the server", lack)):
             for r, times in list(diff.items())[:8]:
-                problems.append(f"  {label} (x{times}): {dict(zip(shown, map(_show, r)))}")
+                problems.append(f"  {label} (x{times}): {_row(shown, r)}")
     return problems
 
 
