@@ -82,8 +82,10 @@ def add_commands(sub):
                    "on any Hadoop filesystem (file:, hdfs:, s3a:, ...)")
     d.add_argument("--out", required=True, help="output directory (any Hadoop filesystem)")
     d.add_argument("--format", choices=("parquet", "delta"), default="parquet",
-                   help="parquet (default); delta needs the Delta Lake jars on Spark's "
-                   "classpath and fails with a clear message otherwise")
+                   help="parquet (default); delta: Delta Lake tables, the same Parquet files "
+                   "committed in place by the deltalake package (no Spark jars needed; read "
+                   "them with deltalake, DuckDB or Spark with Delta); Delta has no interval "
+                   "type, so MySQL TIME values (Value.time) are microseconds as long there")
     d.add_argument("--split-size", default="8m",
                    help="work per split (bytes, plus 200 per event): large files are cut "
                    "at transaction boundaries into splits of about this size (default 8m)")
@@ -175,7 +177,7 @@ def run_decode(args) -> int:
     # C1 only when the JVM merely schedules (rows through the JVM and Spark's writers are
     # JVM work that C2's code does faster)
     spark = start_session(args.master, parse_conf(args.conf), class_cache="create",
-                          short_lived=args.engine == "arrow" and args.format == "parquet")
+                          short_lived=args.engine == "arrow")
     rc = None
     try:
         rc = _run_decode(spark, args, early)
@@ -194,7 +196,7 @@ def _run_decode(spark, args, early=None) -> int:
     from binlog_schema.pipeline.decode_job import SchemaFileError, decode
     from binlog_schema.pipeline.report import (USAGE, Progress, exit_status, status_line,
                                                summary_lines)
-    from binlog_schema.pipeline.tables import TABLES, check_format, hadoop_fs
+    from binlog_schema.pipeline.tables import TABLES, check_format
     progress = Progress(spark, enabled=not args.quiet)
     try:
         check_format(spark, args.format)
@@ -205,27 +207,27 @@ def _run_decode(spark, args, early=None) -> int:
     out = args.out.rstrip("/")
     progress.say(f"Spark {spark.version}, master {spark.sparkContext.master}, "
                  f"{spark.sparkContext.defaultParallelism} cores, engine {args.engine}")
+    # Delta: the Parquet files written become Delta tables (deltalake), with this commit
+    # metadata
+    metadata = {"command": "binlog-schema spark decode", "engine": args.engine,
+                "inputs": list(args.inputs)}
     try:
-        if args.engine == "arrow" and args.format == "parquet":
+        if args.engine == "arrow":
             tables = decode(args.inputs, spark, out=out, engine="arrow",
                             split_size=args.split_size, rows=not args.no_rows,
                             include_hidden=args.include_hidden, mode=mode, progress=progress,
                             prescan=early, schema=args.schema)
+            if args.format == "delta":   # (committed where the tasks wrote them)
+                tables.write(out, "delta", mode, progress, metadata)
         else:
-            staging = out + "/_staging" if args.engine == "arrow" else None
-            tables = decode(args.inputs, spark, out=staging, engine=args.engine,
-                            split_size=args.split_size, rows=not args.no_rows,
-                            include_hidden=args.include_hidden, mode="overwrite",
+            tables = decode(args.inputs, spark, engine="spark", split_size=args.split_size,
+                            rows=not args.no_rows, include_hidden=args.include_hidden,
                             progress=progress, prescan=early, schema=args.schema)
-            if args.engine == "spark":
-                with progress.stage("decode"):
-                    spark.sparkContext.setJobDescription("decode")
-                    tables.unified.count()
-            tables.write(out, args.format, mode, progress)
+            with progress.stage("decode"):
+                spark.sparkContext.setJobDescription("decode")
+                tables.unified.count()
+            tables.write(out, args.format, mode, progress, metadata)
             tables.unpersist()
-            if staging:
-                fs, p = hadoop_fs(spark, staging)
-                fs.delete(p, True)
     except FileExistsError as e:
         print(f"binlog-schema spark decode: {e}", file=sys.stderr)
         return USAGE
@@ -237,7 +239,8 @@ def _run_decode(spark, args, early=None) -> int:
         names = schema.FILES.fieldNames()
         rows = [dict(zip(names, r)) for r in tables.file_rows]
     else:
-        rows = spark.read.format(args.format).load(out + "/files").orderBy("file").collect()
+        # (a Delta table's too: the Parquet files of its only version)
+        rows = spark.read.parquet(out + "/files").orderBy("file").collect()
     for line in summary_lines(rows):
         print(line)
     print(f"tables written under {out}: {', '.join(TABLES)} ({args.format})", flush=True)

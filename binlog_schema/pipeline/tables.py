@@ -32,17 +32,36 @@ class BinlogTables:
         return table_view(self, database, table)
 
     def write(self, out: str, fmt: str = "parquet", mode: str = "errorifexists",
-              progress=None) -> dict:
-        """Write every table through Spark under ``out`` (``out/events``, ...)."""
+              progress=None, metadata: dict | None = None) -> dict:
+        """Write every table through Spark under ``out`` (``out/events``, ...). ``fmt``
+        "delta": Spark writes Parquet, which :func:`.delta.commit_parts` then makes a Delta
+        table (deltalake, no Spark jars; ``metadata`` in its commit)."""
         check_format(self.spark, fmt)
         paths = {}
         for name, df in self.tables().items():
             path = out.rstrip("/") + "/" + name
             self.spark.sparkContext.setJobDescription(f"write {name}")
             with progress.stage(f"write {name}") if progress else nullcontext():
-                df.write.mode(mode).format(fmt).save(path)
+                if fmt == "delta":
+                    self._write_delta(df, path, mode, metadata)
+                else:
+                    df.write.mode(mode).format(fmt).save(path)
             paths[name] = path
         return paths
+
+    def _write_delta(self, df, path, mode, metadata):
+        from binlog_schema.pipeline import delta
+        conf, key = self.spark.conf, "spark.sql.parquet.outputTimestampType"
+        before = conf.get(key, None)
+        conf.set(key, "TIMESTAMP_MICROS")   # Delta's timestamps (Spark's default: INT96)
+        try:
+            df.write.mode(mode).parquet(path)
+        finally:
+            if before is None:
+                conf.unset(key)
+            else:
+                conf.set(key, before)
+        delta.commit_parts(path, metadata, mode="error")
 
     def unpersist(self):
         pass
@@ -128,6 +147,22 @@ class ParquetTables(BinlogTables):
         "first_file", "first_offset"))
     files = property(lambda self: self._read("files").orderBy("file"))
 
+    def write(self, out: str, fmt: str = "parquet", mode: str = "errorifexists",
+              progress=None, metadata: dict | None = None) -> dict:
+        """As :meth:`BinlogTables.write`; ``fmt`` "delta" with ``out`` where the parts are
+        (the decode's ``out``): the part files become Delta tables where they are, nothing
+        rewritten (:func:`.delta.commit_parts`)."""
+        if fmt != "delta" or qualify(self.spark, out).rstrip("/") != self.location:
+            return super().write(out, fmt, mode, progress, metadata)
+        check_format(self.spark, fmt)
+        from binlog_schema.pipeline import delta
+        paths = {}
+        for name in TABLES:
+            paths[name] = f"{self.location}/{name}"
+            with progress.stage(f"commit {name}") if progress else nullcontext():
+                delta.commit_parts(paths[name], metadata, mode="error")
+        return paths
+
 
 def aggregate_shapes(tm):
     """One row per distinct table-map shape, with where it was first seen (files in name
@@ -190,22 +225,21 @@ def table_view(tables: BinlogTables, database: str, table: str):
 
 
 def check_format(spark, fmt: str):
-    """Whether the session can write ``fmt`` (parquet; delta when its jars are on Spark's
-    classpath): raises ValueError (no such format) or RuntimeError (not here) otherwise."""
+    """Whether ``fmt`` can be written here: parquet; delta (Delta Lake tables: the Parquet
+    files written, committed by the deltalake package on the driver, see :mod:`.delta`; no
+    Spark jars) when deltalake is installed. Raises ValueError (no such format) or
+    RuntimeError (not here) otherwise."""
     if fmt == "parquet":
         return
     if fmt != "delta":
         raise ValueError(f"unknown output format {fmt!r} (parquet or delta)")
-    jvm = getattr(spark, "_jvm", None)
     try:
-        jvm.java.lang.Class.forName("org.apache.spark.sql.delta.sources.DeltaDataSource")
-    except Exception:  # noqa: BLE001 - py4j wraps ClassNotFoundException
+        import deltalake  # noqa: F401
+    except ImportError:
         raise RuntimeError(
-            "--format delta needs the Delta Lake jars on Spark's classpath (e.g. spark-submit "
-            "--packages io.delta:delta-spark_2.13:<version> with the matching delta-spark "
-            "pip package and spark.sql.extensions=io.delta.sql.DeltaSparkSessionExtension); "
-            "they are not bundled with pyspark and this session does not have them. "
-            "Use --format parquet.") from None
+            "--format delta needs the deltalake package on the driver (pip install "
+            "'binlog-schema[spark]' installs it; Spark's Delta Lake jars are not needed), "
+            "and it is not installed here. Use --format parquet.") from None
 
 
 def hadoop_fs(spark, path: str):
