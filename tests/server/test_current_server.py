@@ -24,8 +24,10 @@ or Java, likewise.
 
 from __future__ import annotations
 
+import concurrent.futures
 import os
 import shutil
+import threading
 import time
 import warnings
 
@@ -65,7 +67,10 @@ def binlogs(tmp_path_factory):
 
 
 class Runs:
-    """``spark current`` runs of each pass, made when a test first asks for them."""
+    """``spark current`` runs of each pass. The runs the selected tests need are started when
+    the fixture is made, CURRENT_TEST_JOBS (default 2) at a time, each chain of runs that
+    continue one another (``--base``) in order; a run no test asked for first is made when
+    asked."""
 
     PLAN = {  # name: (inputs, base run or None, extra options)
         "all": ("ab", None, ()),
@@ -79,42 +84,109 @@ class Runs:
 
     def __init__(self, binlogs, tmp):
         self.binlogs, self.tmp, self.done = binlogs, tmp, {}
+        self.lock = threading.Lock()
+        self.pending = {}               # (pass, run) -> the future of the chain making it
+        self.pool = None
 
     def inputs(self, name, parts):
         files = [f for p in parts for f in self.binlogs[name]["parts"][p]]
         if parts != "ab":
             return files
         folder = self.tmp / f"{name}-binlogs"    # all of a pass: given as one folder
-        if not folder.exists():
-            folder.mkdir()
-            for f in files:
-                shutil.copy(f, folder / f.name)
+        with self.lock:
+            if not folder.exists():
+                folder.mkdir()
+                for f in files:
+                    shutil.copy(f, folder / f.name)
         return [folder]
 
-    def ok(self, name, run):
-        """The output folder of a run that exited 0 (the run made first, and its base)."""
-        key = (name, run)
-        if key not in self.done:
+    def chain(self, run):
+        out = [run]
+        while self.PLAN[out[0]][1]:
+            out.insert(0, self.PLAN[out[0]][1])
+        return out
+
+    def _make(self, name, runs):
+        for run in runs:
+            if (name, run) in self.done:
+                continue
             parts, base, options = self.PLAN[run]
+            if base and self.done[(name, base)][1].returncode != 0:
+                self.done[(name, run)] = (None, None, 0.0)
+                continue
             extra = list(options)
             if base:
-                extra += ["--base", self.ok(name, base)]
+                extra += ["--base", self.done[(name, base)][0]]
             out = self.tmp / f"{name}-{run}"
             t = time.perf_counter()
             proc = spark_current(self.inputs(name, parts), out, *extra,
                                  env=dict(os.environ, TZ=RUN_TZ))
-            self.done[key] = (out, proc, time.perf_counter() - t)
-            print(f"spark current ({name}, {run}): {self.done[key][2]:.1f}s, exit "
-                  f"{proc.returncode}")
-        out, proc, _ = self.done[key]
+            self.done[(name, run)] = (out, proc, time.perf_counter() - t)
+
+    def start(self, wanted, jobs):
+        """Start the chains that make ``wanted`` [(pass, run)], longest first."""
+        chains = {}
+        for name, run in wanted:
+            c = self.chain(run)
+            key = (name, c[0])
+            if len(c) > len(chains.get(key, [])):
+                chains[key] = c
+        self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=jobs)
+        for (name, _), c in sorted(chains.items(), key=lambda kv: -len(kv[1])):
+            future = self.pool.submit(self._make, name, c)
+            for run in c:
+                self.pending.setdefault((name, run), future)
+
+    def ok(self, name, run):
+        """The output folder of a run that exited 0 (its base made first)."""
+        future = self.pending.get((name, run))
+        if future is not None:
+            future.result()
+        if (name, run) not in self.done:
+            self._make(name, self.chain(run))
+        out, proc, _ = self.done[(name, run)]
+        if proc is None:
+            base = self.PLAN[run][1]
+            pytest.fail(f"spark current ({name}, {run}) not run: its --base run ({base}) "
+                        "failed")
         assert proc.returncode == 0, (
             f"spark current ({name}, {run}) exited {proc.returncode}:\n{proc.stderr[-4000:]}")
         return out
 
+    def close(self):
+        if self.pool:
+            self.pool.shutdown(wait=True)
+        for (name, run), (_, proc, secs) in sorted(self.done.items()):
+            if proc is not None:
+                print(f"spark current ({name}, {run}): {secs:.1f}s, exit {proc.returncode}")
+
+
+# the runs each test needs ("all" of the pass it is given, unless a pass is named)
+NEEDS = {
+    "test_all_files_give_the_final_state": ["all"],
+    "test_spark_reads_the_parquet_tables": [("full", "all")],
+    "test_incremental_gives_the_final_state": ["r2"],
+    "test_applying_part_b_again_changes_nothing": ["r3"],
+    "test_state_counts_are_the_servers": [],          # (its run parameter)
+    "test_delta_gives_the_final_state": ["delta-all"],
+    "test_delta_incremental_gives_the_final_state": ["delta-r2"],
+}
+
 
 @pytest.fixture(scope="module")
-def runs(binlogs, tmp_path_factory):
-    return Runs(binlogs, tmp_path_factory.mktemp("current-runs"))
+def runs(binlogs, tmp_path_factory, request):
+    made = Runs(binlogs, tmp_path_factory.mktemp("current-runs"))
+    wanted = set()
+    for item in request.session.items:
+        if item.module is not request.module or item.originalname not in NEEDS:
+            continue
+        params = getattr(item, "callspec", None)
+        params = params.params if params else {}
+        for need in NEEDS[item.originalname] + ([params["run"]] if "run" in params else []):
+            wanted.add(need if isinstance(need, tuple) else (params["name"], need))
+    made.start(sorted(wanted), int(os.environ.get("CURRENT_TEST_JOBS", "2")))
+    yield made
+    made.close()
 
 
 def _no_problems(problems, what):
