@@ -82,6 +82,7 @@ def commit_parts(path: str, metadata: dict | None = None, mode: str = "overwrite
     change). Nothing new to commit: no commit, the current version is returned."""
     if mode not in ("error", "append", "overwrite"):
         raise ValueError(f"mode {mode!r}: error, append or overwrite")
+    _checked(metadata)
     files = _listed(path)
     if not is_delta(path):
         return _create(path, *_describe(files), metadata)
@@ -111,6 +112,7 @@ def replace_table(path: str, staged: str, metadata: dict | None = None) -> int:
     them (older versions stay readable). A failure before that commit (``staged`` missing or
     empty, files of different schemas...) leaves the table as it was. ``staged`` may be
     removed afterwards. Returns the new version."""
+    _checked(metadata)
     files = _listed(staged)
     schema, adds = _describe(files)    # (every footer read, and agreeing, before any move)
     for add, (_, moved) in zip(adds, _move_in(files, path)):
@@ -131,6 +133,7 @@ def merge_table(path: str, staged: str, keys, deleted: str = "_deleted",
     ``staged``. No table at ``path``: one is created with the rows not deleted. Returns the
     version."""
     keys = [keys] if isinstance(keys, str) else list(keys)
+    _checked(metadata)
     files = _listed(staged)
     schema, _ = _describe(files[:1])
     names = [f["name"] for f in json.loads(schema)["fields"]]
@@ -372,6 +375,14 @@ def _properties(metadata):
     if metadata is None:
         return None
     return CommitProperties(custom_metadata={"userMetadata": _text(metadata)})
+
+
+def _checked(metadata):
+    """``metadata`` (None or a JSON-able dict), else TypeError or ValueError now, before
+    anything is written."""
+    if metadata is not None:
+        _text(metadata)
+    return metadata
 
 
 def _text(metadata) -> str:
