@@ -15,6 +15,8 @@ confirmed FORMAT_DESCRIPTION (two files concatenated) is one too.
 
 from __future__ import annotations
 
+import re
+
 from .mysql.codes import FORMAT_DESCRIPTION_EVENT, START_EVENT_V3, WRITTEN_KINDS
 from .mysql.flavor import checksum_length, checksummed
 from .mysql.framing import HEADER_SIZE, LOG_POS_AT, SIZE_AT, TYPE_AT, crc_ok
@@ -193,7 +195,7 @@ def confirmed(blocks: Blocks, pos: int, size: int, end: int, ctx, max_size: int)
             if size > MAX_FDE_SIZE or resync(blocks, pos + 1, end, ctx, max_size,
                                              size - 2) is not None:
                 return False
-        elif _checksummed_fde_inside(blocks, pos, size, ctx):
+        elif checksummed_fde_inside(blocks, pos, size, ctx) is not None:
             return False
         if fde_like(blocks, pos, size):
             return True
@@ -202,24 +204,31 @@ def confirmed(blocks: Blocks, pos: int, size: int, end: int, ctx, max_size: int)
     return follows(blocks, pos + size, end, ctx, max_size)
 
 
-def _checksummed_fde_inside(blocks: Blocks, pos: int, size: int, ctx) -> bool:
-    """Whether a FORMAT_DESCRIPTION whose CRC32 verifies starts inside the ``size`` bytes at
-    ``pos`` (a FORMAT_DESCRIPTION without one, cut short, may overlap another file's: the
-    one a CRC32 proves is the event)."""
-    buf = blocks.at(pos, size + TYPE_AT)   # (type code bytes of the starts inside it)
-    q = buf.find(bytes((FORMAT_DESCRIPTION_EVENT,)), TYPE_AT + 1)
-    while q != -1:
-        start = pos + q - TYPE_AT
-        head = blocks.at(start, HEADER_SIZE)
-        n = int.from_bytes(head[SIZE_AT:SIZE_AT + 4], "little") if len(head) == HEADER_SIZE else 0
+def checksummed_fde_inside(blocks: Blocks, pos: int, size: int, ctx) -> int | None:
+    """Where a FORMAT_DESCRIPTION whose CRC32 verifies starts inside the ``size`` bytes at
+    ``pos`` (None: nowhere). An event no CRC32 of its own proves (a FORMAT_DESCRIPTION
+    without one, an event of a file without checksums), cut short, may overlap another
+    file's FORMAT_DESCRIPTION: the one a CRC32 proves is the event."""
+    buf = blocks.at(pos, size + HEADER_SIZE)   # (the headers of the starts inside it)
+    for m in _FDE_HEAD.finditer(buf, TYPE_AT + 1):
+        if m.start() >= size + TYPE_AT:
+            break
+        start = pos + m.start() - TYPE_AT
+        head = buf[m.start() - TYPE_AT:m.start() - TYPE_AT + HEADER_SIZE]
+        n = int.from_bytes(head[SIZE_AT:SIZE_AT + 4], "little")
         if HEADER_SIZE + 57 <= n <= MAX_FDE_SIZE:
             raw = blocks.at(start, n)
             if len(raw) == n and checksum_length(FORMAT_DESCRIPTION_EVENT,
                                                  raw[HEADER_SIZE:HEADER_SIZE + 52], ctx) \
                     and crc_ok(raw, FORMAT_DESCRIPTION_EVENT, ctx):
-                return True
-        q = buf.find(bytes((FORMAT_DESCRIPTION_EVENT,)), q + 1)
-    return False
+                return start
+    return None
+
+
+# the type code of a FORMAT_DESCRIPTION, then 4 bytes, then an event_size below 512 (a
+# regular expression finds the few candidate headers inside an event in one pass)
+_FDE_HEAD = re.compile(rb"\x0f.{4}.[\x00\x01]\x00\x00", re.DOTALL)
+assert FORMAT_DESCRIPTION_EVENT == 0x0F and MAX_FDE_SIZE < 512
 
 
 def follows(blocks: Blocks, pos: int, end: int, ctx, max_size: int) -> bool:

@@ -358,6 +358,18 @@ class BinlogReader:
                     rec = PlainRecord(pos, raw, ctx)
                 else:
                     rec = self._record(pos, raw)
+                if rec is not None and not ctx.checksum and not no_context:
+                    # an event no CRC32 proves over a FORMAT_DESCRIPTION that one does (a
+                    # file cut short, then another without its magic number): it was none
+                    nxt = scanning.checksummed_fde_inside(blocks, pos, size, ctx)
+                    if nxt is not None:
+                        self._read -= 1
+                        yield self._skipped(pos, nxt, rec.error or FormatError(
+                            f"event_size {size} runs over a FORMAT_DESCRIPTION at {nxt} "
+                            "whose CRC32 verifies: the size cannot be trusted",
+                            offset=pos + 9, path="header.event_size"))
+                        pos = nxt
+                        continue
                 if code in _CONTEXT and self._leaves_no_context(code, rec, no_context):
                     # a context event that fails, with a context starting inside it: it was
                     # no event (bytes before a good FORMAT_DESCRIPTION, say)

@@ -424,3 +424,27 @@ def test_an_event_over_a_cut_file_then_a_whole_one_keeps_the_whole_ones_events(o
     for off, raw in second_events:
         got = by_offset.get(base + off)
         assert got is not None and _same(got, ref[off]), (off, got and got["type"])
+
+
+@pytest.mark.parametrize("key", ["v51", "none"])
+def test_a_file_without_checksums_cut_then_one_with_them_without_its_magic(originals,
+                                                                          tmp_path, key):
+    """(Found by the damage fuzz target.) A file without checksums cut 20 bytes before an
+    event ends, then a file with checksums from its FORMAT_DESCRIPTION on (no magic number):
+    the cut event's size and log position still say it ends inside that FORMAT_DESCRIPTION,
+    but nothing proves it, while the FDE's CRC32 verifies: the cut event's bytes are
+    SKIPPED and the second file's FDE and every event after it are kept, without error."""
+    first, first_events = originals[key]
+    second, second_events = originals["crc32"]
+    o, raw = first_events[len(first_events) // 2]
+    prefix = first[:o + len(raw) - 20]
+    damaged = prefix + second[4:]
+    run, lines = _decode(tmp_path, damaged)
+    _tiles(lines, len(damaged))
+    assert run.returncode == 3
+    by_offset = {d["offset"]: d for d in lines}
+    assert by_offset[o]["type"] == "SKIPPED" and by_offset[o]["size"] == len(prefix) - o
+    ref = _reference(tmp_path, second, "second.bin")
+    for off, _ in second_events:
+        got = by_offset.get(len(prefix) - 4 + off)
+        assert got is not None and _same(got, ref[off]), (off, got and got["type"])
