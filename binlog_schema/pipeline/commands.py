@@ -109,6 +109,8 @@ def add_commands(sub):
     _common(d)
     d.set_defaults(func=_need_pyspark(run_decode))
 
+    add_current(sub)
+
     f = sub.add_parser("fixtures", help="write synthetic binlog files in parallel",
                        description="Synthetic binlogs written by Spark tasks, deterministic "
                        "per --seed and file index: each file a random spec of the synthetic "
@@ -147,9 +149,48 @@ def add_commands(sub):
     v.set_defaults(func=_need_pyspark(run_validate))
 
 
+def add_current(sub):
+    c = sub.add_parser(
+        "current", help="the current state of every source table (Parquet or Delta)",
+        description="The rows every source table held at the end of the last input binlog's "
+        "last complete transaction, one table per source table at OUT/<database>/<table>: "
+        "the source columns as Spark types, then _order_key (the order key of the row's last "
+        "change). Changes are applied in binlog order, by primary key (a table without one is "
+        "a multiset); DDL where it falls (ADD COLUMN fills the rows there with its DEFAULT, "
+        "DROP/MODIFY/CHANGE/RENAME COLUMN, RENAME TABLE, TRUNCATE, DROP TABLE). The schema "
+        "history is replayed from the binlogs (and --schema). OUT/_binlog_schema/state.json "
+        "records what was applied: --base OUT continues from there (incremental; the same "
+        "files again change nothing). Foreign-key cascades are in the binlog as rows. Exit "
+        "status: 0 clean; 3 when a table could not be built exactly (said on stderr and in "
+        "state.json: a table whose history starts before the binlogs without --base, a "
+        "statement the schema history does not model, a damaged file); 1 when a file does not "
+        "reconcile; 2 usage.")
+    c.add_argument("inputs", nargs="+", metavar="INPUT",
+                   help="binlog files, folders or globs of one server (any Hadoop filesystem)")
+    c.add_argument("--out", required=True, help="output folder")
+    c.add_argument("--base", help="a previous run's --out to continue (its tables are the "
+                   "starting state; with --format delta it may be --out itself)")
+    c.add_argument("--schema", action="append", metavar="FILE",
+                   help="the schema at the start of the first file (mysqldump --no-data; "
+                   "repeatable), for tables created before it (their rows before it are not "
+                   "known: use with --assume-empty, or start from --base)")
+    c.add_argument("--assume-empty", action="store_true",
+                   help="tables created before the first binlog were empty then")
+    c.add_argument("--format", choices=("parquet", "delta"), default="parquet",
+                   help="parquet (default) or delta (the deltalake package: no Spark jars; "
+                   "one commit per table and run; TIME as microseconds)")
+    c.add_argument("--split-size", default="8m", help="bytes per split (default 8m)")
+    c.add_argument("--overwrite", action="store_true", help="replace an existing --out")
+    c.add_argument("--quiet", action="store_true", help="no progress lines")
+    _common(c)
+    from .current_command import run_current
+    c.set_defaults(func=_need_pyspark(run_current))
+
+
 def register(sub):
     """Add this package's subcommands to the ``binlog-schema`` parser."""
-    s = sub.add_parser("spark", help="the PySpark pipeline: decode, fixtures, validate",
+    s = sub.add_parser("spark", help="the PySpark pipeline: decode, current, fixtures, "
+                       "validate",
                        description="Binlog files to typed tables on Spark (local[*] by "
                        "default, or --master spark://host:7077).",
                        formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -1,0 +1,61 @@
+"""``binlog-schema spark current``: runs :func:`~.current_job.current` and prints its
+summary (per table: rows inserted, updated, deleted and held at the end)."""
+
+from __future__ import annotations
+
+import sys
+
+
+def run_current(args) -> int:
+    from .commands import parse_conf
+    from .current_job import CurrentError, current
+    from .decode_job import SchemaFileError
+    from .report import USAGE, Progress
+    from .session import finish_session, start_session
+    spark = start_session(args.master, parse_conf(args.conf))
+    rc = None
+    try:
+        progress = Progress(spark, enabled=not args.quiet)
+        try:
+            result = current(args.inputs, spark, out=args.out, base=args.base,
+                             schema=args.schema, fmt=args.format, overwrite=args.overwrite,
+                             assume_empty=args.assume_empty, split_size=args.split_size,
+                             progress=progress)
+        except (CurrentError, FileExistsError) as e:
+            print(f"binlog-schema spark current: {e}", file=sys.stderr)
+            rc = USAGE
+            return rc
+        except SchemaFileError as e:
+            print(f"binlog-schema spark current: --schema {e}", file=sys.stderr)
+            rc = 1
+            return rc
+        for line in summary_lines(result):
+            print(line)
+        for table, message in result.problems:
+            print(f"binlog-schema spark current: {table + ': ' if table else ''}{message}",
+                  file=sys.stderr)
+        rc = result.status
+        return rc
+    finally:
+        finish_session(spark, ok=rc is not None and rc != USAGE)
+
+
+def summary_lines(result) -> list:
+    """The table of the run: per table inserted, updated, deleted (changes applied) and
+    rows held; then what was applied and what is left."""
+    names = sorted(result.tables)
+    width = max([len(n) for n in names] + [5])
+    lines = [f"{'table':<{width}}  {'inserted':>9}  {'updated':>9}  {'deleted':>9}  "
+             f"{'rows':>10}"]
+    for n in names:
+        t = result.tables[n]
+        lines.append(f"{n:<{width}}  {t['inserted']:>9}  {t['updated']:>9}  "
+                     f"{t['deleted']:>9}  {t['rows']:>10}")
+    a = result.applied or {}
+    if a:
+        lines.append(f"applied to {a.get('file')} position {a.get('position')} "
+                     f"({len(names)} tables, {result.fmt}, under {result.out})")
+    if result.pending:
+        lines.append(f"{result.pending} row changes after the last complete transaction: "
+                     "left for the next run")
+    return lines
