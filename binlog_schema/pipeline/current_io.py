@@ -106,21 +106,26 @@ def _time_modes(spark, df, cols, fmt) -> dict:
             (r[f"hi{o}"] is None or r[f"hi{o}"] < DAY_US) else "interval" for _, o in times}
 
 
-def write_tables(spark, folded, live: dict, out, fmt, flavor, counts, state, base) -> dict:
-    """Each live table (origin -> Life) typed and written under ``out``; returns the
-    state's ``tables`` entries ("db.table" -> rows, inserted, updated, deleted, version)."""
+def write_tables(spark, folded, live: dict, out, fmt, flavor, counts, state, base,
+                 same=frozenset()) -> dict:
+    """Each live table (origin -> Life) typed and written under ``out`` (those of ``same``,
+    Delta tables this run leaves as they are, kept as they are); returns the state's
+    ``tables`` entries ("db.table" -> rows, inserted, updated, deleted, version)."""
     from pyspark.sql import functions as F
     if has_time_type():
         spark.conf.set("spark.sql.timeType.enabled", "true")
     sizes = {r["origin"]: r["count"] for r in folded.groupBy("origin").count().collect()}
     written = {}
     for o, life in sorted(live.items(), key=lambda x: x[1].name):
+        name = ".".join(life.name)
+        if o in same:
+            written[name] = dict(state["tables"][name], inserted=0, updated=0, deleted=0)
+            continue
         cols = _columns(life.final, flavor)
         df = folded.where(F.col("origin") == o)
         modes = _time_modes(spark, df, cols, fmt)
         typed = df.select(*[typed_column(c, F.col("image")[str(oc)], modes.get(oc, "interval"))
                             for c, oc in cols], F.col("okey").alias("_order_key"))
-        name = ".".join(life.name)
         path = table_path(out, life.name)
         spark.sparkContext.setJobDescription(f"write {name}")
         entry = {"rows": sizes.get(o, 0), "inserted": counts.get(o, {}).get("insert", 0),

@@ -328,8 +328,12 @@ def _fold_and_write(spark, tables, fold: FoldPlan, lives, base, base_origins, st
             F.first("problem").alias("p")).collect():
         result.problems.append((_name(lives, r["origin"]), r["p"]))
     live = {o: lives.lives[o] for o in fold.tables if lives.lives[o].end is None}
+    # (a Delta table this run leaves as it was gets no new version)
+    same = {o for o, life in live.items() if o in base_origins and not counts.get(o)
+            and len(life.versions) == 1 and len(life.names) == 1 and not life.truncates} \
+        if fmt == "delta" and base == out else set()
     written = write_tables(spark, folded.where(F.col("image").isNotNull()), live, out, fmt,
-                           lives.history.flavor, counts, state, base)
+                           lives.history.flavor, counts, state, base, same)
     keyed.unpersist()
     folded.unpersist()
     return written
