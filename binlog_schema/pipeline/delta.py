@@ -26,8 +26,9 @@ metadata (``org.apache.spark.sql.parquet.row.metadata``: the tasks' files and Sp
 without it, the file's Arrow schema). Delta Lake has no interval type: a day-time interval
 (Spark's type for MySQL TIME, ``Value.time`` of ``row_changes``) is a ``long`` of
 microseconds in the Delta schema, which is the INT64 the Parquet file already holds (a
-year-month interval an ``integer`` of months; an Arrow duration an integer of its unit), and
-the field gets a ``comment`` saying so. Nothing else changes.
+year-month interval an ``integer`` of months; Spark 4.1's TIME type a ``long`` of microseconds
+since midnight; an Arrow duration or time of day an integer of its unit), and the field gets a
+``comment`` saying so. Nothing else changes.
 
 deltalake 1.6.6 derives a new table's protocol from its schema but misses ``timestamp_ntz``
 inside a map (``Value.datetime`` of ``row_changes``), then refuses the table: that first
@@ -50,7 +51,7 @@ from binlog_schema.pipeline.fsio import local_path
 from binlog_schema.pipeline.parts import SPARK_METADATA, part_files
 
 NTZ_FEATURE = "timestampNtz"
-INTERVAL_NOTE = "{} as {} (Delta Lake has no interval type)"
+NOTE = "{} as {} (a type Delta Lake does not have)"
 
 
 # ---------------------------------------------------------------------------------------
@@ -275,8 +276,10 @@ def _delta_type(t) -> tuple:
     if isinstance(t, str):
         if t.startswith("interval"):
             months = "year" in t or "month" in t
-            return (("integer", INTERVAL_NOTE.format(t, "months")) if months else
-                    ("long", INTERVAL_NOTE.format(t, "microseconds")))
+            return (("integer", NOTE.format(t, "months")) if months else
+                    ("long", NOTE.format(t, "microseconds")))
+        if t == "time" or t.startswith("time("):     # (Spark 4.1's TIME: INT64 micros)
+            return "long", NOTE.format(t, "microseconds since midnight")
         return t, None
     kind = t.get("type")
     if kind == "struct":
@@ -297,15 +300,19 @@ def _delta_type(t) -> tuple:
 
 
 def _arrow_field(f):
-    """An Arrow field with durations (at any depth) as int64 of their unit."""
+    """An Arrow field with durations and times of day (at any depth) as integers of their
+    unit (int64; int32 for time32, as Parquet stores it)."""
     import pyarrow as pa
     t = f.type
-    if pa.types.is_duration(t):
+    if pa.types.is_duration(t) or pa.types.is_time(t):
         meta = dict(f.metadata or {})
         unit = {"s": "seconds", "ms": "milliseconds", "us": "microseconds"}.get(t.unit,
                                                                                 "nanoseconds")
-        meta.setdefault(b"comment", INTERVAL_NOTE.format("duration", unit).encode())
-        return pa.field(f.name, pa.int64(), f.nullable, meta)
+        if pa.types.is_time(t):
+            unit += " since midnight"
+        meta.setdefault(b"comment", NOTE.format(str(t), unit).encode())
+        whole = pa.int32() if pa.types.is_time32(t) else pa.int64()
+        return pa.field(f.name, whole, f.nullable, meta)
     if pa.types.is_struct(t):
         return f.with_type(pa.struct([_arrow_field(c) for c in t]))
     if pa.types.is_map(t):

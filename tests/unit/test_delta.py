@@ -184,19 +184,24 @@ def test_spark_written_files_intervals_and_int96(tmp_path):
                   "at": pa.array([at, None], pa.timestamp("us", tz="UTC")),
                   "span": pa.array([dt.timedelta(hours=-1), None], pa.duration("us")),
                   "months": pa.array([14, None], pa.int32()),
+                  "clock": pa.array([dt.time(12, 34, 56, 789), None], pa.time64("us")),
                   "_deleted": [False, False]})
     fields = [("k", "long"), ("at", "timestamp"), ("span", "interval day to second"),
-              ("months", "interval year to month"), ("_deleted", "boolean")]
+              ("months", "interval year to month"), ("clock", "time(6)"),
+              ("_deleted", "boolean")]
     spark_written(str(tmp_path / "s1" / "part-00000-x.snappy.parquet"), t, fields)
     table = str(tmp_path / "t")
     delta.merge_table(table, str(tmp_path / "s1"), ["k"])
     got = rows(table)
-    assert [(r["k"], r["at"], r["span"], r["months"]) for r in got] == [
-        (1, at, -3600 * 10**6, 14), (2, None, None, None)]
+    assert [(r["k"], r["at"], r["span"], r["months"], r["clock"]) for r in got] == [
+        (1, at, -3600 * 10**6, 14, (12 * 3600 + 34 * 60 + 56) * 10**6 + 789),
+        (2, None, None, None, None)]
     schema = {f["name"]: f for f in json.loads(
         deltalake.DeltaTable(table).schema().to_json())["fields"]}
-    assert (schema["span"]["type"], schema["months"]["type"]) == ("long", "integer")
+    assert [schema[n]["type"] for n in ("span", "months", "clock")] == [
+        "long", "integer", "long"]
     assert "months" in schema["months"]["metadata"]["comment"]
+    assert "since midnight" in schema["clock"]["metadata"]["comment"]
     # the same files committed in place read back alike (INT96 as UTC instants)
     spark_written(str(tmp_path / "p" / "part-00000.parquet"), t, fields)
     delta.commit_parts(str(tmp_path / "p"))
