@@ -9,7 +9,8 @@ arguments, what each command prints, the file spark-submit runs); the jobs
 :mod:`decode_job`, :mod:`current_job` (``spark current``: the current state of every
 source table; :mod:`current_command` prints it, :mod:`current_plan` makes the plan its
 tasks fold by in :mod:`current_fold`, :mod:`current_types` types its columns,
-:mod:`current_io` reads and writes its tables), :mod:`fixtures_job` (synthetic files of :mod:`binlog_schema.synthetic`)
+:mod:`current_io` reads and writes its tables), :mod:`delta` (Delta Lake tables with the
+``deltalake`` package), :mod:`fixtures_job` (synthetic files of :mod:`binlog_schema.synthetic`)
 and :mod:`validate_job`; :mod:`session` (Java, the Spark session and its JVM's start-up),
 :mod:`plan` (listing inputs, splits, tasks), :mod:`tables` (the result's DataFrames, the
 typed view of a table, output folders and formats), :mod:`reconcile` (the per-file

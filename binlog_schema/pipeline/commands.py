@@ -183,7 +183,7 @@ def add_current(sub):
     c.add_argument("--overwrite", action="store_true", help="replace an existing --out")
     c.add_argument("--quiet", action="store_true", help="no progress lines")
     _common(c)
-    from .current_command import run_current
+    from binlog_schema.pipeline.current_command import run_current
     c.set_defaults(func=_need_pyspark(run_current))
 
 
