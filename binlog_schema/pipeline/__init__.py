@@ -19,10 +19,10 @@ executors: :mod:`tasks` (pre-scan, split reading and decoding; plain Python),
 :mod:`columns` (the tasks' rows as Arrow record batches), :mod:`parts` (Parquet parts
 written by the tasks), :mod:`schema` and :mod:`arrow` (the tables' Spark and Arrow
 schemas), :mod:`fsio` (files on any filesystem), :mod:`daemon` (the executors' Python
-daemon); :mod:`cluster` (a standalone master and worker on loopback); :mod:`source` and
-:mod:`source_stream` (``spark.read.format("binlog")`` and ``spark.readStream``: Spark 4's
-Python Data Source API over the same plan and tasks, made known by :func:`register`).
-pyspark is imported only when a job runs.
+daemon); :mod:`cluster` (a standalone master and worker on loopback); :mod:`source`,
+:mod:`source_stream` and :mod:`source_split` (``spark.read.format("binlog")`` and
+``spark.readStream``: Spark 4's Python Data Source API over the same plan and tasks, made
+known by :func:`register`). pyspark is imported only when a job runs.
 """
 
 from ..lazy import exports

@@ -9,7 +9,9 @@ each task then opens its own byte range with :func:`open_input`:
   dependency of this package: without them such a file gives one ``io`` error row, the job
   goes on.
 
-Only seeks and bounded reads are used, so a task never holds a whole file in memory.
+Only seeks and bounded reads are used, so a task never holds a whole file in memory. Where no
+JVM is at hand (a Python data source plans its reads in a plain Python process),
+:func:`list_files` lists inputs through ``pyarrow.fs``.
 """
 
 from __future__ import annotations
@@ -94,3 +96,60 @@ def list_local(inputs, include_hidden: bool = False) -> list:
 
 def _hidden(name: str) -> bool:
     return name.startswith((".", "_"))
+
+
+def list_files(inputs, include_hidden: bool = False, recursive: bool = True) -> tuple:
+    """(files, missing) of some inputs, as :func:`list_local` gives them, listed in this
+    process through ``pyarrow.fs``: local paths (named by their absolute path) and any
+    scheme pyarrow reaches (named by their URI), without a JVM (a Python data source plans
+    its reads in a plain Python process). Folders are listed recursively (``recursive``:
+    else their files only), globs (``*``, ``?``, ``[...]``) match names inside one folder
+    level each; a file named twice is listed once."""
+    files, missing, seen = [], [], set()
+    for item in inputs:
+        try:
+            found = _listed(item, include_hidden, recursive)
+        except (OSError, ValueError) as e:   # (pyarrow's errors: ArrowIOError, invalid URIs)
+            missing.append((item, f"cannot list: {str(e).splitlines()[0]}"))
+            continue
+        if not found:
+            missing.append((item, "no such file or directory"))
+        for uri, size in found:
+            if uri not in seen:
+                seen.add(uri)
+                files.append((uri, size))
+    return files, missing
+
+
+def _listed(item: str, include_hidden: bool, recursive: bool) -> list:
+    import fnmatch
+    import glob
+    from pyarrow import fs as pafs
+    path = local_path(item)
+    if path is not None:
+        filesystem, inner, prefix = pafs.LocalFileSystem(), os.path.abspath(path), ""
+    else:
+        filesystem, inner = pafs.FileSystem.from_uri(item)
+        u = urlparse(item)
+        prefix = f"{u.scheme}://{u.netloc}" if inner.startswith("/") else f"{u.scheme}://"
+    parts = inner.rstrip("/").split("/")
+    magic = next((i for i, p in enumerate(parts) if glob.has_magic(p)), len(parts))
+    names = ["/".join(parts[:magic]) or "/"]
+    for pattern in parts[magic:]:   # (a glob: one folder level at a time)
+        names = [i.path for n in names for i in filesystem.get_file_info(
+            pafs.FileSelector(n, allow_not_found=True))
+            if fnmatch.fnmatchcase(i.base_name, pattern)]
+    out = []
+    for info in filesystem.get_file_info(sorted(names)):
+        if info.type == pafs.FileType.File:
+            out.append((prefix + info.path, info.size))
+        elif info.type == pafs.FileType.Directory and (recursive or magic == len(parts)):
+            # (a folder named: its files; one a glob matched: only when listing recursively)
+            root = info.path.rstrip("/") + "/"
+            inside = filesystem.get_file_info(pafs.FileSelector(info.path, recursive=recursive))
+            for f in sorted(inside, key=lambda i: i.path):
+                rel = f.path[len(root):]
+                if f.type == pafs.FileType.File and (include_hidden or not any(
+                        _hidden(part) for part in rel.split("/"))):
+                    out.append((prefix + f.path, f.size))
+    return out

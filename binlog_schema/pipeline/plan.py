@@ -1,7 +1,8 @@
 """What the decode job reads and how it is cut: the inputs listed through Hadoop's
 FileSystem API (:func:`list_inputs`), the splits of each file (:func:`plan_splits`: large
 files pre-scanned as a Spark job, or by :class:`EarlyPrescan` on the driver while its JVM
-starts), and the splits packed into tasks (:func:`task_count`, :func:`pack`)."""
+starts; :func:`plan_here` without Spark), and the splits packed into tasks
+(:func:`task_count`, :func:`pack`)."""
 
 from __future__ import annotations
 
@@ -91,6 +92,14 @@ def plan_splits(spark, files, missing=(), split_bytes: int = DEFAULT_SPLIT,
         splits += sc.parallelize(large, len(large)).flatMap(
             lambda us: tasks.prescan(us[0], us[1], sb)).collect()
     return splits
+
+
+def plan_here(files, missing=(), split_bytes: int = DEFAULT_SPLIT) -> list:
+    """The splits of :func:`plan_splits` made in this process, without Spark (each large
+    file pre-scanned here, one after the other): where a Python data source plans its
+    reads (:mod:`binlog_schema.pipeline.source`), no SparkSession at hand."""
+    return [tasks.Split(uri, 0, problem=why) for uri, why in missing] + [
+        split for uri, size in files for split in tasks.prescan(uri, size, split_bytes)]
 
 
 class EarlyPrescan(threading.Thread):

@@ -315,8 +315,9 @@ class Clip:
         return True
 
 
-def _file_context(f) -> Context:
-    """The context of a file's first event (FORMAT_DESCRIPTION or START_EVENT_V3)."""
+def file_context(f) -> Context:
+    """The context of a file's first event (FORMAT_DESCRIPTION or START_EVENT_V3): what a
+    split that starts past it is read with."""
     ctx = Context(checksum=False)
     f.seek(4)
     head = f.read(HEADER_SIZE)
@@ -327,6 +328,9 @@ def _file_context(f) -> Context:
         except BinlogError:
             pass
     return ctx
+
+
+_file_context = file_context
 
 
 def _event_at(f, pos: int, ctx: Context) -> EventRecord | None:
@@ -949,7 +953,7 @@ def _decode_open(f, split: Split, st: _SplitState, want_rows: bool, sink, schema
     ctx = None
     carried = None
     if split.start:
-        ctx = _file_context(f)
+        ctx = file_context(f)
         if split.gtid_at is not None:
             rec = _event_at(f, split.gtid_at, ctx)
             g = gtid_of(rec) if rec is not None else None
@@ -1066,26 +1070,7 @@ def _event_row(st, r, kind, top, decoder, nrows):
         body = {}
     inner = r is not top
     offset = r.offset
-    # transaction tracking for the events table: a GTID (or a BEGIN outside one) opens it;
-    # XID, COMMIT, ROLLBACK, XA_PREPARE close it, as does the statement of a DDL group (a
-    # MySQL GTID followed by a statement rather than BEGIN; a MariaDB GTID flagged STANDALONE)
-    closes = kind == XID_EVENT or kind == XA_PREPARE_LOG_EVENT
-    if kind in GTID_KINDS:
-        st.gtid = gtid_of(r)
-        st.txn = offset if not inner else top.offset
-        st.open, st.begun = True, False
-        st.standalone = kind != MARIA_GTID_EVENT or "STANDALONE" in (body.get("flags2") or ())
-    elif kind == QUERY_EVENT:
-        q = body.get("query")
-        q = q.strip().upper() if isinstance(q, str) else ""
-        if q == "BEGIN" or q.startswith("XA START"):
-            if not st.open:
-                st.gtid, st.txn, st.open, st.standalone = None, offset, True, False
-            st.begun = True
-        elif q in ("COMMIT", "ROLLBACK"):
-            closes = True
-        elif st.open and not st.begun and st.standalone:
-            closes = True
+    closes = follow_transaction(st, r, kind, body, top)
     gtid, txn = (st.gtid, st.txn) if st.open else (None, None)
     if closes:
         st.open = False
@@ -1111,6 +1096,34 @@ def _event_row(st, r, kind, top, decoder, nrows):
             type_name(kind), raw[TYPE_AT], h["server_id"], len(raw), h["log_pos"],
             [as_text(x) for x in flags] if flags else [], v.get("checksum"), gtid, txn, xid,
             table_id, database, table, query, nrows if kind in ROWS_KINDS else None)
+
+
+def follow_transaction(st, r, kind, body, top) -> bool:
+    """The transaction an event is in, as the ``events`` table tells it (``st``: ``gtid``,
+    ``txn``, ``open``, ``begun``, ``standalone``): a GTID (or a BEGIN outside one) opens it;
+    XID, COMMIT, ROLLBACK, XA_PREPARE close it, as does the statement of a DDL group (a MySQL
+    GTID followed by a statement rather than BEGIN; a MariaDB GTID flagged STANDALONE).
+    ``body``: the event's parsed body (a dict); ``top``: the event itself, or the payload
+    that holds it. Returns whether the event closes the transaction (``st.open`` is then
+    still true: the event belongs to it)."""
+    closes = kind == XID_EVENT or kind == XA_PREPARE_LOG_EVENT
+    if kind in GTID_KINDS:
+        st.gtid = gtid_of(r)
+        st.txn = r.offset if r is top else top.offset
+        st.open, st.begun = True, False
+        st.standalone = kind != MARIA_GTID_EVENT or "STANDALONE" in (body.get("flags2") or ())
+    elif kind == QUERY_EVENT:
+        q = body.get("query")
+        q = q.strip().upper() if isinstance(q, str) else ""
+        if q == "BEGIN" or q.startswith("XA START"):
+            if not st.open:
+                st.gtid, st.txn, st.open, st.standalone = None, r.offset, True, False
+            st.begun = True
+        elif q in ("COMMIT", "ROLLBACK"):
+            closes = True
+        elif st.open and not st.begun and st.standalone:
+            closes = True
+    return closes
 
 
 def _note_shape(st, r, decoder):
