@@ -76,6 +76,17 @@ def spark_current(inputs, out, *options, env=None, timeout=900):
                           timeout=timeout)
 
 
+def stderr_summary(stderr: str, limit: int = 40) -> str:
+    """What a command said that matters: its own lines ("binlog-schema ..."), error and
+    exception lines (not Java's stack frames, not Spark's start-up chatter), then its last
+    lines."""
+    lines = [x.rstrip() for x in stderr.splitlines() if x.strip()]
+    said = [x for x in lines if x.startswith("binlog-schema") or re.search(
+        r"(Error|Exception|Traceback|exit status)", x) and not x.lstrip().startswith("at ")]
+    tail = [x for x in lines[-8:] if not x.lstrip().startswith("at ") and x not in said]
+    return "\n".join(f"    {x[:600]}" for x in (said[:limit] + tail))
+
+
 def output_tables(out) -> list:
     """The "db.table" names of a run's output: the folders DIR/<database>/<table>/ (names
     starting with "_" or "." are the command's own)."""
