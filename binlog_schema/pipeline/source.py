@@ -120,18 +120,17 @@ class BatchReader(DataSourceReader):
             raise ValueError("binlog source: no path (load(path) or option path)")
         self.table = options.table
         self.split_bytes = options.split_bytes
-        self.files, self.missing = list_files(options.paths, options.include_hidden)
-        self.plan = schema_plan(self.files, options.schema_files) \
+        self.paths, self.include_hidden = options.paths, options.include_hidden
+        self.listed = list_files(self.paths, self.include_hidden)   # (files, missing)
+        self.plan = schema_plan(self.listed[0], options.schema_files) \
             if options.schema_files else None
 
     def __getstate__(self):
-        state = dict(self.__dict__)
-        state["files"] = state["missing"] = None
-        return state
+        return {**self.__dict__, "listed": None}
 
     def partitions(self) -> list:
-        return [SplitPartition(s) for s in plan_here(self.files, self.missing,
-                                                      self.split_bytes)]
+        files, missing = self.listed or list_files(self.paths, self.include_hidden)
+        return [SplitPartition(s) for s in plan_here(files, missing, self.split_bytes)]
 
     def read(self, partition):
         return read_split(partition.value, self.table, self.plan)

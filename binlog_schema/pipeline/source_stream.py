@@ -23,7 +23,8 @@ starting at ``N`` carries in, as the decode job's splits do.
   (:func:`source_split.read_split`). :meth:`StreamReader.commit` has nothing to clean.
 
 Files whose first four bytes are not a binlog's magic number are not read (a server's
-``binlog.index`` sorts after its binlogs); the ``schema`` option is for batch reads only (its
+``binlog.index`` sorts after its binlogs), nor files shorter than that yet; the ``schema``
+option is for batch reads only (its
 plan reads every file's statements: once per batch, not per trigger).
 """
 
@@ -136,10 +137,12 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return [out[n] for n in sorted(out)]
 
     def is_binlog(self, name: str, uri: str, size: int) -> bool:
+        """Whether a file starts with a binlog's magic number (one shorter than that is not
+        in the stream yet: were it the last, the file before it would be read to its end)."""
         known = self.magic.get(name)
         if known is None:
             if size < len(MAGIC):
-                return True   # (a file being born: its magic number still to come)
+                return False
             with open_input(uri) as f:
                 known = self.magic[name] = f.read(len(MAGIC)) == MAGIC
         return known

@@ -37,6 +37,7 @@ from binlog_schema.pipeline import register, schema, tasks  # noqa: E402
 from binlog_schema.pipeline.decode_job import decode  # noqa: E402
 from binlog_schema.pipeline.fsio import list_files, list_local  # noqa: E402
 from binlog_schema.pipeline.session import start_session  # noqa: E402
+from binlog_schema.pipeline.source import Options  # noqa: E402
 from binlog_schema.pipeline.source_stream import boundaries  # noqa: E402
 
 CRC32 = "mysql-binlog-connector-java/mysql-bin.checksum-crc32"    # MySQL 5.6, CRC32
@@ -133,6 +134,21 @@ def test_list_files_lists_as_the_local_listing(corpus):
     assert len(list_files([canal])[0]) > len(flat)
     assert list_files([os.path.join(root, "no-such-*")]) == (
         [], [(os.path.join(root, "no-such-*"), "no such file or directory")])
+
+
+def test_options_parse():
+    """Spark's options (keys in any case, values strings) as a read's settings."""
+    got = Options.of({"Path": "a", "paths": '["b", "c"]', "TABLE": "row_changes",
+                      "splitSize": "1m", "schema": '["x.sql", "y.sql"]',
+                      "includeHidden": "True", "startingFile": "f", "startingPosition": "120"})
+    assert got == Options(["a", "b", "c"], "row_changes", 1 << 20, ["x.sql", "y.sql"], True,
+                          "f", 120)
+    assert Options.of({"path": "a", "schema": "x.sql"}) == Options(["a"],
+                                                                     schema_files=["x.sql"])
+    with pytest.raises(ValueError, match="unknown option"):
+        Options.of({"path": "a", "split_size": "1m"})
+    with pytest.raises(ValueError, match="one of events, row_changes, errors"):
+        Options.of({"path": "a", "table": "files"})
 
 
 def _event_rows(path, size):
@@ -251,6 +267,17 @@ def test_folder_glob_and_path_option(spark, tmp_path):
     by_list = read(spark, [path_of(CRC32), path_of(NONE)])
     got = assert_same(by_glob, by_list, "events")
     assert set(got.column("file").to_pylist()) == {path_of(CRC32), path_of(NONE)}
+    # names starting with . or _ inside a folder: read with includeHidden only
+    for name in ("binlog.000001", ".hidden/binlog.000002", "_c/binlog.000003"):
+        os.makedirs(os.path.dirname(tmp_path / "in" / name), exist_ok=True)
+        shutil.copy(path_of(PAYLOAD), tmp_path / "in" / name)
+    assert read(spark, str(tmp_path / "in")).rdd.getNumPartitions() == 1
+    assert read(spark, str(tmp_path / "in"), includeHidden="true").rdd.getNumPartitions() == 3
+    # an input that names nothing: one errors row, as the decode job's plan gives it
+    missing = str(tmp_path / "no-such-binlog.*")
+    errors = read(spark, [path_of(PAYLOAD), missing], "errors").collect()
+    assert [(r["file"], r["stage"], r["kind"], r["message"]) for r in errors] == [
+        (missing, "input", "io", "no such file or directory")]
 
 
 @pytest.fixture(scope="module")
@@ -337,50 +364,48 @@ def _start(spark, inbox, sink, checkpoint, table="row_changes"):
 
 
 def test_stream_reads_whole_transactions_exactly_once(spark, tmp_path):
-    """Files appear one by one and the last grows: a prefix cut at a transaction boundary
-    plus part of the next transaction (its GTID event whole) gives the rows up to the
-    boundary only, and the offset stands on it; the rest appended gives the rest. Stopped,
+    """Files appear one by one and the last grows: twice, a prefix cut at a transaction
+    boundary plus part of the next transaction (its GTID event whole) gives the rows up to
+    the boundary only, and the offset stands on it. Stopped there, the rest of the file and
     two more files added, started again on the same checkpoint: every row once."""
     inbox, sink, checkpoint = (str(tmp_path / d) for d in ("in", "out", "checkpoint"))
     os.mkdir(inbox)
     shutil.copy(path_of(CRC32), os.path.join(inbox, "binlog.000001"))
+    data = open(path_of(MYSQL8), "rb").read()
+    events = _event_rows(path_of(MYSQL8), len(data))
+    with_rows = [o for o, _, _, rows in events if rows]
+    starts = [(o, s) for o, s, txn, _ in events if o == txn and with_rows[0] < o < with_rows[-1]]
+    cuts = [starts[len(starts) // 3], starts[2 * len(starts) // 3]]   # (rows around each)
+    growing = os.path.join(inbox, "binlog.000002")
     query = _start(spark, inbox, sink, checkpoint)
     try:
         query.processAllAvailable()
         assert _sink_equals_batch(spark, sink, inbox, "row_changes").num_rows == 63
         assert _end_offset(query) == {"file": "binlog.000001",
                                       "position": os.path.getsize(path_of(CRC32))}
-        # the second file grows: up to a transaction's start, then its GTID and a few bytes
-        data = open(path_of(MYSQL8), "rb").read()
-        events = _event_rows(path_of(MYSQL8), len(data))
-        with_rows = [o for o, _, _, rows in events if rows]
-        starts = [(o, s) for o, s, txn, _ in events
-                  if o == txn and with_rows[0] < o < with_rows[-1]]
-        cut, gtid_size = starts[len(starts) // 2]   # (rows before it and after it)
-        growing = os.path.join(inbox, "binlog.000002")
-        with open(growing, "wb") as f:
-            f.write(data[:cut])
-        before = arrow_of(read(spark, inbox, "row_changes"), "row_changes")
-        assert 63 < before.num_rows < 63 + 14
-        with open(growing, "ab") as f:
-            f.write(data[cut:cut + gtid_size + 7])
-        query.processAllAvailable()
-        assert _end_offset(query)["position"] == cut
-        assert same_rows(arrow_of(spark.read.parquet(sink), "row_changes", like=before),
-                         before, "row_changes") == before.num_rows
-        with open(growing, "ab") as f:
-            f.write(data[cut + gtid_size + 7:])
-        query.processAllAvailable()
-        assert _sink_equals_batch(spark, sink, inbox, "row_changes").num_rows == 63 + 14
-        assert _end_offset(query)["position"] == len(data)
+        written, seen = 0, 63
+        for cut, gtid_size in cuts:   # up to a transaction's start, then more of it
+            with open(growing, "ab") as f:
+                f.write(data[written:cut])
+            before = arrow_of(read(spark, inbox, "row_changes"), "row_changes")
+            assert seen < before.num_rows < 63 + 14
+            with open(growing, "ab") as f:
+                f.write(data[cut:cut + gtid_size + 7])
+            written, seen = cut + gtid_size + 7, before.num_rows
+            query.processAllAvailable()
+            assert _end_offset(query)["position"] == cut
+            assert same_rows(arrow_of(spark.read.parquet(sink), "row_changes", like=before),
+                             before, "row_changes") == before.num_rows
     finally:
         query.stop()
+    with open(growing, "ab") as f:
+        f.write(data[written:])
     shutil.copy(path_of(PAYLOAD), os.path.join(inbox, "binlog.000003"))
     shutil.copy(path_of(MARIADB_ROWS), os.path.join(inbox, "binlog.000004"))
     query = _start(spark, inbox, sink, checkpoint)
     try:
         query.processAllAvailable()
-        assert _sink_equals_batch(spark, sink, inbox, "row_changes").num_rows == 80
+        assert _sink_equals_batch(spark, sink, inbox, "row_changes").num_rows == 63 + 14 + 3
         last = os.path.join(inbox, "binlog.000004")
         end, gtid_at = list(boundaries(last, os.path.getsize(last)))[-1]
         assert end == os.path.getsize(last) and gtid_at is not None
