@@ -76,9 +76,10 @@ class Options:
         if table not in SCHEMAS:
             raise ValueError(f"binlog source: table {table!r}: one of {', '.join(SCHEMAS)}")
         schema = o.get("schema") or ""
-        return cls(paths, table, parse_size(o.get("splitsize", DEFAULT_SPLIT)),
-                   json.loads(schema) if schema.startswith("[") else [schema] if schema
-                   else [], str(o.get("includehidden", "false")).lower() == "true",
+        schema_files = json.loads(schema) if schema.startswith("[") else \
+            [schema] if schema else []
+        return cls(paths, table, parse_size(o.get("splitsize", DEFAULT_SPLIT)), schema_files,
+                   str(o.get("includehidden", "false")).lower() == "true",
                    o.get("startingfile"), int(o.get("startingposition", 4)))
 
 
