@@ -23,9 +23,9 @@ starting at ``N`` carries in, as the decode job's splits do.
   (:func:`source_split.read_split`). :meth:`StreamReader.commit` has nothing to clean.
 
 Files whose first four bytes are not a binlog's magic number are not read (a server's
-``binlog.index`` sorts after its binlogs), nor files shorter than that yet; the ``schema``
-option is for batch reads only (its
-plan reads every file's statements: once per batch, not per trigger).
+``binlog.index`` sorts after its binlogs), nor files shorter than that yet. The ``schema``
+option is for batch reads only (its plan reads every file's statements: once per read, not
+once per trigger).
 """
 
 from __future__ import annotations
