@@ -11,11 +11,17 @@
 #   minimal   binlog_row_image=MINIMAL, binlog_row_metadata=MINIMAL
 #
 # Each part of the workload (split at its "-- @@ part X" lines; a, then b) goes into binlog
-# files of its own (the workload's FLUSH BINARY LOGS spread a part over several):
+# files of its own (the workload's FLUSH BINARY LOGS spread a part over several), copied under
+# the names the server gave them (their numbers go on rising from part a to part b, and from
+# one pass to the next, as a server's do):
 #
-#   OUT_DIR/current-<pass>-<part>.NNNNNN   the binlog files of a part, in order
+#   OUT_DIR/current-<pass>/mariadb-bin.NNNNNN
+#                                          the binlog files of the pass, parts a and b, nothing
+#                                          else (the folder is the input "all of the pass")
 #   OUT_DIR/current-<pass>.json            {"pass", "binlog_row_image", "binlog_row_metadata",
-#                                          "databases", "parts": {"a": [files], "b": [files]}}
+#                                          "databases", "folder": "current-<pass>",
+#                                          "parts": {"a": [files], "b": [files]}} (paths
+#                                          relative to OUT_DIR)
 #   OUT_DIR/current-<pass>-after-a.json    every table of the workload's databases after part
 #   OUT_DIR/current-<pass>-after-b.json    a, and at the end (scripts/current_snapshot.py)
 #
@@ -42,7 +48,7 @@ server_start "$NAME" --binlog-checksum=CRC32 --binlog-row-metadata=FULL
 
 echo "MariaDB $(q 'SELECT VERSION()')" >&2
 mkdir -p "$OUT"
-rm -f "$OUT"/current-*
+rm -rf "$OUT"/current-*
 
 # part_sql PART: the lines of the workload's part PART
 part_sql() {
@@ -50,10 +56,12 @@ part_sql() {
 }
 
 # run_part PASS IMAGE PART: the part, in a session of binlog_row_image IMAGE, into fresh
-# binlog file(s) copied to OUT; prints their names as a JSON list
+# binlog file(s) copied to OUT/current-PASS; prints their paths (relative to OUT) as a JSON list
 run_part() {
     local pass="$1" image="$2" part="$3" label="current-$1-$3" first last f n=0 files=""
-    q 'FLUSH BINARY LOGS'
+    mkdir -p "$OUT/current-$pass"
+    # (the server's first file, or the one the previous part's FLUSH opened: no gap between
+    # the parts' files, as a user continuing from the last run would read them)
     first="$(q 'SHOW MASTER STATUS' | cut -f1)"
     {
         echo "SET SESSION binlog_row_image = $image;"
@@ -70,8 +78,8 @@ run_part() {
         [[ "$f" < "$first" ]] && continue
         [[ "$f" < "$last" ]] || continue
         n=$((n + 1))
-        cp "$binlog_dir/$f" "$OUT/$label.$(printf '%06d' "$n")"
-        files="$files${files:+, }\"$label.$(printf '%06d' "$n")\""
+        cp "$binlog_dir/$f" "$OUT/current-$pass/$f"
+        files="$files${files:+, }\"current-$pass/$f\""
     done <"$binlog_dir/mariadb-bin.index"
     [ "$n" -gt 1 ] || { echo "part $label produced $n binlog file(s), not several" >&2; exit 1; }
     printf '[%s]' "$files"
@@ -91,8 +99,8 @@ for pass in full minimal; do
     snapshot "$pass" after-a
     b="$(run_part "$pass" "$image" b)" || exit 1
     snapshot "$pass" after-b
-    printf '{"pass": "%s", "binlog_row_image": "%s", "binlog_row_metadata": "%s", "databases": ["%s"], "parts": {"a": %s, "b": %s}}\n' \
-        "$pass" "$image" "$image" "${DATABASES//,/\", \"}" "$a" "$b" >"$OUT/current-$pass.json"
+    printf '{"pass": "%s", "binlog_row_image": "%s", "binlog_row_metadata": "%s", "databases": ["%s"], "folder": "current-%s", "parts": {"a": %s, "b": %s}}\n' \
+        "$pass" "$image" "$image" "${DATABASES//,/\", \"}" "$pass" "$a" "$b" >"$OUT/current-$pass.json"
     printf 'current-%s\ta=%s b=%s\n' "$pass" "$a" "$b" >&2
 done
 

@@ -45,7 +45,8 @@ def have_server() -> bool:
 
 def make_binlogs(out_dir) -> dict:
     """Run scripts/make_current_binlogs.sh into ``out_dir``; {pass: {"parts": {"a": [paths],
-    "b": [paths]}, "after-a": snapshot, "after-b": snapshot, "seconds": s}}."""
+    "b": [paths]}, "folder": the pass's folder (its files, a and b), "after-a": snapshot,
+    "after-b": snapshot, "seconds": s}}."""
     import time
     out_dir = pathlib.Path(out_dir)
     env = dict(os.environ, CURRENT_SERVER_NAME=f"current-test-{os.getpid()}")
@@ -60,7 +61,8 @@ def make_binlogs(out_dir) -> dict:
         doc = json.loads((out_dir / f"current-{name}.json").read_text(encoding="utf-8"))
         found[name] = {
             "parts": {p: [out_dir / f for f in files] for p, files in doc["parts"].items()},
-            "databases": doc["databases"], "seconds": seconds}
+            "folder": out_dir / doc["folder"], "databases": doc["databases"],
+            "seconds": seconds}
         for state in ("after-a", "after-b"):
             found[name][state] = json.loads(
                 (out_dir / f"current-{name}-{state}.json").read_text(encoding="utf-8"))

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import os
-import shutil
 import threading
 import time
 import warnings
@@ -85,21 +84,13 @@ class Runs:
 
     def __init__(self, binlogs, tmp):
         self.binlogs, self.tmp, self.done = binlogs, tmp, {}
-        self.lock = threading.Lock()
-        self.pending = {}               # (pass, run) -> the future of the chain making it
+        self.events = {}                # (pass, run) -> set when the run is made
         self.pool = None
 
     def inputs(self, name, parts):
-        files = [f for p in parts for f in self.binlogs[name]["parts"][p]]
-        if parts != "ab":
-            return files
-        folder = self.tmp / f"{name}-binlogs"    # all of a pass: given as one folder
-        with self.lock:
-            if not folder.exists():
-                folder.mkdir()
-                for f in files:
-                    shutil.copy(f, folder / f.name)
-        return [folder]
+        if parts == "ab":                        # all of a pass: given as its folder
+            return [self.binlogs[name]["folder"]]
+        return [f for p in parts for f in self.binlogs[name]["parts"][p]]
 
     def chain(self, run):
         out = [run]
@@ -109,21 +100,26 @@ class Runs:
 
     def _make(self, name, runs):
         for run in runs:
-            if (name, run) in self.done:
+            key = (name, run)
+            if key in self.done:
                 continue
             parts, base, options = self.PLAN[run]
             extra = list(options)
-            if base:
-                base_out = self.done[(name, base)][0]
-                if base_out is None or not (base_out / "_binlog_schema" / "state.json").exists():
-                    self.done[(name, run)] = (None, None, 0.0)   # (no base to continue)
-                    continue
-                extra += ["--base", base_out]
-            out = self.tmp / f"{name}-{run}"
-            t = time.perf_counter()
-            proc = spark_current(self.inputs(name, parts), out, *extra,
-                                 env=dict(os.environ, TZ=RUN_TZ))
-            self.done[(name, run)] = (out, proc, time.perf_counter() - t)
+            out, proc, t = None, None, time.perf_counter()
+            try:
+                base_out = self.done[(name, base)][0] if base else None
+                if not base or (base_out is not None and
+                                (base_out / "_binlog_schema" / "state.json").exists()):
+                    if base:
+                        extra += ["--base", base_out]
+                    out = self.tmp / f"{name}-{run}"
+                    proc = spark_current(self.inputs(name, parts), out, *extra,
+                                         env=dict(os.environ, TZ=RUN_TZ))
+            except Exception as e:  # noqa: BLE001 - (a timeout): said by get()
+                proc = e
+            finally:
+                self.done[key] = (out, proc, time.perf_counter() - t)
+                self.events.setdefault(key, threading.Event()).set()
 
     def start(self, wanted, jobs):
         """Start the chains that make ``wanted`` [(pass, run)], longest first."""
@@ -135,23 +131,24 @@ class Runs:
                 chains[key] = c
         self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=jobs)
         for (name, _), c in sorted(chains.items(), key=lambda kv: -len(kv[1])):
-            future = self.pool.submit(self._make, name, c)
             for run in c:
-                self.pending.setdefault((name, run), future)
+                self.events.setdefault((name, run), threading.Event())
+            self.pool.submit(self._make, name, c)
 
     def get(self, name, run):
         """(the output folder of a run, and [what was wrong with its exit]): the run made
         first (and its base: a run whose base exited non-zero still runs when the base
         wrote its state, so that its tables can be compared too)."""
-        future = self.pending.get((name, run))
-        if future is not None:
-            future.result()
-        if (name, run) not in self.done:
+        if (name, run) in self.events:
+            self.events[(name, run)].wait()
+        else:
             self._make(name, self.chain(run))
         out, proc, _ = self.done[(name, run)]
         if proc is None:
             pytest.fail(f"spark current ({name}, {run}) not run: its --base run "
                         f"({self.PLAN[run][1]}) wrote no state.json")
+        if isinstance(proc, Exception):
+            pytest.fail(f"spark current ({name}, {run}): {proc!r}")
         if not out.is_dir():
             pytest.fail(f"spark current ({name}, {run}) exited {proc.returncode} and wrote "
                         f"nothing:\n{stderr_summary(proc.stderr)}")
@@ -165,7 +162,8 @@ class Runs:
             self.pool.shutdown(wait=True)
         for (name, run), (_, proc, secs) in sorted(self.done.items()):
             if proc is not None:
-                print(f"spark current ({name}, {run}): {secs:.1f}s, exit {proc.returncode}")
+                print(f"spark current ({name}, {run}): {secs:.1f}s, exit "
+                      f"{getattr(proc, 'returncode', proc)}")
 
 
 # the runs each test needs ("all" of the pass it is given, unless a pass is named)
@@ -209,6 +207,10 @@ def test_the_workload_covers_what_it_says(binlogs):
     for name in PASSES:
         run = binlogs[name]
         assert len(run["parts"]["a"]) >= 2 and len(run["parts"]["b"]) >= 2
+        # the server's own names: part b's files after part a's, in name and in number
+        names = [f.name for f in run["parts"]["a"] + run["parts"]["b"]]
+        assert names == sorted(names) and len(set(names)) == len(names)
+        assert sorted(f.name for f in run["folder"].iterdir()) == names
         final, after_a = run["after-b"]["tables"], run["after-a"]["tables"]
         # both passes leave the same rows (the workload writes literals)
         assert final == binlogs["full"]["after-b"]["tables"]
