@@ -109,8 +109,10 @@ def table_dir(out, name) -> str:
 
 
 def state_doc(out) -> dict:
-    return json.loads((pathlib.Path(out) / "_binlog_schema" / "state.json").read_text(
-        encoding="utf-8"))
+    """A run's state.json (an assertion error when it wrote none)."""
+    path = pathlib.Path(out) / "_binlog_schema" / "state.json"
+    assert path.exists(), f"{out}: no _binlog_schema/state.json"
+    return json.loads(path.read_text(encoding="utf-8"))
 
 
 # ------------------------------------------------------------------ reading our tables
@@ -187,13 +189,14 @@ def read_delta_duckdb(path):
     elif _DUCKDB_HOW["how"] == "delta_scan":
         con.execute("LOAD delta")
     if _DUCKDB_HOW["how"] == "delta_scan":
-        t = con.execute("SELECT * FROM delta_scan(?)", [str(path)]).fetch_arrow_table()
+        res = con.execute("SELECT * FROM delta_scan(?)", [str(path)])
     else:
         files, partitions = duckdb_delta_files(path)
         if not files:
             return None, []
-        t = con.execute("SELECT * FROM read_parquet(?, hive_partitioning = ?)",
-                        [files, bool(partitions)]).fetch_arrow_table()
+        res = con.execute("SELECT * FROM read_parquet(?, hive_partitioning = ?)",
+                          [files, bool(partitions)])
+    t = res.to_arrow_table() if hasattr(res, "to_arrow_table") else res.fetch_arrow_table()
     con.close()
     return t.schema, t.to_pylist()
 
