@@ -9,7 +9,7 @@ current-state tables of every table in the binlog) and of ``binlog-schema spark 
 --out DIR --overwrite --master local[2]`` (the row changes alone), each a subprocess
 (interpreter and Spark start-up included, JAVA_HOME from the repository's .venv/java-home), the
 two taking turns (an untimed warm-up turn first), each into a fresh output folder. Reported:
-the medians with their min-max spread, CPU seconds and peak RSS, and the ratio current/decode
+the wall medians with their min-max spread, and the ratio current/decode
 (the median of the per-turn ratios: how many times decode's time the current state costs),
 with the tables and rows ``spark current`` wrote (its state.json). Progress goes to stderr;
 the summary is printed as JSON on stdout (``--json OUT`` also saves every run's figures).
@@ -141,9 +141,9 @@ def main(argv=None) -> int:
         w = Spread.of(r.wall for r in rs)
         codes = sorted({r.rc for r in rs})
         print(f"  {label:60} {w.fmt()}  exit {codes}", file=log)
-        summary["commands"][key] = {
-            "label": label, "wall": w.__dict__, "cpu": Spread.of(r.cpu for r in rs).__dict__,
-            "rss_mib": Spread.of(r.rss_kib / 1024 for r in rs).__dict__, "exit_codes": codes}
+        # (wall only: a command's CPU and RSS figures would be its Python driver's, not the
+        # JVM's nor its workers'; every run's raw figures are in --json)
+        summary["commands"][key] = {"label": label, "wall": w.__dict__, "exit_codes": codes}
     q = Spread.of(ratios(runs["current"], runs["decode"]))
     summary["ratio_current_over_decode"] = q.__dict__
     summary["current_output"] = accounts[0] if accounts else {}
