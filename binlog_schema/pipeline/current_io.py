@@ -112,8 +112,6 @@ def write_tables(spark, folded, live: dict, out, fmt, flavor, counts, state, bas
     Delta tables this run leaves as they are, kept as they are); returns the state's
     ``tables`` entries ("db.table" -> rows, inserted, updated, deleted, version)."""
     from pyspark.sql import functions as F
-    if has_time_type():
-        spark.conf.set("spark.sql.timeType.enabled", "true")
     sizes = {r["origin"]: r["count"] for r in folded.groupBy("origin").count().collect()}
     written = {}
     for o, life in sorted(live.items(), key=lambda x: x[1].name):

@@ -114,6 +114,9 @@ def current(inputs, spark=None, *, out: str, base: str | None = None, schema=Non
     from .session import start_session
     from .tables import qualify
     spark = spark or start_session()
+    from .current_types import has_time_type
+    if has_time_type():   # (TIME columns, written and read back from a base)
+        spark.conf.set("spark.sql.timeType.enabled", "true")
     if fmt not in ("parquet", "delta"):
         raise CurrentError(f"unknown format {fmt!r} (parquet or delta)")
     if isinstance(inputs, str):

@@ -118,7 +118,8 @@ def fold_plan(lives, vtype) -> FoldPlan:
         by_name = {c.name.lower(): c.origin for c in final.columns}
         plan.tables[life.origin] = TableFold(
             life.origin, versions, [(c.name, c.origin) for c in final.columns],
-            [by_name[n.lower()] for n in final.primary_key], added, list(life.truncates))
+            [by_name[n.lower()] for n in final.effective_primary_key()[0]], added,
+            list(life.truncates))
     return plan
 
 

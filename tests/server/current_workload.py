@@ -285,7 +285,8 @@ def _decimal_of(column_type):
 def type_problem(arrow_type, col, rows, index, time_forms):
     """Why an output column's Arrow type is not the promised one (None: it is). ``time_forms``:
     the forms a TIME column may take ("parquet": time64('us') when every value of the column
-    lies within one day, else duration('us'); "any": int64 microseconds, time64 or
+    lies within one day, else Spark's day-time interval, which its Parquet writer stores as
+    int64 microseconds (or duration('us')); "any": int64 microseconds, time64 or
     duration)."""
     import pyarrow as pa
     ty, ctype = col["type"], col["column_type"].lower()
@@ -321,9 +322,10 @@ def type_problem(arrow_type, col, rows, index, time_forms):
     elif ty == "time":
         values = [r[index] for r in rows if r[index] is not None]
         in_day = all(0 <= v < DAY_US for v in values)
-        if time_forms == "parquet":
-            want = "time64('us')" if in_day else "duration('us')"
-            ok = arrow_type == (pa.time64("us") if in_day else pa.duration("us"))
+        if time_forms == "parquet":   # (Spark writes its day-time interval as INT64)
+            want = "time64('us')" if in_day else "a day-time interval (int64 or duration)"
+            ok = arrow_type == pa.time64("us") if in_day else \
+                arrow_type in (pa.int64(), pa.duration("us"))
         else:
             want = "int64 microseconds, time64('us') or duration('us')"
             ok = arrow_type in (pa.int64(), pa.duration("us")) or (

@@ -246,12 +246,14 @@ def test_all_files_give_the_final_state(binlogs, runs, name):
 
 def test_spark_reads_the_parquet_tables(binlogs, runs):
     """The tables of (a), FULL pass, read back by Spark (spark.read.parquet, default
-    configuration but a UTC session), equal the server's final state (values; Spark's own
+    configuration but a UTC session and Spark's TIME type on, as the README says:
+    ``spark.sql.timeType.enabled``), equal the server's final state (values; Spark's own
     types)."""
     out, _ = runs.get("full", "all")
     from binlog_schema.pipeline.session import start_session
     spark = start_session("local[2]", {"spark.sql.session.timeZone": "UTC",
-                                       "spark.sql.shuffle.partitions": "2"})
+                                       "spark.sql.shuffle.partitions": "2",
+                                       "spark.sql.timeType.enabled": "true"})
     problems = []
     try:
         final = binlogs["full"]["after-b"]["tables"]

@@ -166,3 +166,13 @@ def test_a_change_of_a_table_nobody_created_is_a_problem():
     plan = fold_plan(w.lives, _vtype())
     keyed = list(key_rows(w.changes, plan, {}))
     assert keyed[0]["op"] == "problem" and "d.t" in keyed[0]["problem"]
+
+
+def test_a_unique_key_of_not_null_columns_keys_a_table_without_a_primary_key():
+    """(As the server identifies its rows: MariaDB's MINIMAL before image holds that key.)"""
+    w = World("CREATE TABLE t (k VARCHAR(5) NOT NULL, v INT, UNIQUE KEY (k))")
+    w.change("t", "insert", after={"k": S("a"), "v": L(1)})
+    w.change("t", "insert", after={"k": S("b"), "v": L(2)})
+    w.change("t", "update", before={"k": S("a")}, after={"k": S("aa")})
+    w.change("t", "delete", before={"k": S("b")})
+    assert w.state("t") == [{"k": "aa", "v": 1}]
