@@ -138,17 +138,25 @@ def current(inputs, spark=None, *, out: str, base: str | None = None, schema=Non
     from .report import Progress  # noqa: F401 - (for the type only)
     base_okey = (state or {}).get("applied", {}).get("okey", "")
     seed = list((state or {}).get("schema", {}).get("seed", []))
-    prelude = _unpack((state or {}).get("schema", {}).get("statements", ""))
+    # (okey, body) of every schema statement the base applied
+    applied_statements = _unpack((state or {}).get("schema", {}).get("statements", ""))
     files, _ = list_inputs(spark, list(inputs))
     with stage("schema statements"):
-        plan = plan_schema(spark, files, list(schema or []), seed=seed, prelude=prelude)
+        plan = plan_schema(spark, files, list(schema or []), seed=seed)
     okey_of = _okeys(plan)
-    plan.statements = [s for s in plan.statements if okey_of(s[0], s[1]) > base_okey]
+    # the tasks decode every change of the files (those the base applied too, then left
+    # out) with the history in force where it is: the base's statements in these files
+    # stay in place, the others come first
+    here = {okey_of(i, offset) for i, offset, _ in plan.statements}
+    plan.prelude = [body for k, body in applied_statements if k not in here]
+    plan.check_seed()
+    new_statements = [(okey_of(i, offset), body) for i, offset, body in plan.statements
+                      if okey_of(i, offset) > base_okey]
     work = f"{out}/{STATE}/work"
     tables = decode(list(inputs), spark, out=f"{work}/changes", engine="arrow",
                     split_size=split_size, mode="overwrite", progress=progress,
                     schema_plan=plan)
-    lives, fold = _lives(plan, okey_of, spark)
+    lives, fold = _lives(plan, applied_statements, new_statements, spark)
     result = CurrentResult(out, fmt, files=[dict(zip(_FILES_NAMES(), r))
                                             for r in tables.file_rows or []])
     for e in lives.refused:
@@ -173,7 +181,7 @@ def current(inputs, spark=None, *, out: str, base: str | None = None, schema=Non
     with stage("current state"):
         written = _fold_and_write(spark, tables, fold, lives, base, base_origins, state,
                                   base_okey, end_okey, out, fmt, result)
-    statements = prelude + [body for _, _, body in plan.statements]
+    statements = applied_statements + new_statements
     applied = last if last and last["okey"] > base_okey else (state or {}).get("applied", {})
     result.applied = applied
     new_state = {
@@ -220,17 +228,19 @@ def _okeys(plan):
     return okey
 
 
-def _lives(plan, okey_of, spark):
-    """The table lives of the plan's history (seed and prelude, then its statements) and
-    the tasks' fold plan."""
+def _lives(plan, applied, new, spark):
+    """The table lives of the history (the seed and the base's ``applied`` statements, then
+    the ``new`` ones: (okey, body) pairs) and the tasks' fold plan."""
+    from dataclasses import replace
     from ..schema.lives import Lives
     from .arrow import arrow_type
     from .current_plan import fold_plan
     from .schema import VALUE
     from .session import session_time_zone
-    lives = Lives(plan.check_seed(), start="")
-    for i, offset, body in plan.statements:
-        lives.replay(body, okey_of(i, offset))
+    base = replace(plan, prelude=[body for _, body in applied], statements=[])
+    lives = Lives(base.check_seed(), start="")
+    for okey, body in new:
+        lives.replay(body, okey)
     return lives, fold_plan(lives, arrow_type(VALUE, session_time_zone(spark)))
 
 
