@@ -352,24 +352,19 @@ class BinlogReader:
                         sure = False
                         break
                     inside = raw.find(MAGIC, inside + 1)
+            over = None
+            if sure and not ctx.checksum and not no_context:
+                # an event no CRC32 proves over a FORMAT_DESCRIPTION that one does (a file
+                # cut short, then another without its magic number): it is none, and the
+                # events before that FDE are found as after any damage
+                over = scanning.checksummed_fde_inside(blocks, pos, size, ctx)
+                sure = over is None
             if sure and not (no_context and code not in CONTEXT_KINDS):
                 self._read += 1
                 if lazy and code not in _SPECIAL and not ctx.encrypted:
                     rec = PlainRecord(pos, raw, ctx)
                 else:
                     rec = self._record(pos, raw)
-                if rec is not None and not ctx.checksum and not no_context:
-                    # an event no CRC32 proves over a FORMAT_DESCRIPTION that one does (a
-                    # file cut short, then another without its magic number): it was none
-                    nxt = scanning.checksummed_fde_inside(blocks, pos, size, ctx)
-                    if nxt is not None:
-                        self._read -= 1
-                        yield self._skipped(pos, nxt, rec.error or FormatError(
-                            f"event_size {size} runs over a FORMAT_DESCRIPTION at {nxt} "
-                            "whose CRC32 verifies: the size cannot be trusted",
-                            offset=pos + 9, path="header.event_size"))
-                        pos = nxt
-                        continue
                 if code in _CONTEXT and self._leaves_no_context(code, rec, no_context):
                     # a context event that fails, with a context starting inside it: it was
                     # no event (bytes before a good FORMAT_DESCRIPTION, say)
@@ -411,7 +406,9 @@ class BinlogReader:
                 continue
             nxt = scanning.context_at(blocks, pos + 1, end, ctx, max_size) if no_context \
                 else scanning.resync(blocks, pos + 1, end, ctx, max_size, self.max_scan)
-            err = self._damage(pos, head, size, end, nxt)
+            err = self._damage(pos, head, size, end, nxt) if over is None else FormatError(
+                f"event_size {size} runs over a FORMAT_DESCRIPTION at {over} whose CRC32 "
+                "verifies: the size cannot be trusted", offset=pos + 9, path="header.event_size")
             if no_context and self.tail is None:
                 err = FormatError("no FORMAT_DESCRIPTION where the file starts: its events "
                                   "cannot be decoded" + ("" if nxt is None else

@@ -431,3 +431,31 @@ def test_a_file_without_checksums_cut_then_one_with_them_without_its_magic(origi
     for off, _ in second_events:
         got = by_offset.get(len(prefix) - 4 + off)
         assert got is not None and _same(got, ref[off]), (off, got and got["type"])
+
+
+@pytest.mark.parametrize("key", ["v51", "none"])
+def test_a_lying_event_over_good_ones_then_a_checksummed_format_description(originals,
+                                                                           tmp_path, key):
+    """(Found by the damage fuzz target.) As above, but the event whose size (and log
+    position) runs into the second file's FORMAT_DESCRIPTION starts two whole events before
+    the cut: those two are kept (found as after any damage), not skipped with it."""
+    first, first_events = originals[key]
+    second, second_events = originals["crc32"]
+    k = len(first_events) // 2
+    (o, raw), (o1, r1), (o2, r2) = first_events[k:k + 3]
+    cut = o2 + len(r2)
+    damaged = bytearray(first[:cut] + second[4:])
+    size = cut - o + 20
+    damaged[o + 9:o + 13] = size.to_bytes(4, "little")
+    damaged[o + 13:o + 17] = (o + size).to_bytes(4, "little")
+    run, lines = _decode(tmp_path, bytes(damaged))
+    _tiles(lines, len(damaged))
+    assert run.returncode == 3
+    by_offset = {d["offset"]: d for d in lines}
+    ref_first = _reference(tmp_path, first, "first.bin")
+    for off in (o1, o2):
+        assert _same(by_offset[off], ref_first[off])
+    ref = _reference(tmp_path, second, "second.bin")
+    for off, _ in second_events:
+        got = by_offset.get(cut - 4 + off)
+        assert got is not None and _same(got, ref[off]), (off, got and got["type"])
