@@ -184,7 +184,7 @@ def add_current(sub):
     c.add_argument("--quiet", action="store_true", help="no progress lines")
     _common(c)
     from binlog_schema.pipeline.current_command import run_current
-    c.set_defaults(func=_need_pyspark(run_current))
+    c.set_defaults(func=_need_pyspark(lambda args: run_current(args, parse_conf(args.conf))))
 
 
 def register(sub):

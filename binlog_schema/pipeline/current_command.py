@@ -6,13 +6,13 @@ from __future__ import annotations
 import sys
 
 
-def run_current(args) -> int:
-    from .commands import parse_conf
+def run_current(args, conf: dict) -> int:
+    """``args``: the command's arguments; ``conf``: its ``--conf`` items parsed."""
     from .current_job import CurrentError, current
     from .decode_job import SchemaFileError
     from .report import USAGE, Progress
     from .session import finish_session, start_session
-    spark = start_session(args.master, parse_conf(args.conf))
+    spark = start_session(args.master, conf)
     rc = None
     try:
         progress = Progress(spark, enabled=not args.quiet)

@@ -49,7 +49,7 @@ class TableFold:
 
     def __post_init__(self):
         self._starts = [v[0] for v in self.versions]
-        self._final = frozenset(o for _, o in self.final)
+        self.final_origins = frozenset(o for _, o in self.final)
 
     def __setstate__(self, state):
         self.__dict__.update(state)
@@ -73,7 +73,7 @@ def _canon(v):
     return None if v is None else tuple(v.values())
 
 
-def _key_of(image: dict, origins) -> bytes | None:
+def key_of(image: dict, origins) -> bytes | None:
     """The key bytes of a projected image (None when a key column is missing)."""
     out = []
     for o in origins:
@@ -88,7 +88,7 @@ def project(t: TableFold, version, image: dict, full: bool, problems: list) -> d
     column it lacks (its fill: missing from an insert, or added since)."""
     okey, names, fills = version
     out = {}
-    final = t._final
+    final = t.final_origins
     for name, v in image.items():
         o = names.get(name.lower())
         if o is None:
@@ -131,16 +131,16 @@ def key_rows(rows, plan: FoldPlan, counts: dict):
         key = t.key or [o for _, o in t.final]
         if op == "insert":
             img = project(t, version, after, True, problems)
-            rows_out = [("put", _key_of(img, key), None, img)]
+            rows_out = [("put", key_of(img, key), None, img)]
         elif op == "delete":
             img = project(t, version, before, len(before) >= cols, problems)
-            rows_out = [("del", _key_of(img, key), None, None)]
+            rows_out = [("del", key_of(img, key), None, None)]
         else:
             full = len(after) >= cols
             old_img = project(t, version, before, len(before) >= cols, problems)
             img = project(t, version, after, full, problems)
-            old = _key_of(old_img, key)
-            new = _key_of({**old_img, **img} if not full else img, key)
+            old = key_of(old_img, key)
+            new = key_of({**old_img, **img} if not full else img, key)
             if new == old:
                 rows_out = [("put" if full else "merge", new, None, img)]
             elif full:

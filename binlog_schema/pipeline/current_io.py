@@ -4,7 +4,7 @@ as Parquet or Delta (:func:`write_tables`)."""
 
 from __future__ import annotations
 
-from .current_fold import KEYED_FIELDS, TableFold, _key_of
+from .current_fold import KEYED_FIELDS, TableFold, key_of
 from .current_plan import column_facts, value_dict
 from .current_types import DAY_US, decoded_value, has_time_type, is_time, micros, typed_column
 
@@ -60,7 +60,7 @@ def base_keyed(spark, base, state, name, info, t: TableFold, lives, tz):
     df = df.select(*[c["name"] for c, _ in cols], "_order_key")
     vtype = arrow_type(VALUE, tz)
     key = t.key or [o for _, o in t.final]
-    final = t._final
+    final = t.final_origins
 
     def puts(batches):
         import pyarrow as pa
@@ -78,7 +78,7 @@ def base_keyed(spark, base, state, name, info, t: TableFold, lives, tz):
                     img[o] = v
             rows = []
             for img, okey in zip(images, data["_order_key"]):
-                k = _key_of(img, key) or b""
+                k = key_of(img, key) or b""
                 rows.append({"origin": t.origin, "gkey": k, "okey": okey or "", "sub": 0,
                              "op": "put", "operation": None, "key": k, "old": None,
                              "image": pickle.dumps(img, protocol=5), "problem": None})
