@@ -50,11 +50,6 @@ echo "MariaDB $(q 'SELECT VERSION()')" >&2
 mkdir -p "$OUT"
 rm -rf "$OUT"/current-*
 
-# part_sql PART: the lines of the workload's part PART
-part_sql() {
-    awk -v want="$1" '/^-- @@ part /{p = ($4 == want ":")} p' "$WORKLOAD"
-}
-
 # run_part PASS IMAGE PART: the part, in a session of binlog_row_image IMAGE, into fresh
 # binlog file(s) copied to OUT/current-PASS; prints their paths (relative to OUT) as a JSON list
 run_part() {
@@ -68,19 +63,16 @@ run_part() {
         echo "SET SESSION time_zone = '+00:00';"
         echo "SET SESSION sql_mode = '$SQL_MODE';"
         [ "$part" = a ] || echo "USE $DB;"
-        part_sql "$part"
+        workload_part "$WORKLOAD" "$part"
     } | "$M" sql "$NAME" --default-character-set=utf8mb4 >/dev/null \
         || { echo "part $label: the workload failed" >&2; exit 1; }
     q 'FLUSH BINARY LOGS'
     last="$(q 'SHOW MASTER STATUS' | cut -f1)"
     while read -r f; do
-        f="$(basename "$f")"
-        [[ "$f" < "$first" ]] && continue
-        [[ "$f" < "$last" ]] || continue
         n=$((n + 1))
         cp "$binlog_dir/$f" "$OUT/current-$pass/$f"
         files="$files${files:+, }\"current-$pass/$f\""
-    done <"$binlog_dir/mariadb-bin.index"
+    done < <(binlogs_from "$first" "$last")
     [ "$n" -gt 1 ] || { echo "part $label produced $n binlog file(s), not several" >&2; exit 1; }
     printf '[%s]' "$files"
 }

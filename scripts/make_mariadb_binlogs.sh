@@ -47,12 +47,9 @@ run_variant() {
     last="$(q 'SHOW MASTER STATUS' | cut -f1)"
     # copy every file from $first up to (not including) the new current one
     while read -r f; do
-        f="$(basename "$f")"
-        [[ "$f" < "$first" ]] && continue
-        [[ "$f" < "$last" ]] || continue
         n=$((n + 1))
         cp "$binlog_dir/$f" "$OUT/mariadb-$version-$label.$(printf '%06d' "$n")"
-    done <"$binlog_dir/mariadb-bin.index"
+    done < <(binlogs_from "$first" "$last")
     [ "$n" -gt 0 ] || { echo "variant $label produced no binlog file" >&2; exit 1; }
 }
 

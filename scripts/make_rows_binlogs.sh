@@ -46,13 +46,10 @@ run_pass() {
     q 'FLUSH BINARY LOGS'
     last="$(q 'SHOW MASTER STATUS' | cut -f1)"
     while read -r f; do
-        f="$(basename "$f")"
-        [[ "$f" < "$first" ]] && continue
-        [[ "$f" < "$last" ]] || continue
         n=$((n + 1))
         cp "$binlog_dir/$f" "$OUT/$label.$(printf '%06d' "$n")"
         files="$files${files:+,}$label.$(printf '%06d' "$n")"
-    done <"$binlog_dir/mariadb-bin.index"
+    done < <(binlogs_from "$first" "$last")
     [ "$n" -gt 0 ] || { echo "pass $label produced no binlog file" >&2; exit 1; }
     "$PY" scripts/rows_snapshot.py --socket "$socket" --database "$DB" \
         --out "$OUT/$label.json" --set "pass=$label" --set "binlog_row_image=${image^^}" \

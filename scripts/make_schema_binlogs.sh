@@ -36,30 +36,22 @@ echo "MariaDB $(q 'SELECT VERSION()')" >&2
 mkdir -p "$OUT"
 rm -f "$OUT"/schema-* "$OUT"/dump-*
 
-# part_sql PART: the lines of the workload's part PART
-part_sql() {
-    awk -v want="$1" '/^-- @@ part /{p = ($4 == want ":")} p' "$WORKLOAD"
-}
-
 # run_part METADATA PART: the part into fresh binlog file(s), copied to OUT; prints the
 # comma-separated names
 run_part() {
     local metadata="$1" part="$2" label="schema-$1-$2" first last f n=0 files=""
     q 'FLUSH BINARY LOGS'
     first="$(q 'SHOW MASTER STATUS' | cut -f1)"
-    { [ "$part" = a ] || echo "USE $DB;"; part_sql "$part"; } \
+    { [ "$part" = a ] || echo "USE $DB;"; workload_part "$WORKLOAD" "$part"; } \
         | "$M" sql "$NAME" --default-character-set=utf8mb4 >/dev/null \
         || { echo "part $label: the workload failed" >&2; exit 1; }
     q 'FLUSH BINARY LOGS'
     last="$(q 'SHOW MASTER STATUS' | cut -f1)"
     while read -r f; do
-        f="$(basename "$f")"
-        [[ "$f" < "$first" ]] && continue
-        [[ "$f" < "$last" ]] || continue
         n=$((n + 1))
         cp "$binlog_dir/$f" "$OUT/$label.$(printf '%06d' "$n")"
         files="$files${files:+,}$label.$(printf '%06d' "$n")"
-    done <"$binlog_dir/mariadb-bin.index"
+    done < <(binlogs_from "$first" "$last")
     [ "$n" -gt 0 ] || { echo "part $label produced no binlog file" >&2; exit 1; }
     printf '%s' "$files"
 }

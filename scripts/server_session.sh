@@ -5,6 +5,10 @@
 #                                             datadir; on exit it is destroyed (stopped only,
 #                                             its files kept, with SERVER_ON_EXIT=stop)
 #   q SQL                                     the server's answer: tab-separated, no headers
+#   binlogs_from FIRST LAST                   the names of the server's binlog files from
+#                                             FIRST up to (not including) LAST, in order
+#   workload_part FILE PART                   the lines of part PART of a workload file (from
+#                                             its "-- @@ part PART:" line to the next one)
 #
 # The caller has cd'ed to the repository root and set -euo pipefail.
 
@@ -33,4 +37,18 @@ server_start() {
 
 q() {  # q SQL -> tab-separated rows, no headers
     printf '%s\n' "$1" | "$M" sql "$SERVER_NAME" -N -B
+}
+
+binlogs_from() {  # binlogs_from FIRST LAST -> file names, one per line
+    local f
+    while read -r f; do
+        f="$(basename "$f")"
+        [[ "$f" < "$1" ]] && continue
+        [[ "$f" < "$2" ]] || continue
+        printf '%s\n' "$f"
+    done <"$binlog_dir/mariadb-bin.index"
+}
+
+workload_part() {  # workload_part FILE PART -> its lines
+    awk -v want="$2" '/^-- @@ part /{p = ($4 == want ":")} p' "$1"
 }
