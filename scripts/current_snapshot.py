@@ -33,13 +33,12 @@ Rows are in primary-key order where there is one (the tests compare multisets).
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 
 import pymysql
 
-from rows_snapshot import BINARY, INTEGER, TEXTUAL, q, text
+from rows_snapshot import BINARY, INTEGER, TEXTUAL, q, text, write_doc
 
 
 def select_expression(name: str, ty: str) -> str:
@@ -153,16 +152,10 @@ def main(argv=None) -> int:
         cur.execute("SET SESSION time_zone = '+00:00'")
         cur.execute("SELECT VERSION()")
         doc = {"server_version": text(cur.fetchone()[0]), "databases": databases}
-        for item in args.set:
-            key, _, value = item.partition("=")
-            doc[key] = value
         doc["tables"] = snapshot(conn, databases)
     finally:
         conn.close()
-    with open(args.out, "w", encoding="utf-8") as f:
-        json.dump(doc, f, ensure_ascii=False, indent=1)
-        f.write("\n")
-    return 0
+    return write_doc(args.out, doc, args.set)
 
 
 if __name__ == "__main__":

@@ -133,13 +133,18 @@ def main(argv=None) -> int:
         version, metadata, checksum = (text(v) for v in cur.fetchone())
         doc = {"server_version": version, "database": args.database,
                "global": {"binlog_row_metadata": metadata, "binlog_checksum": checksum}}
-        for item in args.set:
-            key, _, value = item.partition("=")
-            doc[key] = value
         doc["tables"] = snapshot(conn, args.database)
     finally:
         conn.close()
-    with open(args.out, "w", encoding="utf-8") as f:
+    return write_doc(args.out, doc, args.set)
+
+
+def write_doc(path, doc: dict, sets) -> int:
+    """The snapshot ``doc`` with the ``--set KEY=VALUE`` items, as JSON at ``path``."""
+    for item in sets:
+        key, _, value = item.partition("=")
+        doc[key] = value
+    with open(path, "w", encoding="utf-8") as f:
         json.dump(doc, f, ensure_ascii=False, indent=1)
         f.write("\n")
     return 0
