@@ -14,8 +14,8 @@ A table with a primary key is folded per key: an insert or a full image puts the
 delete removes it, a partial image (MINIMAL, NOBLOB) updates the columns it holds. A table
 without one is a multiset keyed by the whole row: an insert adds a copy, a delete removes
 one. An update whose row changes key is a delete of the old key and a put of the new one;
-when its image is partial the new row needs the old one's other columns: such tables are
-folded whole (``gkey`` empty, one group per table) rather than per key.
+when its image is partial the new row needs the old one's other columns: the driver then
+folds such a table whole (``gkey`` empty, one group per table) rather than per key.
 """
 
 from __future__ import annotations
@@ -41,7 +41,6 @@ class TableFold:
     key: list = field(default_factory=list)        # final primary key (origins); [] multiset
     added: dict = field(default_factory=dict)      # origin -> fill for rows already there
     truncates: list = field(default_factory=list)  # okeys
-    whole: bool = False                            # folded as one group
 
     def version_at(self, okey):
         i = bisect_right(self._starts, okey)
@@ -50,9 +49,6 @@ class TableFold:
     def __post_init__(self):
         self._starts = [v[0] for v in self.versions]
         self.final_origins = frozenset(o for _, o in self.final)
-
-    def __setstate__(self, state):
-        self.__dict__.update(state)
 
 
 @dataclass
@@ -108,10 +104,10 @@ def project(t: TableFold, version, image: dict, full: bool, problems: list) -> d
     return out
 
 
-def key_rows(rows, plan: FoldPlan, counts: dict):
+def key_rows(rows, plan: FoldPlan):
     """The keyed rows (dicts of :data:`KEYED_FIELDS`) of row changes (dicts with
     ``database``, ``table``, ``okey``, ``operation``, ``before``, ``after`` (lists of (name,
-    Value) pairs, or None)); ``counts`` gathers (origin, operation) -> number."""
+    Value) pairs, or None))."""
     for r in rows:
         okey = r["okey"]
         origin = plan.origin_at(r["database"], r["table"], okey)
@@ -121,7 +117,6 @@ def key_rows(rows, plan: FoldPlan, counts: dict):
                               "these binlogs, nor given by --schema or --base)")
             continue
         op = r["operation"]
-        counts[(origin, op)] = counts.get((origin, op), 0) + 1
         version = t.version_at(okey)
         problems = []
         names = version[1]

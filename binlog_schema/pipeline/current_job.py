@@ -135,7 +135,6 @@ def current(inputs, spark=None, *, out: str, base: str | None = None, schema=Non
         raise CurrentError(f"--base {base} holds {state.get('format')} tables")
     _prepare(spark, out, base, overwrite)
     stage = progress.stage if progress else (lambda label: nullcontext())
-    from .report import Progress  # noqa: F401 - (for the type only)
     base_okey = (state or {}).get("applied", {}).get("okey", "")
     seed = list((state or {}).get("schema", {}).get("seed", []))
     # (okey, body) of every schema statement the base applied
@@ -157,7 +156,8 @@ def current(inputs, spark=None, *, out: str, base: str | None = None, schema=Non
                     split_size=split_size, mode="overwrite", progress=progress,
                     schema_plan=plan)
     lives, fold = _lives(plan, applied_statements, new_statements, spark)
-    result = CurrentResult(out, fmt, files=[dict(zip(_FILES_NAMES(), r))
+    from .schema import FILES
+    result = CurrentResult(out, fmt, files=[dict(zip(FILES.fieldNames(), r))
                                             for r in tables.file_rows or []])
     for e in lives.refused:
         result.problems.append(("", f"schema statement not modelled: {e}"))
@@ -197,11 +197,6 @@ def current(inputs, spark=None, *, out: str, base: str | None = None, schema=Non
     fs.delete(p, True)
     result.tables = written
     return result
-
-
-def _FILES_NAMES():
-    from .schema import FILES
-    return FILES.fieldNames()
 
 
 def _display(uri: str) -> str:
@@ -294,9 +289,8 @@ def _fold_and_write(spark, tables, fold: FoldPlan, lives, base, base_origins, st
     def keyer(batches):
         import pyarrow as pa
         arrow = _arrow_keyed(tz)
-        counts: dict = {}
         for b in batches:
-            out_rows = list(key_rows(b.to_pylist(), fold, counts))
+            out_rows = list(key_rows(b.to_pylist(), fold))
             if out_rows:
                 yield pa.RecordBatch.from_pylist(out_rows, schema=arrow)
     keyed = changes.mapInArrow(keyer, kschema)
@@ -306,9 +300,7 @@ def _fold_and_write(spark, tables, fold: FoldPlan, lives, base, base_origins, st
                                                  lives, tz))
     keyed = keyed.persist()
     whole = {r["origin"] for r in keyed.where(F.col("op") == "move").select("origin")
-             .distinct().collect()}
-    for o in whole:
-        fold.tables[o].whole = True
+             .distinct().collect()}   # (tables folded whole: see current_fold)
     counts = {}
     for r in keyed.where(F.col("operation").isNotNull()).groupBy("origin", "operation") \
             .count().collect():
