@@ -15,8 +15,6 @@ confirmed FORMAT_DESCRIPTION (two files concatenated) is one too.
 
 from __future__ import annotations
 
-import re
-
 from .mysql.codes import FORMAT_DESCRIPTION_EVENT, START_EVENT_V3, WRITTEN_KINDS
 from .mysql.flavor import checksum_length, checksummed
 from .mysql.framing import HEADER_SIZE, LOG_POS_AT, SIZE_AT, TYPE_AT, crc_ok
@@ -210,7 +208,7 @@ def checksummed_fde_inside(blocks: Blocks, pos: int, size: int, ctx) -> int | No
     without one, an event of a file without checksums), cut short, may overlap another
     file's FORMAT_DESCRIPTION: the one a CRC32 proves is the event."""
     buf = blocks.at(pos, size + HEADER_SIZE)   # (the headers of the starts inside it)
-    for m in _FDE_HEAD.finditer(buf, TYPE_AT + 1):
+    for m in _fde_heads().finditer(buf, TYPE_AT + 1):
         if m.start() >= size + TYPE_AT:
             break
         start = pos + m.start() - TYPE_AT
@@ -225,9 +223,18 @@ def checksummed_fde_inside(blocks: Blocks, pos: int, size: int, ctx) -> int | No
     return None
 
 
-# the type code of a FORMAT_DESCRIPTION, then 4 bytes, then an event_size below 512 (a
-# regular expression finds the few candidate headers inside an event in one pass)
-_FDE_HEAD = re.compile(rb"\x0f.{4}.[\x00\x01]\x00\x00", re.DOTALL)
+def _fde_heads():
+    """The type code of a FORMAT_DESCRIPTION, then 4 bytes, then an event_size below 512: a
+    regular expression that finds the few candidate headers inside an event in one pass
+    (compiled when recovery first needs it: ``re`` costs every command's start-up)."""
+    global _FDE_HEADS
+    if _FDE_HEADS is None:
+        import re
+        _FDE_HEADS = re.compile(rb"\x0f.{4}.[\x00\x01]\x00\x00", re.DOTALL)
+    return _FDE_HEADS
+
+
+_FDE_HEADS = None
 assert FORMAT_DESCRIPTION_EVENT == 0x0F and MAX_FDE_SIZE < 512
 
 
