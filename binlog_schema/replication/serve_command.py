@@ -1,0 +1,104 @@
+"""``binlog-schema serve``: serve a folder of binlog files to replicas and CDC clients over
+the MySQL replication protocol (:mod:`.server`).
+
+    binlog-schema serve DIR --port 3307
+    binlog-schema serve DIR --port 3307 --user repl --password-file pw.txt --server-id 7
+    binlog-schema fixtures --random -o DIR && binlog-schema serve DIR --port 3307
+"""
+
+from __future__ import annotations
+
+import sys
+
+_EPILOG = """\
+A replica connects as to a master: CHANGE MASTER TO MASTER_HOST='127.0.0.1',
+MASTER_PORT=3307, MASTER_USER=..., MASTER_PASSWORD=..., MASTER_LOG_FILE='<a file of DIR>',
+MASTER_LOG_POS=4 (or MASTER_USE_GTID=slave_pos with MariaDB); START SLAVE.
+The files of DIR (those that start with the binlog magic number) are served in name order;
+the last one is followed as it grows, and new files are picked up.
+
+exit status:
+  0  stopped by SIGINT/SIGTERM
+  1  the folder cannot be served (not a folder) or the password file cannot be read
+  2  bad command line
+  3  the port cannot be listened on (in use, not allowed)
+"""
+
+
+def cmd_serve(args) -> int:
+    import logging
+    import signal
+
+    from ..errors import BinlogError
+    from .server import BinlogServer, ServerConfig
+    password = b""
+    if args.password_file:
+        try:
+            with open(args.password_file, "rb") as f:
+                password = f.read().rstrip(b"\r\n")
+        except OSError as e:
+            print(f"serve: {args.password_file}: {e.strerror}", file=sys.stderr)
+            return 1
+    config = ServerConfig(folder=args.dir, user=args.user, password=password,
+                          server_id=args.server_id, flavor=args.flavor,
+                          heartbeat=args.heartbeat)
+    logging.basicConfig(level=logging.WARNING, format="serve: %(message)s")
+    try:
+        server = BinlogServer(config, args.host, args.port)
+    except BinlogError as e:
+        print(f"serve: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:
+        print(f"serve: cannot listen on {args.host}:{args.port}: {e.strerror}", file=sys.stderr)
+        return 3
+
+    def stop(*_):
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, stop)
+    print(f"serve: {args.dir} on {server.host}:{server.port} (server id {args.server_id}, "
+          f"{args.flavor})", file=sys.stderr, flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.tcp.server_close()
+    return 0
+
+
+def _positive(text: str) -> int:
+    import argparse
+    value = int(text)
+    if value < 1 or value >= 1 << 32:
+        raise argparse.ArgumentTypeError("must be between 1 and 4294967295")
+    return value
+
+
+def register(sub):
+    """Add ``serve`` to the ``binlog-schema`` subcommands."""
+    import argparse
+    p = sub.add_parser("serve", help="serve a folder of binlog files to replicas over the "
+                                     "replication protocol",
+                       description=__doc__.split("\n\n", 1)[0].replace("``", ""),
+                       epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("dir", metavar="DIR", help="the folder of binlog files to serve")
+    p.add_argument("--port", type=int, required=True,
+                   help="the TCP port to listen on (0: a free one, printed on stderr)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="the address to listen on (default 127.0.0.1: loopback only)")
+    p.add_argument("--user", help="the only user accepted (mysql_native_password); without "
+                                  "it every user is accepted without a password check")
+    p.add_argument("--password-file", metavar="FILE",
+                   help="a file holding --user's password (one line; default: empty)")
+    p.add_argument("--server-id", type=_positive, default=1,
+                   help="the server id this master announces (SHOW VARIABLES LIKE "
+                        "'SERVER_ID', artificial events; default 1). The files' events keep "
+                        "the ids they hold")
+    p.add_argument("--flavor", choices=("mariadb", "mysql"), default="mariadb",
+                   help="the server this one says it is: its version string in the greeting "
+                        "and VERSION() (default mariadb: 10.11.6-MariaDB-binlog-schema)")
+    p.add_argument("--heartbeat", type=float, metavar="SECONDS",
+                   help="the heartbeat period when idle at the end of the last file "
+                        "(default: the period the replica sets with "
+                        "@master_heartbeat_period; 0: none)")
+    p.set_defaults(func=cmd_serve)

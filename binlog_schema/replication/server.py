@@ -1,0 +1,456 @@
+"""A replication master made of binlog files: :class:`BinlogServer` listens on a TCP port,
+greets each client (HandshakeV10, mysql_native_password), answers the SQL replicas send at
+connect (:mod:`.server_sql`), registers replicas and streams the binlog files of a folder
+(:mod:`.server_files`) as a real master does:
+
+* a dump from ``file``/``position``: a fake ROTATE (ARTIFICIAL flag, log_pos 0) naming the file
+  and position, the file's FORMAT_DESCRIPTION (its BINLOG_IN_USE flag cleared; with log_pos 0
+  and no creation time when the dump starts past it), then the events from the position;
+* a MariaDB GTID dump (``SET @slave_connect_state=...`` and an empty file name): from the
+  GTID event of the first transaction the state does not hold (empty state: the first file),
+  with a fake GTID_LIST holding the state after the FORMAT_DESCRIPTION;
+* the next file after a file's end (a fake ROTATE to it when the file has no ROTATE of its
+  own); a ROTATE to a file not there yet waits for it; at the end of the last file, the
+  server follows it as it grows and waits for new files, sending HEARTBEAT_LOG_EVENTs at the
+  period the replica set (``@master_heartbeat_period``, nanoseconds); with
+  BINLOG_DUMP_NON_BLOCK an EOF packet ends the dump there.
+
+Every packet goes through a declaration (:mod:`binlog_schema.protocol.connection`,
+:mod:`binlog_schema.protocol.replication`, framing by :mod:`binlog_schema.protocol.framing`);
+artificial events are built by the envelope's declaration with the files' checksum setting.
+Files are read event by event through the one header scanner (:class:`~binlog_schema.
+scanning.Blocks`), in constant memory. One thread per client: a client that misbehaves or
+goes away ends its own thread only."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import select
+import socket
+import socketserver
+import threading
+import time
+
+from ..context import Context
+from ..envelope import build_event, parse_event
+from ..errors import BinlogError
+from ..mysql import codes
+from ..mysql.flavor import context_from_fde
+from ..protocol import auth, connection as conn
+from ..scanning import Blocks
+from ..stream import MAX_EVENT_SIZE
+from . import server_sql
+from .server_files import BinlogFolder, parse_gtid_state
+
+log = logging.getLogger(__name__)
+
+ER_ACCESS_DENIED = 1045
+ER_MASTER_FATAL_READING_BINLOG = 1236
+ER_UNKNOWN_COM = 1047
+BINLOG_DUMP_NON_BLOCK = 1
+POLL = 0.1   # seconds between looks at a file that does not grow
+
+SERVER_CAPABILITIES = [
+    "LONG_PASSWORD", "FOUND_ROWS", "LONG_FLAG", "CONNECT_WITH_DB", "PROTOCOL_41",
+    "TRANSACTIONS", "SECURE_CONNECTION", "MULTI_RESULTS", "PLUGIN_AUTH", "CONNECT_ATTRS",
+    "PLUGIN_AUTH_LENENC_CLIENT_DATA", "DEPRECATE_EOF"]
+VERSIONS = {"mariadb": "5.5.5-10.11.6-MariaDB-binlog-schema",   # (5.5.5-: as MariaDB 10 sends)
+            "mysql": "8.0.36-binlog-schema"}
+COLLATION_UTF8MB4 = 45
+TYPE_VAR_STRING = 0xfd
+
+
+class PeerGone(Exception):
+    """The client closed the connection (or sent what ends it)."""
+
+
+@dataclasses.dataclass
+class ServerConfig:
+    folder: str
+    user: str | None = None
+    password: bytes = b""
+    server_id: int = 1
+    flavor: str = "mariadb"
+    heartbeat: float | None = None   # seconds; None: the replica's own period
+
+
+class Connection:
+    """One client: its socket, the packet sequence, the agreed capabilities, its session."""
+
+    def __init__(self, sock: socket.socket, server: "BinlogServer", conn_id: int):
+        from ..protocol import framing
+        self.framing = framing
+        self.sock = sock
+        self.reader = sock.makefile("rb")
+        self.writer = sock.makefile("wb")
+        self.server = server
+        self.config = server.config
+        self.conn_id = conn_id
+        self.seq = 0
+        self.capabilities: set = set()
+        self.session = server_sql.Session(server.folder, self.config.server_id,
+                                          VERSIONS[self.config.flavor].removeprefix("5.5.5-"))
+
+    # ------------------------------------------------------------------ packets
+
+    def read(self) -> bytes:
+        try:
+            seq, payload = self.framing.read_packet(self.reader)
+        except (BinlogError, OSError, EOFError) as e:
+            raise PeerGone(str(e)) from None
+        if payload is None:
+            raise PeerGone("closed")
+        self.seq = (seq + 1) & 0xFF
+        return payload
+
+    def send(self, decl, value, flush: bool = True, **context):
+        self.send_raw(decl.build(value, **context), flush)
+
+    def send_raw(self, payload: bytes, flush: bool = True):
+        try:
+            self.seq = self.framing.write_packet(self.writer, payload, self.seq)
+            if flush:
+                self.writer.flush()
+        except OSError as e:
+            raise PeerGone(str(e)) from None
+
+    def ok(self, info: str = ""):
+        self.send(conn.OkPacket, {"header": conn.OK_HEADER, "affected_rows": 0,
+                                  "last_insert_id": 0, "status": ["AUTOCOMMIT"],
+                                  "warnings": 0, "info": info})
+
+    def err(self, code: int, message: str, state: str = "HY000"):
+        self.send(conn.ErrPacket, {"error_code": code, "sql_state": state,
+                                   "message": message})
+
+    def result(self, result: server_sql.Result):
+        eof = "DEPRECATE_EOF" not in self.capabilities
+        n = len(result.columns)
+        self.send(conn.ColumnCount, {"count": n}, flush=False)
+        for name in result.columns:
+            self.send(conn.ColumnDefinition41, {
+                "catalog": "def", "schema": "", "table": "", "org_table": "", "name": name,
+                "org_name": "", "collation": COLLATION_UTF8MB4, "column_length": 1024,
+                "type": TYPE_VAR_STRING, "flags": 0, "decimals": 0x27}, flush=False)
+        if eof:
+            self.send(conn.EofPacket, {"warnings": 0, "status": ["AUTOCOMMIT"]}, flush=False)
+        for row in result.rows:
+            self.send(conn.TextRow, {"values": list(row)}, flush=False, columns=n)
+        if eof:
+            self.send(conn.EofPacket, {"warnings": 0, "status": ["AUTOCOMMIT"]})
+        else:
+            self.send(conn.OkPacket, {"header": conn.EOF_HEADER, "affected_rows": 0,
+                                      "last_insert_id": 0, "status": ["AUTOCOMMIT"],
+                                      "warnings": 0, "info": ""})
+
+    # ------------------------------------------------------------------ phases
+
+    def run(self):
+        if not self.handshake():
+            return
+        while True:
+            self.seq = 0
+            payload = self.read()
+            if not payload:
+                raise PeerGone("empty command packet")
+            command = payload[0]
+            if command == conn.COM_QUIT:
+                return
+            if command == conn.COM_PING:
+                self.ok()
+            elif command == conn.COM_QUERY:
+                self.query(conn.ComQuery.parse(payload).query)
+            elif command == conn.COM_REGISTER_SLAVE:
+                from ..protocol import replication
+                replication.ComRegisterSlave.parse(payload)
+                self.ok()
+            elif command in (conn.COM_BINLOG_DUMP, conn.COM_BINLOG_DUMP_GTID):
+                self.dump(payload)
+                return
+            else:
+                self.err(ER_UNKNOWN_COM, f"Unknown command {conn.COMMANDS.get(command, command)}",
+                         "08S01")
+
+    def handshake(self) -> bool:
+        nonce = auth.new_nonce()
+        caps = conn.CAPABILITIES
+        self.send(conn.HandshakeV10, {
+            "server_version": VERSIONS[self.config.flavor], "connection_id": self.conn_id,
+            "auth_data_1": nonce[:8],
+            "capabilities_low": [n for n in SERVER_CAPABILITIES if caps[n] < 0x10000],
+            "collation": COLLATION_UTF8MB4, "status": ["AUTOCOMMIT"],
+            "capabilities_high": [n for n in SERVER_CAPABILITIES if caps[n] >= 0x10000],
+            "reserved": bytes(6), "extended_capabilities": 0,
+            "auth_data_2": nonce[8:] + b"\0", "auth_plugin": auth.NATIVE})
+        payload = self.read()
+        try:
+            response = conn.HandshakeResponse41.parse(payload)
+        except Exception:  # noqa: BLE001 - any bad greeting reply: refused, not a traceback
+            self.err(ER_ACCESS_DENIED, "Bad handshake", "08S01")
+            return False
+        self.capabilities = {n for n in response.capabilities if isinstance(n, str)} & set(
+            SERVER_CAPABILITIES)
+        token = response.auth_response if isinstance(response.auth_response, bytes) else \
+            str(response.auth_response or "").encode()
+        if response.auth_plugin not in (None, auth.NATIVE):
+            self.send(conn.AuthSwitchRequest, {"auth_plugin": auth.NATIVE,
+                                               "auth_data": nonce + b"\0"})
+            token = self.read()
+        user = response.user
+        if self.config.user is not None and (
+                user != self.config.user or
+                not auth.native_check(token, nonce, self.config.password)):
+            self.err(ER_ACCESS_DENIED, f"Access denied for user '{user}'", "28000")
+            return False
+        self.ok()
+        return True
+
+    def query(self, sql: str):
+        answer = server_sql.answer(self.session, sql)
+        if isinstance(answer, server_sql.Result):
+            self.result(answer)
+        elif isinstance(answer, server_sql.Ok):
+            self.ok(answer.info)
+        else:
+            self.err(answer.code, answer.message, answer.state)
+
+    # ------------------------------------------------------------------ the dump
+
+    def dump(self, payload: bytes):
+        from ..protocol import replication
+        gtid_mode = False
+        if payload[0] == conn.COM_BINLOG_DUMP:
+            req = replication.ComBinlogDump.parse(payload)
+            name, position, flags = req.file, req.position, req.flags
+        else:
+            req = replication.ComBinlogDumpGtid.parse(payload)
+            name, position, flags = req.file, req.position, req.flags
+        flags = flags if isinstance(flags, int) else (
+            BINLOG_DUMP_NON_BLOCK if "NON_BLOCK" in (flags or []) else 0)
+        name = name.decode("utf-8", "replace") if isinstance(name, bytes) else name
+        state = self.session.user_vars.get("slave_connect_state")
+        if not name and state is not None:
+            gtid_mode = True
+            start = self.server.folder.start_after(parse_gtid_state(state))
+            if start is None:
+                self.err(ER_MASTER_FATAL_READING_BINLOG, "no binlog files to serve")
+                return
+            name, position = start
+        elif not name:
+            names = self.server.folder.names()
+            if not names:
+                self.err(ER_MASTER_FATAL_READING_BINLOG, "no binlog files to serve")
+                return
+            name = names[0]
+        if not self.server.folder.exists(name):
+            self.err(ER_MASTER_FATAL_READING_BINLOG,
+                     f"Could not find first log file name in binary log index file "
+                     f"(no file {name!r} in the served folder)")
+            return
+        if self.server.folder.description(name)["checksum"] and \
+                self.session.user_vars.get("master_binlog_checksum") is None:
+            self.err(ER_MASTER_FATAL_READING_BINLOG, "Slave can not handle replication events "
+                     "with the checksum that master is configured to log")
+            return
+        Streamer(self, name, max(position, 4), flags, gtid_mode,
+                 parse_gtid_state(state) if gtid_mode else None).run()
+
+
+class Streamer:
+    """One dump: the files from a position, as the network stream (0x00 + event)."""
+
+    def __init__(self, client: Connection, name: str, position: int, flags: int,
+                 gtid_mode: bool, state: dict | None):
+        from ..protocol import replication
+        self.packet = replication.BinlogStreamPacket
+        self.client = client
+        self.folder = client.server.folder
+        self.server_id = client.config.server_id
+        self.name, self.position, self.flags = name, position, flags
+        self.gtid_mode, self.state = gtid_mode, state
+        period = client.config.heartbeat
+        if period is None:
+            ns = client.session.user_vars.get("master_heartbeat_period")
+            period = int(float(ns)) / 1e9 if ns not in (None, "") else 0
+        self.period = period
+        self.last_sent = time.monotonic()
+        self.ctx = Context(checksum=False)
+
+    def send_event(self, raw: bytes, flush: bool = True):
+        self.client.send(self.packet, {"event": raw}, flush=flush)
+        self.last_sent = time.monotonic()
+
+    def artificial(self, kind: int, body, log_pos: int = 0) -> bytes:
+        return build_event({"header": {"timestamp": 0, "type_code": kind,
+                                       "server_id": self.server_id, "log_pos": log_pos,
+                                       "flags": ["ARTIFICIAL"]}, "body": body}, self.ctx)
+
+    def run(self):
+        first = True
+        while True:
+            next_name = self.send_file(first)
+            first = False
+            if next_name is None:
+                return
+            self.name, self.position = next_name, 4
+
+    def wait_for(self, name: str):
+        """Wait (heartbeats going) until the file ``name`` exists."""
+        while not self.folder.exists(name):
+            self.idle()
+
+    def idle(self):
+        """One pause at the end of the stream: a heartbeat when one is due; notices a client
+        that went away."""
+        readable, _, _ = select.select([self.client.sock], [], [], POLL)
+        if readable:
+            try:
+                data = self.client.sock.recv(4096, socket.MSG_PEEK)
+            except OSError:
+                data = b""
+            if not data:
+                raise PeerGone("closed while waiting")
+            self.client.read()   # (a replica sends nothing during a dump: read and drop)
+        if self.period and time.monotonic() - self.last_sent >= self.period:
+            self.send_event(self.artificial(codes.HEARTBEAT_LOG_EVENT,
+                                            {"log_ident": self.name}, self.position))
+
+    def send_file(self, first: bool) -> str | None:
+        """Stream one file from ``self.position``; the name of the next file (None: done)."""
+        self.wait_for(self.name)
+        with open(self.folder.file(self.name), "rb") as f:
+            blocks = Blocks(f)
+            fde = self.read_fde(blocks)
+            if fde is None:
+                self.client.err(ER_MASTER_FATAL_READING_BINLOG,
+                                f"{self.name}: no FORMAT_DESCRIPTION at offset 4")
+                return None
+            fde_raw, fde_value = fde
+            self.ctx = context_from_fde(fde_value["body"], Context(checksum=False))
+            if first:
+                self.send_event(self.artificial(codes.ROTATE_EVENT, {
+                    "position": self.position, "next_file": self.name}), flush=False)
+            past = self.position > 4
+            header = dict(fde_value["header"], flags=[
+                f for f in fde_value["header"]["flags"] if f != "BINLOG_IN_USE"])
+            body = dict(fde_value["body"])
+            if past:   # (as a real master: the replica must not take its position or time)
+                header["log_pos"] = 0
+                body["create_timestamp"] = 0
+            self.send_event(build_event({**fde_value, "header": header, "body": body},
+                                        self.ctx.replace(offset=4)), flush=False)
+            if not past:
+                self.position = 4 + len(fde_raw)
+            if self.gtid_mode and first:
+                self.send_event(self.artificial(codes.GTID_LIST_EVENT, {
+                    "flags": [], "gtids": [{"domain_id": d, "server_id": s, "seq_no": n}
+                                           for d, (s, n) in sorted(self.state.items())]},
+                    self.position), flush=False)
+            self.client.writer.flush()
+            return self.follow(blocks)
+
+    def read_fde(self, blocks: Blocks):
+        for offset, kind, size, buf, i in blocks.walk(4, MAX_EVENT_SIZE):
+            raw = bytes(buf[i:i + size])
+            if kind != codes.FORMAT_DESCRIPTION_EVENT:
+                return None
+            return raw, parse_event(raw, Context(checksum=False), offset)
+        return None
+
+    def follow(self, blocks: Blocks) -> str | None:
+        """The events of the open file from ``self.position`` on, following it as it grows;
+        the next file's name once it ends (a ROTATE's, or the next in name order)."""
+        while True:
+            sent = 0
+            for offset, kind, size, buf, i in blocks.walk(self.position, MAX_EVENT_SIZE):
+                self.send_event(bytes(buf[i:i + size]), flush=False)
+                sent += 1
+                self.position = offset + size
+                if kind == codes.ROTATE_EVENT:
+                    self.client.writer.flush()
+                    return parse_event(bytes(buf[i:i + size]), self.ctx)["body"]["next_file"]
+            if sent:
+                self.client.writer.flush()
+            if blocks.bad is not None:
+                self.client.err(ER_MASTER_FATAL_READING_BINLOG,
+                                f"{self.name}: bad event size {blocks.bad[1]} at offset "
+                                f"{blocks.bad[0]}")
+                return None
+            if sent:
+                continue
+            if blocks.tail is None:   # the file ends with a whole event
+                later = self.folder.next_name(self.name)
+                if later is not None and self.position == self.folder.size(self.name):
+                    self.send_event(self.artificial(codes.ROTATE_EVENT, {
+                        "position": 4, "next_file": later}))
+                    return later
+            if self.flags & BINLOG_DUMP_NON_BLOCK:
+                self.client.send(conn.EofPacket, {"warnings": 0, "status": []})
+                return None
+            self.idle()
+
+
+class _Handler(socketserver.BaseRequestHandler):
+    def handle(self):
+        server: BinlogServer = self.server.owner
+        client = None
+        try:
+            client = Connection(self.request, server, server.next_id())
+            client.run()
+        except PeerGone:
+            pass
+        except Exception as e:  # noqa: BLE001 - one client's failure ends its thread only
+            log.warning("client %s: %s: %s", self.client_address, type(e).__name__, e)
+            if client is not None:
+                try:
+                    client.seq = client.seq or 1
+                    client.err(ER_MASTER_FATAL_READING_BINLOG, f"{type(e).__name__}: {e}")
+                except Exception:  # noqa: BLE001
+                    pass
+        finally:
+            if client is not None:
+                for f in (client.reader, client.writer):
+                    try:
+                        f.close()
+                    except Exception:  # noqa: BLE001
+                        pass
+
+
+class _TCPServer(socketserver.ThreadingMixIn, socketserver.TCPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+class BinlogServer:
+    """Serve the binlog files of ``config.folder`` on ``(host, port)`` (port 0: a free one,
+    see :attr:`port`). :meth:`serve_forever` blocks; :meth:`start` runs it in a thread;
+    :meth:`close` stops listening."""
+
+    def __init__(self, config: ServerConfig, host: str = "127.0.0.1", port: int = 0):
+        if not os.path.isdir(config.folder):
+            raise BinlogError(f"{config.folder}: not a folder")
+        self.config = config
+        self.folder = BinlogFolder(config.folder)
+        self.tcp = _TCPServer((host, port), _Handler)
+        self.tcp.owner = self
+        self.host, self.port = self.tcp.server_address[:2]
+        self._ids = 0
+        self._lock = threading.Lock()
+
+    def next_id(self) -> int:
+        with self._lock:
+            self._ids += 1
+            return self._ids
+
+    def serve_forever(self):
+        self.tcp.serve_forever(poll_interval=0.2)
+
+    def start(self) -> "BinlogServer":
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+        return self
+
+    def close(self):
+        self.tcp.shutdown()
+        self.tcp.server_close()
