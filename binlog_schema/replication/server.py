@@ -50,6 +50,7 @@ ER_ACCESS_DENIED = 1045
 ER_MASTER_FATAL_READING_BINLOG = 1236
 ER_UNKNOWN_COM = 1047
 BINLOG_DUMP_NON_BLOCK = 1
+BINLOG_SEND_ANNOTATE_ROWS_EVENT = 2
 POLL = 0.1   # seconds between looks at a file that does not grow
 
 SERVER_CAPABILITIES = [
@@ -230,6 +231,7 @@ class Connection:
         flags = flags if isinstance(flags, int) else (
             BINLOG_DUMP_NON_BLOCK if "NON_BLOCK" in (flags or []) else 0)
         name = name.decode("utf-8", "replace") if isinstance(name, bytes) else name
+        name = (name or "").split("\0", 1)[0]   # (a C string to the server: NULs end it)
         state = self.session.user_vars.get("slave_connect_state")
         if not name and state is not None:
             gtid_mode = True
@@ -307,12 +309,13 @@ class Streamer:
         readable, _, _ = select.select([self.client.sock], [], [], POLL)
         if readable:
             try:
-                data = self.client.sock.recv(4096, socket.MSG_PEEK)
+                data = self.client.sock.recv(4096)
             except OSError:
                 data = b""
             if not data:
                 raise PeerGone("closed while waiting")
-            self.client.read()   # (a replica sends nothing during a dump: read and drop)
+            # (a replica sends nothing during a dump; python-mysql-replication's MariaDB dump
+            # packet leaves one byte after it: dropped)
         if self.period and time.monotonic() - self.last_sent >= self.period:
             self.send_event(self.artificial(codes.HEARTBEAT_LOG_EVENT,
                                             {"log_ident": self.name}, self.position))
@@ -352,22 +355,30 @@ class Streamer:
             return self.follow(blocks)
 
     def read_fde(self, blocks: Blocks):
-        for offset, kind, size, buf, i in blocks.walk(4, MAX_EVENT_SIZE):
-            raw = bytes(buf[i:i + size])
-            if kind != codes.FORMAT_DESCRIPTION_EVENT:
+        """``(bytes, value)`` of the file's FORMAT_DESCRIPTION (waited for while the file is
+        still being written); None when the file's first event is something else."""
+        while True:
+            for offset, kind, size, buf, i in blocks.walk(4, MAX_EVENT_SIZE):
+                if kind != codes.FORMAT_DESCRIPTION_EVENT:
+                    return None
+                raw = bytes(buf[i:i + size])
+                return raw, parse_event(raw, Context(checksum=False), offset)
+            if blocks.bad is not None:
                 return None
-            return raw, parse_event(raw, Context(checksum=False), offset)
-        return None
+            self.idle()
 
     def follow(self, blocks: Blocks) -> str | None:
         """The events of the open file from ``self.position`` on, following it as it grows;
         the next file's name once it ends (a ROTATE's, or the next in name order)."""
+        annotate = bool(self.flags & BINLOG_SEND_ANNOTATE_ROWS_EVENT)
         while True:
             sent = 0
             for offset, kind, size, buf, i in blocks.walk(self.position, MAX_EVENT_SIZE):
-                self.send_event(bytes(buf[i:i + size]), flush=False)
-                sent += 1
                 self.position = offset + size
+                sent += 1
+                if kind == codes.ANNOTATE_ROWS_EVENT and not annotate:
+                    continue   # (as a MariaDB master: only to replicas that ask for them)
+                self.send_event(bytes(buf[i:i + size]), flush=False)
                 if kind == codes.ROTATE_EVENT:
                     self.client.writer.flush()
                     return parse_event(bytes(buf[i:i + size]), self.ctx)["body"]["next_file"]

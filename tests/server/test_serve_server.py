@@ -1,0 +1,313 @@
+"""``binlog-schema serve`` with real peers: a private MariaDB writes the binlog files (a small
+workload over three files), ``serve`` (the command, in a subprocess) serves copies of them, and
+
+* a second private MariaDB replicates from it (CHANGE MASTER TO ... MASTER_LOG_FILE, POS 4;
+  START SLAVE): its tables end equal to the writer's, SHOW SLAVE STATUS shows no error; then
+  again from scratch in GTID mode (MASTER_USE_GTID=slave_pos); then the writer goes on, the
+  served folder's last file grows and a new file appears, and the replica follows;
+* python-mysql-replication's BinLogStreamReader reads the rows from ``serve`` and decodes the
+  same row values as ``binlog-schema decode --rows`` of the files;
+* bad peers (a client gone mid-stream, garbage instead of a handshake reply, a dump of a
+  missing file, a wrong password) get an ERR or a closed connection while ``serve`` goes on
+  answering another client.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import warnings
+
+import pytest
+
+from . import flashback_workload as fw
+from ..conftest import IN_CI
+
+pytestmark = pytest.mark.server
+
+USER, PASSWORD = "repl", "s3cret pw"
+TABLES = ("sv.t", "sv.u")
+
+
+def _unavailable(msg):
+    if IN_CI:
+        pytest.fail(msg)
+    warnings.warn(msg)
+    pytest.skip(msg)
+
+
+def _start(name, *options):
+    try:
+        return fw.Server(f"{name}-{os.getpid()}", *options)
+    except RuntimeError as e:
+        _unavailable(f"the private MariaDB did not start: serve tier not run: {e}")
+
+
+def _workload(server, first: int, last: int):
+    """Rows ``first..last`` of sv.t (inserts, updates, deletes over several statements) and of
+    sv.u, a FLUSH BINARY LOGS in the middle."""
+    mid = (first + last) // 2
+    for lo, hi in ((first, mid), (mid + 1, last)):
+        server.q("INSERT INTO sv.t VALUES " + ",".join(
+            f"({i}, {i * 1000003}, 'name {i} ✓', {i}.25, '2024-01-{1 + i % 28:02d}', "
+            f"{'NULL' if i % 3 == 0 else i})" for i in range(lo, hi + 1)))
+        server.q("UPDATE sv.t SET s = CONCAT(s, ' updated'), x = x + 1 WHERE MOD(id, 4) = 1 "
+                 "AND id BETWEEN %s AND %s", lo, hi)
+        server.q("DELETE FROM sv.t WHERE MOD(id, 5) = 0 AND id BETWEEN %s AND %s", lo, hi)
+        server.q("INSERT INTO sv.u VALUES (%s, REPEAT('x', 300))", lo)
+        if lo == first:
+            server.q("FLUSH BINARY LOGS")
+
+
+def _state(server):
+    return {t: server.q(f"SELECT * FROM {t} ORDER BY 1") for t in TABLES}
+
+
+def _copy_binlogs(server, folder):
+    """The writer's binlog files (not its index) copied into ``folder``; their names."""
+    names = sorted(p.name for p in server.binlog_dir.iterdir()
+                   if p.is_file() and not p.name.endswith(".index"))
+    for n in names:
+        shutil.copyfile(server.binlog_dir / n, folder / n)
+    return names
+
+
+@pytest.fixture(scope="module")
+def writer():
+    if not fw.tool("mariadbd"):
+        _unavailable("mariadbd not installed: serve tier not run")
+    srv = _start("serve-writer", "--server-id=1", "--binlog-checksum=CRC32",
+                 "--binlog-row-image=FULL", "--binlog-row-metadata=FULL")
+    try:
+        srv.q("CREATE DATABASE sv")
+        srv.q("CREATE TABLE sv.t (id INT PRIMARY KEY, n BIGINT UNSIGNED, s VARCHAR(40) "
+              "CHARACTER SET utf8mb4, d DECIMAL(10,2), dt DATE, x INT NULL)")
+        srv.q("CREATE TABLE sv.u (id INT PRIMARY KEY, b TEXT)")
+        _workload(srv, 1, 60)
+        srv.q("FLUSH BINARY LOGS")
+        _workload(srv, 61, 100)
+        yield srv
+    finally:
+        srv.destroy()
+
+
+@pytest.fixture(scope="module")
+def folder(writer, tmp_path_factory):
+    path = tmp_path_factory.mktemp("served")
+    _copy_binlogs(writer, path)
+    return path
+
+
+class Serve:
+    """``binlog-schema serve FOLDER --port 0`` in a subprocess; its port read from stderr."""
+
+    def __init__(self, folder, *options):
+        pw = folder.parent / "serve-password"
+        pw.write_text(PASSWORD + "\n")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "binlog_schema", "serve", str(folder), "--port", "0",
+             "--user", USER, "--password-file", str(pw), "--server-id", "7", *options],
+            cwd=fw.ROOT, stderr=subprocess.PIPE, text=True)
+        line = self.proc.stderr.readline()
+        if " on 127.0.0.1:" not in line:
+            self.proc.kill()
+            raise AssertionError(f"serve did not start: {line}{self.proc.stderr.read()}")
+        self.port = int(line.split(" on 127.0.0.1:")[1].split()[0])
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+@pytest.fixture(scope="module")
+def serve(folder):
+    s = Serve(folder, "--heartbeat", "0.5")
+    yield s
+    s.stop()
+
+
+def _slave_status(replica):
+    cur = replica.conn.cursor()
+    cur.execute("SHOW SLAVE STATUS")
+    names = [d[0] for d in cur.description]
+    row = cur.fetchone()
+    return dict(zip(names, row)) if row else {}
+
+
+def _wait_caught_up(replica, writer, timeout=60):
+    want = _state(writer)
+    deadline = time.monotonic() + timeout
+    while True:
+        st = _slave_status(replica)
+        for key in ("Last_IO_Error", "Last_SQL_Error"):
+            assert not st.get(key), f"{key}: {st.get(key)}"
+        try:
+            got = _state(replica)
+        except Exception:  # noqa: BLE001 - the tables may not exist yet
+            got = None
+        if got == want:
+            return st
+        if time.monotonic() > deadline:
+            raise AssertionError(f"replica not caught up in {timeout}s: {st}")
+        time.sleep(0.3)
+
+
+def _replicate(replica, port, how):
+    replica.q("STOP SLAVE")
+    replica.q("RESET SLAVE ALL")
+    replica.q("DROP DATABASE IF EXISTS sv")
+    replica.q("RESET MASTER")
+    replica.q("SET GLOBAL gtid_slave_pos = ''")
+    replica.q(f"CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={port}, "
+              f"MASTER_USER='{USER}', MASTER_PASSWORD='{PASSWORD}', "
+              f"MASTER_HEARTBEAT_PERIOD=1, {how}")
+    replica.q("START SLAVE")
+
+
+@pytest.fixture(scope="module")
+def replica():
+    srv = _start("serve-replica", "--server-id=2")
+    yield srv
+    try:
+        srv.q("STOP SLAVE")
+    finally:
+        srv.destroy()
+
+
+def test_replica_by_file_and_position(writer, folder, serve, replica):
+    first = sorted(p.name for p in folder.iterdir())[0]
+    _replicate(replica, serve.port,
+               f"MASTER_LOG_FILE='{first}', MASTER_LOG_POS=4, MASTER_USE_GTID=no")
+    st = _wait_caught_up(replica, writer)
+    assert st["Slave_IO_Running"] == "Yes" and st["Slave_SQL_Running"] == "Yes"
+    assert st["Master_Server_Id"] == 7
+    last = sorted(p.name for p in folder.iterdir())[-1]
+    assert st["Master_Log_File"] == last
+    assert st["Read_Master_Log_Pos"] == (folder / last).stat().st_size
+
+
+def test_replica_in_gtid_mode_follows_growing_files(writer, folder, serve, replica):
+    _replicate(replica, serve.port, "MASTER_USE_GTID=slave_pos")
+    st = _wait_caught_up(replica, writer)
+    assert st["Using_Gtid"] == "Slave_Pos"
+    assert replica.q("SELECT @@gtid_slave_pos")[0][0] == \
+        writer.q("SELECT @@gtid_binlog_pos")[0][0]
+    # the writer goes on: its last file grows, then a new one starts; serve follows both
+    _workload(writer, 101, 130)
+    _copy_binlogs(writer, folder)
+    _wait_caught_up(replica, writer)
+    assert replica.q("SELECT @@gtid_slave_pos")[0][0] == \
+        writer.q("SELECT @@gtid_binlog_pos")[0][0]
+
+
+def _decoded_rows(folder):
+    """(table, kind, values) of every row change, as ``binlog-schema decode --rows`` gives."""
+    files = sorted(str(p) for p in folder.iterdir())
+    out = fw.binlog_schema("decode", "--rows", *files)
+    assert out.returncode == 0, out.stderr.decode()
+    rows, tables = [], {}
+    for line in out.stdout.decode().splitlines():
+        ev = json.loads(line)
+        if ev["type"] == "TABLE_MAP_EVENT":
+            tables[ev["body"]["table_id"]] = f"{ev['body']['database']}.{ev['body']['table']}"
+        elif "rows" in ev and isinstance(ev["rows"], list):
+            name = tables[ev["body"]["table_id"]]
+            for r in ev["rows"]:
+                if "before" in r:
+                    rows.append((name, "update", _norm(r["before"]), _norm(r["after"])))
+                else:
+                    rows.append((name, ev["type"].split("_")[0].lower(), _norm(r), None))
+    return rows
+
+
+def _norm(values: dict) -> dict:
+    return {k: None if v is None else str(v) for k, v in values.items()}
+
+
+def test_python_mysql_replication_reads_what_decode_gives(folder, serve):
+    from pymysqlreplication import BinLogStreamReader
+    from pymysqlreplication.row_event import DeleteRowsEvent, UpdateRowsEvent, WriteRowsEvent
+    want = _decoded_rows(folder)
+    stream = BinLogStreamReader(
+        connection_settings={"host": "127.0.0.1", "port": serve.port, "user": USER,
+                             "password": PASSWORD},
+        server_id=99, blocking=False, is_mariadb=True,
+        only_events=[WriteRowsEvent, UpdateRowsEvent, DeleteRowsEvent])
+    got = []
+    try:
+        for ev in stream:
+            name = f"{ev.schema}.{ev.table}"
+            for r in ev.rows:
+                if isinstance(ev, UpdateRowsEvent):
+                    got.append((name, "update", _norm(r["before_values"]),
+                                _norm(r["after_values"])))
+                else:
+                    got.append((name, "write" if isinstance(ev, WriteRowsEvent) else "delete",
+                                _norm(r["values"]), None))
+    finally:
+        stream.close()
+    assert len(want) > 100
+    assert got == want
+
+
+# ------------------------------------------------------------------ bad peers
+
+
+def _connect(port, password=PASSWORD):
+    import pymysql
+    return pymysql.connect(host="127.0.0.1", port=port, user=USER, password=password)
+
+
+def _answers(port):
+    conn = _connect(port)
+    try:
+        cur = conn.cursor()
+        cur.execute("SHOW BINARY LOGS")
+        return cur.fetchall()
+    finally:
+        conn.close()
+
+
+def test_bad_peers_get_an_error_and_others_are_served(folder, serve):
+    import pymysql
+    from pymysql.constants.COMMAND import COM_BINLOG_DUMP
+    sizes = tuple((p.name, str(p.stat().st_size)) for p in sorted(folder.iterdir()))
+    # a wrong password
+    with pytest.raises(pymysql.err.OperationalError) as e:
+        _connect(serve.port, "wrong")
+    assert e.value.args[0] == 1045
+    # garbage instead of the handshake reply: an ERR or a closed connection
+    with socket.create_connection(("127.0.0.1", serve.port), timeout=10) as s:
+        s.recv(4096)
+        s.sendall(b"\x05\x00\x00\x01garbage!!")
+        reply = s.recv(4096)
+        assert reply == b"" or reply[4] == 0xff
+    # a dump of a missing file: ERR 1236
+    conn = _connect(serve.port)
+    conn.query("SET @master_binlog_checksum = @@global.binlog_checksum")
+    conn._execute_command(COM_BINLOG_DUMP, (4).to_bytes(4, "little") + b"\0\0" +
+                          (77).to_bytes(4, "little") + b"no-such-file.000001")
+    with pytest.raises(pymysql.err.OperationalError) as e:
+        conn._read_packet()
+    assert e.value.args[0] == 1236 and "no-such-file" in e.value.args[1]
+    conn.close()
+    # a client gone mid-stream (a blocking dump, its socket closed after the first events)
+    conn = _connect(serve.port)
+    conn.query("SET @master_binlog_checksum = @@global.binlog_checksum")
+    first = sorted(p.name for p in folder.iterdir())[0]
+    conn._execute_command(COM_BINLOG_DUMP, (4).to_bytes(4, "little") + b"\0\0" +
+                          (78).to_bytes(4, "little") + first.encode())
+    assert conn._read_packet().read(1) == b"\x00"
+    conn._sock.shutdown(socket.SHUT_RDWR)
+    conn._sock.close()
+    # meanwhile and afterwards another client is served
+    assert _answers(serve.port) == sizes
+    assert serve.proc.poll() is None
