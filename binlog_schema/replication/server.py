@@ -34,7 +34,7 @@ import threading
 import time
 
 from ..context import Context
-from ..envelope import build_event, parse_event
+from ..envelope import build_event, convert_error, parse_event
 from ..errors import BinlogError
 from ..mysql import codes
 from ..mysql.flavor import context_from_fde
@@ -49,6 +49,7 @@ log = logging.getLogger(__name__)
 ER_ACCESS_DENIED = 1045
 ER_MASTER_FATAL_READING_BINLOG = 1236
 ER_UNKNOWN_COM = 1047
+ER_MALFORMED_PACKET = 1835
 BINLOG_DUMP_NON_BLOCK = 1
 BINLOG_SEND_ANNOTATE_ROWS_EVENT = 2
 POLL = 0.1   # seconds between looks at a file that does not grow
@@ -65,6 +66,14 @@ TYPE_VAR_STRING = 0xfd
 
 class PeerGone(Exception):
     """The client closed the connection (or sent what ends it)."""
+
+
+def parse_packet(decl, payload: bytes, **context):
+    """A client's packet parsed by its declaration; bad bytes raise the typed error."""
+    try:
+        return decl.parse(payload, **context)
+    except Exception as e:  # noqa: BLE001 - every failure leaves as a BinlogError
+        raise convert_error(e, None) from None
 
 
 @dataclasses.dataclass
@@ -162,10 +171,10 @@ class Connection:
             if command == conn.COM_PING:
                 self.ok()
             elif command == conn.COM_QUERY:
-                self.query(conn.ComQuery.parse(payload).query)
+                self.query(parse_packet(conn.ComQuery, payload).query)
             elif command == conn.COM_REGISTER_SLAVE:
                 from ..protocol import replication
-                replication.ComRegisterSlave.parse(payload)
+                parse_packet(replication.ComRegisterSlave, payload)
                 self.ok()
             elif command in (conn.COM_BINLOG_DUMP, conn.COM_BINLOG_DUMP_GTID):
                 self.dump(payload)
@@ -187,9 +196,9 @@ class Connection:
             "auth_data_2": nonce[8:] + b"\0", "auth_plugin": auth.NATIVE})
         payload = self.read()
         try:
-            response = conn.HandshakeResponse41.parse(payload)
-        except Exception:  # noqa: BLE001 - any bad greeting reply: refused, not a traceback
-            self.err(ER_ACCESS_DENIED, "Bad handshake", "08S01")
+            response = parse_packet(conn.HandshakeResponse41, payload)
+        except BinlogError as e:
+            self.err(ER_ACCESS_DENIED, f"Bad handshake: {e}", "08S01")
             return False
         self.capabilities = {n for n in response.capabilities if isinstance(n, str)} & set(
             SERVER_CAPABILITIES)
@@ -223,10 +232,10 @@ class Connection:
         from ..protocol import replication
         gtid_mode = False
         if payload[0] == conn.COM_BINLOG_DUMP:
-            req = replication.ComBinlogDump.parse(payload)
+            req = parse_packet(replication.ComBinlogDump, payload)
             name, position, flags = req.file, req.position, req.flags
         else:
-            req = replication.ComBinlogDumpGtid.parse(payload)
+            req = parse_packet(replication.ComBinlogDumpGtid, payload)
             name, position, flags = req.file, req.position, req.flags
         flags = flags if isinstance(flags, int) else (
             BINLOG_DUMP_NON_BLOCK if "NON_BLOCK" in (flags or []) else 0)
@@ -412,6 +421,12 @@ class _Handler(socketserver.BaseRequestHandler):
             client.run()
         except PeerGone:
             pass
+        except BinlogError as e:   # a packet that does not parse: said, then closed
+            if client is not None:
+                try:
+                    client.err(ER_MALFORMED_PACKET, f"Malformed packet: {e}", "08S01")
+                except Exception:  # noqa: BLE001
+                    pass
         except Exception as e:  # noqa: BLE001 - one client's failure ends its thread only
             log.warning("client %s: %s: %s", self.client_address, type(e).__name__, e)
             if client is not None:
