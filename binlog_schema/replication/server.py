@@ -10,7 +10,7 @@ connect (:mod:`.server_sql`), registers replicas and streams the binlog files of
   GTID event of the first transaction the state does not hold (empty state: the first file),
   with a fake GTID_LIST holding the state after the FORMAT_DESCRIPTION;
 * the next file after a file's end (a fake ROTATE to it when the file has no ROTATE of its
-  own); a ROTATE to a file not there yet waits for it; at the end of the last file, the
+  own), again with a fake ROTATE and its FORMAT_DESCRIPTION; a ROTATE to a file not there yet waits for it; at the end of the last file, the
   server follows it as it grows and waits for new files, sending HEARTBEAT_LOG_EVENTs at the
   period the replica set (``@master_heartbeat_period``, nanoseconds); with
   BINLOG_DUMP_NON_BLOCK an EOF packet ends the dump there.
@@ -341,9 +341,8 @@ class Streamer:
                 return None
             fde_raw, fde_value = fde
             self.ctx = context_from_fde(fde_value["body"], Context(checksum=False))
-            if first:
-                self.send_event(self.artificial(codes.ROTATE_EVENT, {
-                    "position": self.position, "next_file": self.name}), flush=False)
+            self.send_event(self.artificial(codes.ROTATE_EVENT, {   # (each file, as MariaDB)
+                "position": self.position, "next_file": self.name}), flush=False)
             past = self.position > 4
             header = dict(fde_value["header"], flags=[
                 f for f in fde_value["header"]["flags"] if f != "BINLOG_IN_USE"])
