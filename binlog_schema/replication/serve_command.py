@@ -41,7 +41,7 @@ def cmd_serve(args) -> int:
             return 1
     config = ServerConfig(folder=args.dir, user=args.user, password=password,
                           server_id=args.server_id, flavor=args.flavor,
-                          heartbeat=args.heartbeat)
+                          heartbeat=args.heartbeat, auth=args.auth)
     logging.basicConfig(level=logging.WARNING, format="serve: %(message)s")
     try:
         server = BinlogServer(config, args.host, args.port)
@@ -101,4 +101,10 @@ def register(sub):
                    help="the heartbeat period when idle at the end of the last file "
                         "(default: the period the replica sets with "
                         "@master_heartbeat_period; 0: none)")
+    p.add_argument("--auth", choices=("mysql_native_password", "caching_sha2_password"),
+                   default="mysql_native_password",
+                   help="the authentication plugin offered (default mysql_native_password). "
+                        "caching_sha2_password: its fast path only (the scramble checked "
+                        "against the password's hash, then 'fast auth success'); the full "
+                        "authentication (RSA key or TLS) is not offered")
     p.set_defaults(func=cmd_serve)

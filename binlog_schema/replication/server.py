@@ -1,5 +1,6 @@
 """A replication master made of binlog files: :class:`BinlogServer` listens on a TCP port,
-greets each client (HandshakeV10, mysql_native_password), answers the SQL replicas send at
+greets each client (HandshakeV10; mysql_native_password, or caching_sha2_password's fast
+path: the server knows the password, so its hash is always "cached"), answers the SQL replicas send at
 connect (:mod:`.server_sql`), registers replicas and streams the binlog files of a folder
 (:mod:`.server_files`) as a real master does:
 
@@ -61,6 +62,7 @@ SERVER_CAPABILITIES = [
 VERSIONS = {"mariadb": "5.5.5-10.11.6-MariaDB-binlog-schema",   # (5.5.5-: as MariaDB 10 sends)
             "mysql": "8.0.36-binlog-schema"}
 COLLATION_UTF8MB4 = 45
+FAST_AUTH_SUCCESS = b"\x03"   # caching_sha2_password: the scramble matched the cached hash
 TYPE_VAR_STRING = 0xfd
 
 
@@ -84,6 +86,7 @@ class ServerConfig:
     server_id: int = 1
     flavor: str = "mariadb"
     heartbeat: float | None = None   # seconds; None: the replica's own period
+    auth: str = auth.NATIVE          # or auth.CACHING_SHA2 (its fast path only)
 
 
 class Connection:
@@ -185,6 +188,7 @@ class Connection:
 
     def handshake(self) -> bool:
         nonce = auth.new_nonce()
+        plugin = self.config.auth
         caps = conn.CAPABILITIES
         self.send(conn.HandshakeV10, {
             "server_version": VERSIONS[self.config.flavor], "connection_id": self.conn_id,
@@ -193,7 +197,7 @@ class Connection:
             "collation": COLLATION_UTF8MB4, "status": ["AUTOCOMMIT"],
             "capabilities_high": [n for n in SERVER_CAPABILITIES if caps[n] >= 0x10000],
             "reserved": bytes(6), "extended_capabilities": 0,
-            "auth_data_2": nonce[8:] + b"\0", "auth_plugin": auth.NATIVE})
+            "auth_data_2": nonce[8:] + b"\0", "auth_plugin": plugin})
         payload = self.read()
         try:
             response = parse_packet(conn.HandshakeResponse41, payload)
@@ -204,16 +208,18 @@ class Connection:
             SERVER_CAPABILITIES)
         token = response.auth_response if isinstance(response.auth_response, bytes) else \
             str(response.auth_response or "").encode()
-        if response.auth_plugin not in (None, auth.NATIVE):
-            self.send(conn.AuthSwitchRequest, {"auth_plugin": auth.NATIVE,
+        if response.auth_plugin not in (None, plugin):
+            self.send(conn.AuthSwitchRequest, {"auth_plugin": plugin,
                                                "auth_data": nonce + b"\0"})
             token = self.read()
+        check = auth.sha2_check if plugin == auth.CACHING_SHA2 else auth.native_check
         user = response.user
         if self.config.user is not None and (
-                user != self.config.user or
-                not auth.native_check(token, nonce, self.config.password)):
+                user != self.config.user or not check(token, nonce, self.config.password)):
             self.err(ER_ACCESS_DENIED, f"Access denied for user '{user}'", "28000")
             return False
+        if plugin == auth.CACHING_SHA2:   # the fast path: the password's hash is "cached"
+            self.send(conn.AuthMoreData, {"auth_data": FAST_AUTH_SUCCESS})
         self.ok()
         return True
 

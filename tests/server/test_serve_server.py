@@ -311,3 +311,21 @@ def test_bad_peers_get_an_error_and_others_are_served(folder, serve):
     # meanwhile and afterwards another client is served
     assert _answers(serve.port) == sizes
     assert serve.proc.poll() is None
+
+
+def test_caching_sha2_password_fast_path(folder):
+    """``--auth caching_sha2_password``: PyMySQL (its own caching_sha2_password client) gets
+    in with the password through the fast path, and not without it."""
+    import pymysql
+    s = Serve(folder, "--auth", "caching_sha2_password")
+    try:
+        conn = _connect(s.port)
+        assert conn.get_server_info().endswith("MariaDB-binlog-schema")
+        assert conn._auth_plugin_name == "caching_sha2_password"
+        conn.close()
+        assert _answers(s.port)[0][0] == sorted(p.name for p in folder.iterdir())[0]
+        with pytest.raises(pymysql.err.OperationalError) as e:
+            _connect(s.port, "wrong")
+        assert e.value.args[0] == 1045
+    finally:
+        s.stop()
