@@ -618,6 +618,16 @@ def _add_fixtures(sub):
     fixtures_cli.register(sub)
 
 
+def _add_stream(sub):
+    from .replication import stream_command
+    stream_command.register(sub)
+
+
+def _add_serve(sub):
+    from .replication import serve_command
+    serve_command.register(sub)
+
+
 def _add_spark(sub):
     from .pipeline import commands as spark_commands
     spark_commands.register(sub)
@@ -663,7 +673,8 @@ def _count(text):
 
 
 COMMANDS = {**{c.name: (lambda sub, c=c: _add(sub, c)) for c in SPECS},
-            "fixtures": _add_fixtures, "spark": _add_spark}
+            "fixtures": _add_fixtures, "spark": _add_spark, "stream": _add_stream,
+            "serve": _add_serve}
 
 
 def version() -> str:

@@ -144,3 +144,15 @@ class SchemaMismatch(BinlogError):
 ERROR_KINDS = {cls.kind: cls for cls in
                (BinlogError, TruncatedError, ChecksumError, FormatError, LimitError, BuildError,
                 SchemaMismatch)}
+
+
+class ReplicationError(BinlogError):
+    """A replication connection that failed: refused, closed, an ERR packet from the server
+    (``code``: its error number, e.g. 1236 for a purged or missing start position or a
+    clashing server id; 1045 for a refused password)."""
+
+    kind = "replication"
+
+    def __init__(self, message: str, *, code: int | None = None, **where):
+        self.code = code
+        super().__init__(message, **where)

@@ -469,6 +469,14 @@ class BinlogReader:
         self._read += 1
         return EventRecord(start, b"", self.ctx, error=err, gap=(start, end))
 
+    def read_event(self, pos: int, raw: bytes):
+        """One event given as its bytes (``pos``: where it starts in its file), read as this
+        reader reads the events of a file: decoded in the context in force, which a context
+        event changes, the table maps followed, a payload's inner events decoded; the record,
+        or None when the reader's ``types``/``start`` leave it out. For events that come from
+        elsewhere than a file (:mod:`binlog_schema.replication`'s network stream)."""
+        return self._record(pos, raw)
+
     def _record(self, pos, raw):
         ctx = self.ctx
         code = ctx.kind(raw[TYPE_AT])

@@ -83,13 +83,13 @@ class Transaction:
         return self.rows, n
 
 
-def _statement(rec) -> str | None:
+def statement_of(rec) -> str | None:
     """The start of a QUERY event's statement, upper case (model/statements.py)."""
     query = record_statement(rec)
     return None if query is None else statement_head(query)
 
 
-def _gtid(rec, body) -> str | None:
+def gtid_of(rec, body) -> str | None:
     kind = rec.kind
     if kind == MARIA_GTID_EVENT:
         seq, dom = body.get("seq_no"), body.get("domain_id")
@@ -139,7 +139,7 @@ class Transactions:
             body = rec.value["body"] if rec.value is not None else None
             if not isinstance(body, dict):
                 return None
-            ended, self.open = self.open, Transaction(offset, _gtid(rec, body),
+            ended, self.open = self.open, Transaction(offset, gtid_of(rec, body),
                                                       timestamp=event_time(rec))
             tx = self.open
             if kind in (GTID_LOG_EVENT, GTID_TAGGED_LOG_EVENT, ANONYMOUS_GTID_LOG_EVENT):
@@ -153,7 +153,7 @@ class Transactions:
             return self._end(rec, offset, rec.value["body"].get("xid")
                              if kind == XID_EVENT and rec.value is not None else None)
         if kind == QUERY_EVENT:
-            what = _statement(rec)
+            what = statement_of(rec)
             if what is None:
                 return None
             if what.startswith(("BEGIN", "XA START", "START TRANSACTION")):

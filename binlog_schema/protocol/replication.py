@@ -28,7 +28,7 @@ from .connection import COM_BINLOG_DUMP, COM_BINLOG_DUMP_GTID, COM_REGISTER_SLAV
 # the flags of the dump commands
 BINLOG_DUMP_NON_BLOCK = 0x01
 """Send an EOF packet at the end of the last file instead of waiting for more."""
-BINLOG_SEND_ANNOTATE_ROWS_EVENT = 0x02
+BINLOG_SEND_ANNOTATE_ROWS = 0x02
 """MariaDB: send ANNOTATE_ROWS events (the replica asks for them)."""
 BINLOG_THROUGH_POSITION = 0x02
 """MySQL COM_BINLOG_DUMP_GTID: start at the file name and position."""

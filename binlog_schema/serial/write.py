@@ -198,19 +198,8 @@ def write_events(path, out: Output, *, fmt: str = "jsonl", rows: bool = False,
                              on_problem=lambda e: _problem(out, f"{path}: {e}", err),
                              on_notice=lambda t: _problem(out, f"{path}: note: {t}", err))
     try:
-        if changes:
-            from .change_records import write_change_records
-            if fmt == "maxwell":
-                from .maxwell import MaxwellWriter as Writer
-            else:
-                from .debezium import DebeziumWriter as Writer
-            write_change_records(path, records, Writer(path, out.add, decoder), on_error,
-                                 lambda text: _problem(out, text, err))
-        elif jsonl_format:
-            jsonl.EventLines(path).write(records, out.add, decoder, binary, out.add_parts,
-                                         on_error)
-        else:
-            _write_text(records, out, decoder, binary, on_error)
+        writer = RecordWriter(path, out, fmt, decoder, binary, err)
+        writer.write(records, on_error)
     except BinlogError as e:
         _problem(out, f"{path}: {e}", err)
         return STOPPED
@@ -238,6 +227,35 @@ def write_events(path, out: Output, *, fmt: str = "jsonl", rows: bool = False,
             for line in rows_summary(path, decoder.statements, decoder):
                 _problem(out, line, err)
     return status
+
+
+class RecordWriter:
+    """The records of one file written to ``out`` in format ``fmt`` (jsonl, text, maxwell,
+    debezium), with the rows of ``decoder`` (a RowDecoder, or None); :meth:`write` may be
+    called for successive parts of the file's records (a stream's transactions)."""
+
+    def __init__(self, path, out: Output, fmt: str = "jsonl", decoder=None,
+                 binary: str = "hex", err=None):
+        self.path, self.out, self.fmt, self.decoder, self.binary = path, out, fmt, decoder, binary
+        self.note = lambda text: _problem(out, text, err)
+        if fmt in CHANGE_FORMATS:
+            if fmt == "maxwell":
+                from .maxwell import MaxwellWriter as Writer
+            else:
+                from .debezium import DebeziumWriter as Writer
+            self.changes = Writer(path, out.add, decoder)
+        elif fmt == "jsonl":
+            self.lines = jsonl.EventLines(path)
+
+    def write(self, records, on_error=None) -> None:
+        out, decoder = self.out, self.decoder
+        if self.fmt in CHANGE_FORMATS:
+            from .change_records import write_change_records
+            write_change_records(self.path, records, self.changes, on_error, self.note)
+        elif self.fmt == "jsonl":
+            self.lines.write(records, out.add, decoder, self.binary, out.add_parts, on_error)
+        else:
+            _write_text(records, out, decoder, self.binary, on_error)
 
 
 def rows_summary(path, statements: dict, decoder=None) -> list:

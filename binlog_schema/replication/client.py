@@ -1,0 +1,359 @@
+"""The client side of replication: a live server's binlog streamed as a fake replica.
+
+:class:`ReplicationStream` connects, registers as a replica (COM_REGISTER_SLAVE) and asks for
+the binlog (COM_BINLOG_DUMP from a file and position, MariaDB's GTID state through
+``@slave_connect_state``, or MySQL's COM_BINLOG_DUMP_GTID with a GTID set). The events arrive
+as network packets (:mod:`binlog_schema.protocol.replication`) and are read as a file's
+events are read: :meth:`BinlogReader.read_event <binlog_schema.stream.BinlogReader.read_event>`
+decodes them in the context in force (FORMAT_DESCRIPTION, checksums) and follows the table
+maps. The records are the :class:`~binlog_schema.stream.EventRecord` objects the file reader
+gives, each at its offset in the server's file.
+
+The connection phase (handshake, ``mysql_native_password`` and ``caching_sha2_password``,
+TLS) is PyMySQL's, a maintained client; the replication commands are built from this
+package's declarations and the stream is read from the socket with its framing, not packet by
+packet through PyMySQL.
+
+Transactions are delivered whole: the events of a transaction are held (in bounded memory:
+:class:`~binlog_schema.model.transactions.Held`) until its XID or COMMIT arrives, so a
+disconnect never delivers half a transaction. :attr:`ReplicationStream.checkpoint` is the
+position after the last complete transaction; a new stream started from it (``resume=``)
+delivers nothing twice and loses nothing. Artificial events (the ROTATE a server sends first,
+a FORMAT_DESCRIPTION sent again with log position 0, heartbeats, MariaDB's fake GTID_LIST)
+change the stream's state but are not delivered: they are not events of the file.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+
+from ..context import Context
+from ..errors import ReplicationError
+from ..mysql.codes import (FORMAT_DESCRIPTION_EVENT, GTID_KINDS, HEARTBEAT_LOG_EVENT,
+                           HEARTBEAT_LOG_EVENT_V2, QUERY_EVENT,
+                           ROTATE_EVENT, XA_PREPARE_LOG_EVENT, XID_EVENT)
+from ..mysql.flavor import flavor_name_of
+from ..mysql.framing import FLAGS_AT, LOG_POS_AT, LOG_POS_END, SIZE_AT, SIZE_END, TYPE_AT
+from ..protocol import connection as conn
+from ..protocol import framing, replication as rp
+from ..stream import BinlogReader
+
+ARTIFICIAL_FLAG = 0x20   # LOG_EVENT_ARTIFICIAL_F: an event the server made for the stream
+HEARTBEATS = (HEARTBEAT_LOG_EVENT, HEARTBEAT_LOG_EVENT_V2)
+DEFAULT_HEARTBEAT = 30.0
+
+
+def checkpoint_dict(file: str, position: int, gtid: str | None) -> dict:
+    return {"file": file, "position": position, "gtid": gtid}
+
+
+class ReplicationStream:
+    """The binlog of a live server, as event records (see the module docstring).
+
+    ``file``/``position``: where to start (default: the first file the server lists, at 4).
+    ``gtid``: a GTID set to start after instead (MariaDB ``D-S-N,...``: the transactions after
+    these; MySQL ``uuid:1-5,...``: the transactions not in the set). ``resume``: a
+    :attr:`checkpoint` dict, which wins over both. ``blocking``: wait for new events at the
+    end of the last file (else the stream ends there). ``reconnect``: with ``blocking``, when
+    the connection is lost, connect again (backoff from ``backoff`` to ``max_backoff``
+    seconds) and go on from the checkpoint. ``ssl``: an :class:`ssl.SSLContext` or PyMySQL's
+    ssl dict. ``heartbeat``: seconds between the server's heartbeats when idle.
+
+    Iterating yields records; :meth:`transactions` yields ``(file, records)`` batches, one
+    complete transaction (or one event outside transactions) each. ``file`` is the file of
+    the last batch delivered, ``checkpoint`` the position after it."""
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 3306, user: str = "root",
+                 password: str = "", server_id: int = 1001, *, file: str | None = None,
+                 position: int | None = None, gtid: str | None = None,
+                 resume: dict | None = None, blocking: bool = False,
+                 reconnect: bool = False, ssl=None, heartbeat: float = DEFAULT_HEARTBEAT,
+                 connect_timeout: float = 10.0, backoff: float = 0.5,
+                 max_backoff: float = 30.0, hold: int = 256):
+        self.host, self.port, self.user, self.password = host, port, user, password
+        self.server_id = server_id
+        self.blocking, self.reconnect = blocking, reconnect and blocking
+        self.ssl, self.heartbeat, self.connect_timeout = ssl, heartbeat, connect_timeout
+        self.backoff, self.max_backoff, self.hold = backoff, max_backoff, hold
+        self.file = file
+        self.position = 4 if position is None else position
+        self.gtid = gtid
+        if resume:
+            self.file, self.position = resume["file"], resume["position"]
+            self.gtid = None   # (the position says where; the GTID is kept for the record)
+        self.checkpoint = (checkpoint_dict(self.file, self.position, resume.get("gtid"))
+                           if resume else None)
+        self.flavor = None
+        self.reconnects = 0
+        self._conn = None
+
+    # ------------------------------------------------------------------ connection
+
+    def _connect(self):
+        import pymysql
+        try:
+            c = pymysql.connect(host=self.host, port=self.port, user=self.user,
+                                password=self.password, ssl=self.ssl,
+                                connect_timeout=self.connect_timeout, autocommit=True)
+        except pymysql.err.OperationalError as e:
+            code = e.args[0] if e.args else None
+            raise ReplicationError(f"cannot connect to {self.host}:{self.port}: "
+                                   f"{e.args[1] if len(e.args) > 1 else e}",
+                                   code=code) from None
+        self._conn = c
+        return c
+
+    def _query(self, sql: str) -> list:
+        with self._conn.cursor() as cur:
+            cur.execute(sql)
+            return list(cur.fetchall())
+
+    def _start(self):
+        """Connect, agree on checksums and heartbeats, register, send the dump command."""
+        c = self._connect()
+        version = self._query("SELECT VERSION()")[0][0]
+        self.flavor = flavor_name_of(version)
+        self._query("SET @master_binlog_checksum= @@global.binlog_checksum")
+        checksum = self._query("SELECT @master_binlog_checksum")[0][0]
+        self._query(f"SET @master_heartbeat_period= {int(self.heartbeat * 1e9)}")
+        if self.flavor == "mariadb":
+            self._query("SET @mariadb_slave_capability= 4")
+        if self.file is None and self.gtid is None:
+            logs = self._query("SHOW BINARY LOGS")
+            if not logs:
+                raise ReplicationError("the server lists no binary logs (is log_bin on?)")
+            self.file, self.position = logs[0][0], 4
+        flags = 0 if self.blocking else rp.BINLOG_DUMP_NON_BLOCK
+        if self.flavor == "mariadb":   # (the ANNOTATE_ROWS events the files hold, as they are)
+            flags |= rp.BINLOG_SEND_ANNOTATE_ROWS
+        # (the stream's context until the FORMAT_DESCRIPTION: the checksum agreed on, which
+        # the first ROTATE already carries)
+        self.reader = BinlogReader(None, ctx=Context(
+            checksum=str(checksum or "").upper() not in ("", "NONE", "0")))
+        sock = c._sock
+        sock.settimeout(None if self.blocking else max(60.0, 4 * self.heartbeat))
+        self._rfile = c._rfile
+        self._write(rp.ComRegisterSlave.build({
+            "server_id": self.server_id, "host": "", "user": "", "password": "", "port": 0,
+            "rank": 0, "master_id": 0}))
+        self._answer()
+        if self.gtid is not None and self.flavor == "mariadb":
+            self._query(f"SET @slave_connect_state= '{_quoted(self.gtid)}'")
+            self._query("SET @slave_gtid_strict_mode= 0")
+            self._query("SET @slave_gtid_ignore_duplicates= 0")
+            self._write(rp.ComBinlogDump.build({"position": 4, "flags": flags,
+                                                "server_id": self.server_id, "file": ""}))
+        elif self.gtid is not None:
+            self._write(rp.ComBinlogDumpGtid.build({
+                "flags": flags | rp.BINLOG_THROUGH_GTID, "server_id": self.server_id,
+                "file": "", "position": 4, "gtid_set": mysql_gtid_set(self.gtid)}))
+        else:
+            self._write(rp.ComBinlogDump.build({"position": self.position, "flags": flags,
+                                                "server_id": self.server_id,
+                                                "file": self.file}))
+
+    def _write(self, payload: bytes) -> None:
+        framing.write_packet(_SocketWriter(self._conn._sock), payload, 0)
+
+    def _answer(self) -> None:
+        """The server's answer to a command: OK, else the ERR raised."""
+        _seq, payload = framing.read_packet(self._rfile)
+        if payload is None:
+            raise ReplicationError("the server closed the connection")
+        if payload[:1] == bytes((conn.ERR_HEADER,)):
+            raise _server_error(payload)
+
+    def close(self) -> None:
+        c, self._conn = self._conn, None
+        if c is not None:
+            try:
+                c._sock.close()
+            except OSError:
+                pass
+
+    # ------------------------------------------------------------------ events
+
+    def _events(self):
+        """``(offset, raw)`` of each event of the stream, artificial ones included, until the
+        server's EOF (non-blocking) or the connection's end (raised)."""
+        read, parse = framing.read_packet, rp.BinlogStreamPacket.parse
+        rfile = self._rfile
+        while True:
+            try:
+                _seq, payload = read(rfile)
+            except (OSError, socket.timeout) as e:
+                raise ReplicationError(f"connection lost: {e}") from None
+            if payload is None:
+                raise ReplicationError("the server closed the connection")
+            head = payload[0]
+            if head == rp.OK_STATUS:
+                raw = parse(payload)["event"]
+                yield raw
+            elif head == conn.EOF_HEADER and len(payload) < 9:
+                return
+            elif head == conn.ERR_HEADER:
+                raise _server_error(payload)
+            else:
+                raise ReplicationError(f"unexpected packet starting with {head:#04x} in the "
+                                       "binlog stream", path="packet")
+
+    def transactions(self):
+        """``(file, records)``: each complete transaction, or one event outside
+        transactions, as it completes (see the class docstring)."""
+        delay = self.backoff
+        while True:
+            try:
+                self._start()
+                delay = self.backoff
+                yield from self._batches()
+                return
+            except ReplicationError as e:
+                self.close()
+                # (the server's refusals stand; a lost or refused connection is retried:
+                # PyMySQL's client errors are numbered from 2000)
+                if not self.reconnect or (e.code is not None and e.code < 2000):
+                    raise
+                self.reconnects += 1
+                time.sleep(delay)
+                delay = min(self.max_backoff, delay * 2)
+                if self.checkpoint is not None:
+                    self.file, self.position = (self.checkpoint["file"],
+                                                self.checkpoint["position"])
+                    self.gtid = None
+            finally:
+                self.close()
+
+    def __iter__(self):
+        for _file, batch in self.transactions():
+            yield from batch
+
+    def _batches(self):
+        from ..model.transactions import Held, statement_of
+        reader = self.reader
+        held = None           # the open transaction's records
+        begun = False         # its BEGIN seen (else a GTID alone: a DDL statement follows)
+        gtid = self.checkpoint["gtid"] if self.checkpoint else None
+        tx_gtid = None
+        for raw in self._events():
+            code = raw[TYPE_AT]
+            log_pos = int.from_bytes(raw[LOG_POS_AT:LOG_POS_END], "little")
+            size = int.from_bytes(raw[SIZE_AT:SIZE_END], "little")
+            artificial = log_pos == 0 or raw[FLAGS_AT] & ARTIFICIAL_FLAG
+            if code in HEARTBEATS:
+                continue
+            if artificial:
+                if code == ROTATE_EVENT:   # where the stream is: a file name and position
+                    rec = reader.read_event(0, raw)
+                    if rec is not None and rec.value is not None:
+                        body = rec.value["body"]
+                        self.file = _text(body["next_file"])
+                        self.position = body["position"]
+                elif code == FORMAT_DESCRIPTION_EVENT:
+                    reader.read_event(4, raw)   # (the context of what follows)
+                continue
+            offset = 4 if code == FORMAT_DESCRIPTION_EVENT and log_pos - size <= 4 else \
+                log_pos - size
+            rec = reader.read_event(offset, raw)
+            if rec is None:
+                continue
+            kind = rec.kind
+            end = log_pos
+            if kind in GTID_KINDS:
+                if held is not None and len(held):   # (an open one never ended: delivered)
+                    yield self.file, list(held.drain())
+                held, begun = Held(self.hold), False
+                tx_gtid = _gtid_text(rec)
+                held.add(rec)
+                continue
+            if held is None:
+                if kind == QUERY_EVENT and (statement_of(rec) or "").startswith(
+                        ("BEGIN", "XA START", "START TRANSACTION")):
+                    held, begun, tx_gtid = Held(self.hold), True, None
+                    held.add(rec)
+                    continue
+                self._advance(end, None)
+                yield self.file, [rec]
+                if kind == ROTATE_EVENT and rec.value is not None:
+                    self.file = _text(rec.value["body"]["next_file"])
+                    self.position = rec.value["body"]["position"]
+                continue
+            held.add(rec)
+            done = kind in (XID_EVENT, XA_PREPARE_LOG_EVENT)
+            if kind == QUERY_EVENT:
+                what = statement_of(rec) or ""
+                if what.startswith(("BEGIN", "XA START", "START TRANSACTION")):
+                    begun = True
+                elif what.startswith(("COMMIT", "ROLLBACK", "XA COMMIT", "XA ROLLBACK")) \
+                        and not what.startswith("ROLLBACK TO"):
+                    done = True
+                elif not begun:   # (a GTID, then one statement: DDL)
+                    done = True
+            if done:
+                batch = list(held.drain())
+                held = None
+                if tx_gtid is not None:
+                    gtid = tx_gtid
+                self._advance(end, gtid)
+                yield self.file, batch
+
+    def _advance(self, end: int, gtid) -> None:
+        self.position = end
+        prior = self.checkpoint["gtid"] if self.checkpoint else None
+        self.checkpoint = checkpoint_dict(self.file, end, gtid or prior)
+
+
+class _SocketWriter:
+    def __init__(self, sock):
+        self.sock = sock
+
+    def write(self, data) -> None:
+        self.sock.sendall(data)
+
+
+def _server_error(payload: bytes) -> ReplicationError:
+    try:
+        err = conn.ErrPacket.parse(payload)
+    except Exception:  # noqa: BLE001 (a malformed ERR: its bytes said)
+        return ReplicationError(f"the server sent a malformed error packet {payload[:64]!r}")
+    message = _text(err.message)
+    hint = ""
+    if err.error_code == 1236:
+        hint = (" (the start file or position is not on the server: purged, or never "
+                "written; or another replica uses this --server-id)")
+    return ReplicationError(f"server error {err.error_code}: {message}{hint}",
+                            code=err.error_code)
+
+
+def _text(v) -> str:
+    return v.decode("utf-8", "replace") if isinstance(v, (bytes, bytearray)) else str(v)
+
+
+def _quoted(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("'", "\\'")
+
+
+def _gtid_text(rec) -> str | None:
+    """The GTID a transaction's GTID event names (MariaDB ``D-S-N``, MySQL ``uuid:N``)."""
+    from ..model.transactions import gtid_of
+    body = rec.value["body"] if rec.value is not None else None
+    return gtid_of(rec, body) if isinstance(body, dict) else None
+
+
+def mysql_gtid_set(text: str) -> dict:
+    """MySQL's GTID set text (``uuid:1-5:7,uuid2[:tag]:3``) as the value of the encoded set
+    that COM_BINLOG_DUMP_GTID carries (PREVIOUS_GTIDS's body declaration)."""
+    from ..model.selection import GtidSet
+    parsed = GtidSet(text)
+    if parsed.mariadb:
+        raise ReplicationError("a MariaDB GTID set given to a MySQL server", path="--gtid")
+    tagged = any(tag for _sid, tag in parsed.mysql)
+    sids = []
+    for (sid, tag), ranges in sorted(parsed.mysql.items()):
+        uuid = f"{sid[:8]}-{sid[8:12]}-{sid[12:16]}-{sid[16:20]}-{sid[20:]}"
+        sids.append({"sid": uuid, "tag": (tag if tagged else None),
+                     "intervals": [{"start": lo, "end": hi + 1} for lo, hi in sorted(ranges)]})
+    return {"format": "TAGGED" if tagged else "UNTAGGED", "sids": sids}
+
+
+__all__ = ["ReplicationStream", "checkpoint_dict", "mysql_gtid_set"]

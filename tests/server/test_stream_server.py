@@ -1,0 +1,274 @@
+"""``binlog-schema stream`` against a real MariaDB (a private server of scripts/mariadb.sh):
+what it streams equals ``decode --rows`` of the server's files; a checkpoint (``--resume``)
+delivers nothing twice and loses nothing, across a server restart with ``--stop-never``; an
+event larger than one 16 MiB packet arrives joined; checksums CRC32 and NONE; ``serve`` over
+copies of the files streams the same; refusals (wrong password, a missing start file) are one
+stderr line and status 1."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import warnings
+
+import pytest
+
+from . import flashback_workload as fw
+from ..conftest import IN_CI, ROOT
+
+pytestmark = pytest.mark.server
+
+USER, PASSWORD = "streamer", "pw stream"
+CLI = [sys.executable, "-m", "binlog_schema"]
+
+
+def _unavailable(msg):
+    if IN_CI:
+        pytest.fail(msg)
+    warnings.warn(msg)
+    pytest.skip(msg)
+
+
+class _Server(fw.Server):
+    def __init__(self, name, *options):
+        super().__init__(name, *options)
+        env = (ROOT / ".work" / "mariadb" / name / "env").read_text().split()
+        self.port = int(dict(line.split("=", 1) for line in env if "=" in line)["port"])
+        self.options = options
+        self.q(f"CREATE USER IF NOT EXISTS '{USER}'@'%' IDENTIFIED BY '{PASSWORD}'")
+        self.q(f"GRANT ALL ON *.* TO '{USER}'@'%'")
+
+    def restart(self):
+        """Stopped and started again on its datadir and port (a new binlog file)."""
+        self.conn.close()
+        sh = str(fw.MARIADB_SH)
+        subprocess.run(["bash", sh, "stop", self.name], check=True, capture_output=True,
+                       timeout=120)
+        out = subprocess.run(["bash", sh, "start", self.name, *self.options],
+                             env={**os.environ, "MARIADB_PORT": str(self.port)},
+                             capture_output=True, text=True, timeout=180)
+        assert out.returncode == 0, out.stderr[-2000:]
+        self.conn = self.connect()
+
+    def files(self):
+        return [self.binlog_dir / r[0] for r in self.q("SHOW BINARY LOGS")]
+
+
+def _server(name, *options):
+    try:
+        return _Server(f"{name}-{os.getpid()}", *options)
+    except RuntimeError as e:
+        _unavailable(f"the private MariaDB did not start: stream tier not run: {e}")
+
+
+@pytest.fixture(scope="module")
+def crc_server():
+    s = _server("stream-crc", "--max-allowed-packet=64M")
+    s.q("CREATE DATABASE st")
+    s.q("CREATE TABLE st.t (id INT PRIMARY KEY, n BIGINT, s VARCHAR(40), d DECIMAL(10,2), "
+        "b LONGBLOB) DEFAULT CHARSET=utf8mb4")
+    yield s
+    s.destroy()
+
+
+@pytest.fixture(scope="module")
+def password_file(tmp_path_factory):
+    p = tmp_path_factory.mktemp("stream") / "pw"
+    p.write_text(PASSWORD + "\n")
+    return p
+
+
+def _workload(server, first, last):
+    server.q("INSERT INTO st.t (id, n, s, d) VALUES " + ",".join(
+        f"({i}, {i * 7919}, 'row {i} ✓', {i}.5)" for i in range(first, last + 1)))
+    server.q("UPDATE st.t SET s = CONCAT(s, ' u'), n = n + 1 WHERE MOD(id, 3) = 0 "
+             "AND id BETWEEN %s AND %s", first, last)
+    server.q("DELETE FROM st.t WHERE MOD(id, 4) = 0 AND id BETWEEN %s AND %s", first, last)
+
+
+def _stream(server, password_file, *extra, timeout=120):
+    out = subprocess.run([*CLI, "stream", "--port", str(server.port), "--user", USER,
+                          "--password-file", str(password_file), "--server-id", "4242",
+                          *extra], capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+    return out
+
+
+def _decoded(files, *extra):
+    lines = []
+    for f in files:
+        out = subprocess.run([*CLI, "decode", "--rows", *extra, str(f)], capture_output=True,
+                             text=True, timeout=300, cwd=ROOT)
+        assert out.returncode == 0, out.stderr[-2000:]
+        lines += [json.loads(x) for x in out.stdout.splitlines()]
+    return [_normal(d) for d in lines]
+
+
+def _normal(d):
+    """A record as both sides write it: the file's base name; the FORMAT_DESCRIPTION's
+    in-use flag, which a server clears in the copy it sends."""
+    d["file"] = pathlib.Path(d["file"]).name
+    if d.get("type") == "FORMAT_DESCRIPTION_EVENT":
+        d["header"]["flags"] = [f for f in d["header"]["flags"] if f != "BINLOG_IN_USE"]
+    return d
+
+
+def _lines(text):
+    return [_normal(json.loads(x)) for x in text.splitlines()]
+
+
+def _rows(records):
+    return [(d["file"], d["offset"], d["rows"]) for d in records if "rows" in d]
+
+
+def test_stream_equals_decode_of_the_files(crc_server, password_file):
+    _workload(crc_server, 1, 200)
+    crc_server.q("FLUSH BINARY LOGS")
+    _workload(crc_server, 201, 300)
+    out = _stream(crc_server, password_file, "--rows")
+    assert out.returncode == 0, out.stderr
+    streamed = _lines(out.stdout)
+    files = crc_server.files()
+    assert len({d["file"] for d in streamed}) == len(files) >= 2
+    decoded = _decoded(files)
+    # the last file is still being written: the stream ended at its end when it was read
+    assert streamed == decoded[:len(streamed)]
+    assert len(_rows(streamed)) >= 6 and _rows(streamed) == _rows(decoded)
+
+
+def test_an_event_larger_than_a_packet_arrives_whole(crc_server, password_file):
+    crc_server.q("INSERT INTO st.t (id, b) VALUES (100000, REPEAT('z', 17 << 20))")
+    out = _stream(crc_server, password_file, "--rows", timeout=300)
+    assert out.returncode == 0, out.stderr
+    big = [d for d in _lines(out.stdout) if d["header"]["event_size"] > 0xFFFFFF]
+    assert len(big) == 1 and big[0]["type"].startswith("WRITE_ROWS")
+    decoded = {(d["file"], d["offset"]): d for d in _decoded(crc_server.files()[-1:])}
+    assert decoded[(big[0]["file"], big[0]["offset"])] == big[0]
+    crc_server.q("DELETE FROM st.t WHERE id = 100000")
+
+
+def test_resume_delivers_nothing_twice_and_loses_nothing(crc_server, password_file,
+                                                         tmp_path):
+    ck = tmp_path / "ck.json"
+    file0 = crc_server.files()[-1].name
+    first = _stream(crc_server, password_file, "--rows", "--file", file0, "--resume", str(ck))
+    assert first.returncode == 0, first.stderr
+    saved = json.loads(ck.read_text())
+    assert saved["file"] == file0 and saved["position"] == crc_server.master_status()[1]
+    _workload(crc_server, 1001, 1100)
+    # --resume wins over --file/--position
+    second = _stream(crc_server, password_file, "--rows", "--file", "nonesuch.000001",
+                     "--resume", str(ck))
+    assert second.returncode == 0, second.stderr
+    streamed = _lines(first.stdout) + _lines(second.stdout)
+    decoded = _decoded([crc_server.binlog_dir / file0])
+    assert streamed == decoded
+    assert len(_lines(second.stdout)) > 0
+    assert json.loads(ck.read_text())["position"] == crc_server.master_status()[1]
+
+
+def test_stop_never_reconnects_after_a_restart(crc_server, password_file, tmp_path):
+    ck = tmp_path / "ck.json"
+    file0 = crc_server.files()[-1].name
+    out_path = tmp_path / "out.jsonl"
+    with open(out_path, "w") as out, open(tmp_path / "err", "w") as err:
+        proc = subprocess.Popen([*CLI, "stream", "--port", str(crc_server.port), "--user", USER,
+                                 "--password-file", str(password_file), "--server-id", "4243",
+                                 "--rows", "--file", file0, "--resume", str(ck),
+                                 "--stop-never", "--heartbeat", "1"],
+                                stdout=out, stderr=err, cwd=ROOT, start_new_session=True)
+    try:
+        _workload(crc_server, 2001, 2050)
+        crc_server.restart()
+        _workload(crc_server, 2051, 2100)
+        want = crc_server.master_status()
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            if ck.exists():
+                now = json.loads(ck.read_text())
+                if (now["file"], now["position"]) == want:
+                    break
+            time.sleep(0.5)
+        else:
+            pytest.fail(f"the stream did not reach {want}: {(tmp_path / 'err').read_text()}")
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=30)
+    files = [f for f in crc_server.files() if f.name >= file0]
+    assert len(files) >= 2
+    streamed = _lines(out_path.read_text())
+    decoded = _decoded(files)
+    assert _rows(streamed) == _rows(decoded)
+    assert streamed == decoded[:len(streamed)]
+
+
+def test_refusals_are_one_line_and_status_1(crc_server, password_file, tmp_path):
+    bad = tmp_path / "bad"
+    bad.write_text("wrong\n")
+    out = subprocess.run([*CLI, "stream", "--port", str(crc_server.port), "--user", USER,
+                          "--password-file", str(bad)], capture_output=True, text=True,
+                         timeout=60, cwd=ROOT)
+    assert out.returncode == 1 and "Access denied" in out.stderr, out.stderr
+    assert "Traceback" not in out.stderr
+    out = _stream(crc_server, password_file, "--file", "mariadb-bin.999999")
+    assert out.returncode == 1 and "1236" in out.stderr and "Traceback" not in out.stderr
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        free = s.getsockname()[1]
+    out = subprocess.run([*CLI, "stream", "--port", str(free)], capture_output=True, text=True,
+                         timeout=60, cwd=ROOT)
+    assert out.returncode == 1 and "cannot connect" in out.stderr, out.stderr
+
+
+def test_checksum_none(password_file):
+    s = _server("stream-none", "--binlog-checksum=NONE")
+    try:
+        s.q("CREATE DATABASE st")
+        s.q("CREATE TABLE st.t (id INT PRIMARY KEY, n BIGINT, s VARCHAR(40), d DECIMAL(10,2),"
+            " b LONGBLOB) DEFAULT CHARSET=utf8mb4")
+        _workload(s, 1, 50)
+        out = _stream(s, password_file, "--rows")
+        assert out.returncode == 0, out.stderr
+        streamed = _lines(out.stdout)
+        assert all("checksum" not in d for d in streamed
+                   if d["type"] != "FORMAT_DESCRIPTION_EVENT") and len(streamed) > 10
+        assert streamed == _decoded(s.files())[:len(streamed)] and _rows(streamed)
+    finally:
+        s.destroy()
+
+
+def test_stream_from_serve_equals_stream_from_the_server(crc_server, password_file,
+                                                         tmp_path):
+    folder = tmp_path / "served"
+    folder.mkdir()
+    for f in crc_server.files():
+        shutil.copyfile(f, folder / f.name)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    serve = subprocess.Popen([*CLI, "serve", str(folder), "--port", str(port), "--user", USER,
+                              "--password-file", str(password_file)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT,
+                             start_new_session=True)
+    try:
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        out = subprocess.run([*CLI, "stream", "--port", str(port), "--user", USER,
+                              "--password-file", str(password_file), "--rows"],
+                             capture_output=True, text=True, timeout=120, cwd=ROOT)
+        assert out.returncode == 0, out.stderr
+        served = _lines(out.stdout)
+        assert served == _decoded(sorted(folder.iterdir()))
+    finally:
+        os.killpg(serve.pid, signal.SIGTERM)
+        serve.wait(timeout=30)
