@@ -42,7 +42,13 @@ CONTEXT_KEYS = {"checksum", "table_id_size", "server_version", "flavor", "offset
 # file suffix -> kind of vector; a file named on its own with another suffix is read as
 # event vectors
 VECTOR_KINDS = {".yaml": "event", ".yml": "event", ".ddl": "ddl"}
-KIND_LABELS = {"event": "event vector", "ddl": "DDL vector"}
+KIND_LABELS = {"event": "event vector", "ddl": "DDL vector", "packet": "packet vector"}
+
+
+def document_kind(doc, kind: str) -> str:
+    """The kind of one document of a file of ``kind``: in a YAML file, a mapping naming a
+    ``packet`` is a packet vector (:mod:`binlog_schema.protocol.vectors`)."""
+    return "packet" if kind == "event" and isinstance(doc, dict) and "packet" in doc else kind
 
 
 @dataclass
@@ -248,14 +254,15 @@ def documents(path):
 VECTOR_SHAPE = "a mapping with hex (the event's bytes) and expect or error"
 DDL_SHAPE = ("a mapping with statements (the DDL replayed) and expect (the tables they "
              "leave)")
-_SHAPES = {"event": ("hex", VECTOR_SHAPE), "ddl": ("statements", DDL_SHAPE)}
+_SHAPES = {"event": ("hex", VECTOR_SHAPE), "ddl": ("statements", DDL_SHAPE),
+           "packet": ("hex", "a mapping with packet, hex and expect")}
 
 
 def shape_problem(doc, kind: str = "event") -> str | None:
     """What is wrong with the shape of a vector document of ``kind`` (None: the shape is
     right)."""
     key, shape = _SHAPES[kind]
-    what = "a DDL vector" if kind == "ddl" else "a vector"
+    what = {"ddl": "a DDL vector", "packet": "a packet vector"}.get(kind, "a vector")
     if not isinstance(doc, dict):
         shown = repr(doc) if len(repr(doc)) <= 40 else repr(doc)[:37] + "..."
         return f"a YAML {type(doc).__name__} ({shown}), expected {what}: {shape}"
@@ -269,15 +276,18 @@ def check_document(doc: dict, kind: str = "event") -> list:
     if kind == "ddl":
         from .schema.vectors import check_ddl_vector
         return check_ddl_vector(doc)
+    if document_kind(doc, kind) == "packet":
+        from .protocol.vectors import check_packet_vector
+        return check_packet_vector(doc)
     return check_vector(doc)
 
 
 def iter_vectors(root):
-    """(path, index, document) of every event vector under ``root``; a file that is not YAML
-    raises :class:`VectorFileError`."""
+    """(path, index, document) of every event vector under ``root`` (not the packet vectors
+    among them); a file that is not YAML raises :class:`VectorFileError`."""
     for path in vector_files(root):
         for i, _, doc in documents(path):
-            if doc:
+            if doc and document_kind(doc, "event") == "event":
                 yield path, i, doc
 
 
@@ -288,11 +298,13 @@ def validate(root) -> list:
     for the file) and the other files are still checked."""
     results = []
     for path in vector_files(root, tuple(KIND_LABELS)):
-        kind = vector_kind(path)
+        file_kind = vector_kind(path)
+        kind = file_kind
         try:
             for i, line, doc in documents(path):
                 if doc is None:
                     continue
+                kind = document_kind(doc, file_kind)
                 wrong = shape_problem(doc, kind)
                 if wrong is not None:
                     results.append(Result(str(path), "", False, [f"document {i + 1}: {wrong}"],
@@ -305,7 +317,7 @@ def validate(root) -> list:
                     problems = [f"vector could not be checked: {type(e).__name__}: {e}"]
                 results.append(Result(str(path), name, not problems, problems, line, kind))
         except VectorFileError as e:
-            results.append(Result(str(path), "", False, [e.message], e.line, kind))
+            results.append(Result(str(path), "", False, [e.message], e.line, file_kind))
     return results
 
 

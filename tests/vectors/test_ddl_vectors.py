@@ -70,8 +70,11 @@ def test_validate_checks_the_ddl_vectors_by_kind():
     assert all(r.ok for r in ddl), [(r.file, r.problems) for r in ddl if not r.ok]
     events = [r for r in results if r.kind == "event"]
     assert len(events) > 150 and not any(r.file.endswith(".ddl") for r in events)
+    packets = [r for r in results if r.kind == "packet"]
+    assert packets and all(r.file.endswith(".yaml") and "/protocol/" in r.file for r in packets)
     assert summary(results) == (f"{len(results)} passed, 0 failed ({len(events)} event "
-                                f"vectors, {len(ddl)} DDL vectors)")
+                                f"vectors, {len(ddl)} DDL vectors, {len(packets)} packet "
+                                "vectors)")
     assert summary(events) == f"{len(events)} passed, 0 failed"   # (as before: events only)
 
 
