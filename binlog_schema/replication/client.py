@@ -91,7 +91,11 @@ class ReplicationStream:
     # ------------------------------------------------------------------ connection
 
     def _connect(self):
-        import pymysql
+        try:
+            import pymysql
+        except ImportError:
+            raise ReplicationError("streaming needs PyMySQL: pip install "
+                                   "'binlog-schema[replication]'") from None
         try:
             c = pymysql.connect(host=self.host, port=self.port, user=self.user,
                                 password=self.password, ssl=self.ssl,

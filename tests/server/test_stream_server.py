@@ -272,3 +272,103 @@ def test_stream_from_serve_equals_stream_from_the_server(crc_server, password_fi
     finally:
         os.killpg(serve.pid, signal.SIGTERM)
         serve.wait(timeout=30)
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _serve(folder, *options):
+    """``binlog-schema serve`` on a free port (a subprocess), once it accepts connections."""
+    port = _free_port()
+    proc = subprocess.Popen([*CLI, "serve", str(folder), "--port", str(port), *options],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT,
+                            start_new_session=True)
+    for _ in range(200):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return proc, port
+        except OSError:
+            time.sleep(0.1)
+    os.killpg(proc.pid, signal.SIGTERM)
+    pytest.fail(f"serve did not start: {proc.stderr.read().decode()[-2000:]}")
+
+
+def _self_signed(tmp_path, name):
+    key, cert = tmp_path / f"{name}-key.pem", tmp_path / f"{name}-cert.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                    "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+    return key, cert
+
+
+def test_tls(password_file, tmp_path):
+    """The user must connect over TLS (REQUIRE SSL): the stream does, with --ssl and with
+    --ssl-ca (the certificate verified: another CA is refused), and the server counts the TLS
+    handshakes."""
+    key, cert = _self_signed(tmp_path, "server")
+    _other_key, other = _self_signed(tmp_path, "other")
+    s = _server("stream-tls", f"--ssl-cert={cert}", f"--ssl-key={key}")
+    try:
+        s.q(f"ALTER USER '{USER}'@'%' REQUIRE SSL")
+        assert s.q("SHOW VARIABLES LIKE 'have_ssl'")[0][1] == "YES"
+        s.q("CREATE DATABASE st")
+        s.q("CREATE TABLE st.t (id INT PRIMARY KEY, n BIGINT, s VARCHAR(40), d DECIMAL(10,2),"
+            " b LONGBLOB) DEFAULT CHARSET=utf8mb4")
+        _workload(s, 1, 30)
+        want = _decoded(s.files())
+
+        def accepts():
+            return int(s.q("SHOW GLOBAL STATUS LIKE 'Ssl_accepts'")[0][1])
+
+        for option in (["--ssl"], ["--ssl-ca", str(cert)]):
+            before = accepts()
+            out = _stream(s, password_file, "--rows", *option)
+            assert out.returncode == 0, out.stderr
+            got = _lines(out.stdout)
+            assert got == want[:len(got)] and _rows(got) == _rows(want) and _rows(want)
+            assert accepts() > before
+        out = _stream(s, password_file, "--ssl-ca", str(other))
+        assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr
+        assert "certificate" in out.stderr.lower() or "ssl" in out.stderr.lower(), out.stderr
+    finally:
+        s.destroy()
+
+
+def test_gtid_start_and_caching_sha2_password_through_serve(crc_server, password_file,
+                                                            tmp_path):
+    """--gtid D-S-N starts after that transaction (MariaDB's @slave_connect_state), against
+    the real server and against ``serve --auth caching_sha2_password`` (PyMySQL's client side
+    of caching_sha2_password, fast path, as MySQL 8's default; no MySQL server can be
+    installed here)."""
+    _workload(crc_server, 3001, 3030)
+    streamed = _lines(_stream(crc_server, password_file, "--rows").stdout)
+    gtids = [d for d in streamed if d["type"] == "GTID_EVENT"]
+    assert len(gtids) > 4
+    pick = gtids[len(gtids) // 2]
+    body = pick["body"]
+    gtid = f"{body['domain_id']}-{pick['header']['server_id']}-{body['seq_no']}"
+    after = [d for d in streamed if (d["file"], d["offset"]) > (pick["file"], pick["offset"])]
+    # (the first transaction after it, then the rest, as in the files)
+    first = next(i for i, d in enumerate(after) if d["type"] == "GTID_EVENT")
+    want = _rows(after[first:])
+    out = _stream(crc_server, password_file, "--rows", "--gtid", gtid)
+    assert out.returncode == 0, out.stderr
+    assert _rows(_lines(out.stdout)) == want and want
+    folder = tmp_path / "served"
+    folder.mkdir()
+    for f in crc_server.files():
+        shutil.copyfile(f, folder / f.name)
+    proc, port = _serve(folder, "--user", USER, "--password-file", str(password_file),
+                        "--auth", "caching_sha2_password")
+    try:
+        out = subprocess.run([*CLI, "stream", "--port", str(port), "--user", USER,
+                              "--password-file", str(password_file), "--rows", "--gtid", gtid],
+                             capture_output=True, text=True, timeout=120, cwd=ROOT)
+        assert out.returncode == 0, out.stderr
+        assert _rows(_lines(out.stdout)) == want
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=30)
