@@ -1,5 +1,5 @@
 """``binlog-schema serve``: serve a folder of binlog files to replicas and CDC clients over
-the MySQL replication protocol (:mod:`.server`).
+the MySQL replication protocol, as a master would (the server: binlog_schema.replication.server).
 
     binlog-schema serve DIR --port 3307
     binlog-schema serve DIR --port 3307 --user repl --password-file pw.txt --server-id 7
@@ -86,8 +86,9 @@ def register(sub):
                    help="the TCP port to listen on (0: a free one, printed on stderr)")
     p.add_argument("--host", default="127.0.0.1",
                    help="the address to listen on (default 127.0.0.1: loopback only)")
-    p.add_argument("--user", help="the only user accepted (mysql_native_password); without "
-                                  "it every user is accepted without a password check")
+    p.add_argument("--user", help="the only user accepted (its password checked by --auth's "
+                                  "plugin); without it every user is accepted without a "
+                                  "password check")
     p.add_argument("--password-file", metavar="FILE",
                    help="a file holding --user's password (one line; default: empty)")
     p.add_argument("--server-id", type=_positive, default=1,
