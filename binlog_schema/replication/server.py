@@ -40,6 +40,7 @@ from ..errors import BinlogError
 from ..mysql import codes
 from ..mysql.flavor import context_from_fde
 from ..protocol import auth, connection as conn
+from ..protocol.replication import BINLOG_DUMP_NON_BLOCK, BINLOG_SEND_ANNOTATE_ROWS
 from ..scanning import Blocks
 from ..stream import MAX_EVENT_SIZE
 from . import server_sql
@@ -51,8 +52,6 @@ ER_ACCESS_DENIED = 1045
 ER_MASTER_FATAL_READING_BINLOG = 1236
 ER_UNKNOWN_COM = 1047
 ER_MALFORMED_PACKET = 1835
-BINLOG_DUMP_NON_BLOCK = 1
-BINLOG_SEND_ANNOTATE_ROWS_EVENT = 2
 POLL = 0.1   # seconds between looks at a file that does not grow
 
 SERVER_CAPABILITIES = [
@@ -243,8 +242,6 @@ class Connection:
         else:
             req = parse_packet(replication.ComBinlogDumpGtid, payload)
             name, position, flags = req.file, req.position, req.flags
-        flags = flags if isinstance(flags, int) else (
-            BINLOG_DUMP_NON_BLOCK if "NON_BLOCK" in (flags or []) else 0)
         name = name.decode("utf-8", "replace") if isinstance(name, bytes) else name
         name = (name or "").split("\0", 1)[0]   # (a C string to the server: NULs end it)
         state = self.session.user_vars.get("slave_connect_state")
@@ -313,10 +310,15 @@ class Streamer:
                 return
             self.name, self.position = next_name, 4
 
-    def wait_for(self, name: str):
-        """Wait (heartbeats going) until the file ``name`` exists."""
+    def wait_for(self, name: str) -> bool:
+        """Wait (heartbeats going) until the file ``name`` exists; with NON_BLOCK, an EOF
+        instead of waiting (False: the dump ends)."""
         while not self.folder.exists(name):
+            if self.flags & BINLOG_DUMP_NON_BLOCK:
+                self.client.send(conn.EofPacket, {"warnings": 0, "status": []})
+                return False
             self.idle()
+        return True
 
     def idle(self):
         """One pause at the end of the stream: a heartbeat when one is due; notices a client
@@ -337,7 +339,8 @@ class Streamer:
 
     def send_file(self, first: bool) -> str | None:
         """Stream one file from ``self.position``; the name of the next file (None: done)."""
-        self.wait_for(self.name)
+        if not self.wait_for(self.name):
+            return None
         with open(self.folder.file(self.name), "rb") as f:
             blocks = Blocks(f)
             fde = self.read_fde(blocks)
@@ -384,7 +387,7 @@ class Streamer:
     def follow(self, blocks: Blocks) -> str | None:
         """The events of the open file from ``self.position`` on, following it as it grows;
         the next file's name once it ends (a ROTATE's, or the next in name order)."""
-        annotate = bool(self.flags & BINLOG_SEND_ANNOTATE_ROWS_EVENT)
+        annotate = bool(self.flags & BINLOG_SEND_ANNOTATE_ROWS)
         while True:
             sent = 0
             for offset, kind, size, buf, i in blocks.walk(self.position, MAX_EVENT_SIZE):
