@@ -12,7 +12,10 @@ in the same run, the events/s of:
   executed position is the end of the last file: replicating from ``serve``, and from the
   writer itself (the replica reset between the two);
 * python-mysql-replication's BinLogStreamReader reading every event (non-blocking, all
-  events decoded, rows included): from ``serve``, and from the writer.
+  events decoded, rows included): from ``serve``, and from the writer;
+* the client side, end to end as users run it: ``binlog-schema stream --rows`` (to
+  /dev/null) beside a python-mysql-replication process doing the same work (every event, rows
+  decoded), alternately, ``--turns`` times each, from the writer and from ``serve``; medians.
 
 Events are the files' events after the first FORMAT_DESCRIPTION (what a replica receives).
 Progress on stderr, the summary as JSON on stdout (``--json OUT`` saves it too).
@@ -129,11 +132,40 @@ def pmr_run(port):
 FIRST: list = []
 
 
+def stream_turns(port, password_file, turns):
+    """``binlog-schema stream --rows`` and a python-mysql-replication process (this file with
+    ``--pmr-once``), alternately, as whole processes; their medians (seconds)."""
+    import statistics
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from command_runs import run_command
+    ours = [sys.executable, "-m", "binlog_schema", "stream", "--port", str(port), "--user",
+            USER, "--password-file", str(password_file), "--rows", "--file", FIRST[0],
+            "--position", "4"]
+    peer = [sys.executable, str(pathlib.Path(__file__).resolve()), "--pmr-once", str(port),
+            "--first", FIRST[0]]
+    walls = {"stream": [], "pmr": []}
+    for _ in range(turns):
+        for label, argv in (("stream", ours), ("pmr", peer)):
+            run = run_command(argv, cwd=ROOT)
+            if run.rc != 0:
+                raise RuntimeError(f"{label} failed: {run.stderr_tail}")
+            walls[label].append(run.wall)
+    return {k: statistics.median(v) for k, v in walls.items()}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rows", type=int, default=100000, help="rows the writer inserts")
     ap.add_argument("--json", help="also save the summary here")
+    ap.add_argument("--turns", type=int, default=3,
+                    help="alternating runs of stream and its peer, each (default 3)")
+    ap.add_argument("--pmr-once", type=int, metavar="PORT", help=argparse.SUPPRESS)
+    ap.add_argument("--first", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.pmr_once:   # (the peer's process of stream_turns)
+        FIRST[:] = [args.first]
+        pmr_run(args.pmr_once)
+        return 0
     tag = os.getpid()
     writer = Server(f"bench-serve-writer-{tag}", "--server-id=1", "--binlog-checksum=CRC32",
                     "--binlog-row-image=FULL")
@@ -178,6 +210,16 @@ def main(argv=None) -> int:
             result[f"python_mysql_replication_from_{label}"] = {
                 "events": n, "seconds": round(secs, 3), "events_per_s": round(n / secs)}
             note(f"python-mysql-replication from {label}: {n} events, {secs:.2f} s")
+        for label, p in (("mariadb", port), ("serve", serve_port)):
+            med = stream_turns(p, pw, args.turns)
+            result[f"stream_from_{label}"] = {
+                "stream_seconds": round(med["stream"], 3),
+                "stream_events_per_s": round(events / med["stream"]),
+                "python_mysql_replication_seconds": round(med["pmr"], 3),
+                "python_mysql_replication_events_per_s": round(events / med["pmr"]),
+                "ratio": round(med["pmr"] / med["stream"], 2)}
+            note(f"stream from {label}: {med['stream']:.2f} s, python-mysql-replication "
+                 f"{med['pmr']:.2f} s (medians of {args.turns})")
         text = json.dumps(result, indent=2)
         print(text)
         if args.json:
