@@ -25,6 +25,7 @@ change the stream's state but are not delivered: they are not events of the file
 
 from __future__ import annotations
 
+import random
 import socket
 import time
 
@@ -42,6 +43,7 @@ from ..stream import BinlogReader
 ARTIFICIAL_FLAG = 0x20   # LOG_EVENT_ARTIFICIAL_F: an event the server made for the stream
 HEARTBEATS = (HEARTBEAT_LOG_EVENT, HEARTBEAT_LOG_EVENT_V2)
 DEFAULT_HEARTBEAT = 30.0
+ER_SLAVE_SAME_ID = 1236   # the server's error number for a replica whose id is taken
 
 
 def checkpoint_dict(file: str, position: int, gtid: str | None) -> dict:
@@ -86,6 +88,9 @@ class ReplicationStream:
                            if resume else None)
         self.flavor = None
         self.reconnects = 0
+        # (the report port this stream registers with: tells its own registration from
+        # another replica's of the same server id)
+        self.report_port = random.randint(1024, 65535)
         self._conn = None
 
     # ------------------------------------------------------------------ connection
@@ -121,6 +126,8 @@ class ReplicationStream:
         self._query("SET @master_binlog_checksum= @@global.binlog_checksum")
         checksum = self._query("SELECT @master_binlog_checksum")[0][0]
         self._query(f"SET @master_heartbeat_period= {int(self.heartbeat * 1e9)}")
+        if self.reconnects:
+            self._refuse_a_clashing_id()
         if self.flavor == "mariadb":
             self._query("SET @mariadb_slave_capability= 4")
         if self.file is None and self.gtid is None:
@@ -139,7 +146,8 @@ class ReplicationStream:
         sock.settimeout(None if self.blocking else max(60.0, 4 * self.heartbeat))
         self._rfile = c._rfile
         self._write(rp.ComRegisterSlave.build({
-            "server_id": self.server_id, "host": "", "user": "", "password": "", "port": 0,
+            "server_id": self.server_id, "host": "", "user": "", "password": "",
+            "port": self.report_port,
             "rank": 0, "master_id": 0}))
         self._answer()
         if self.gtid is not None and self.flavor == "mariadb":
@@ -156,6 +164,27 @@ class ReplicationStream:
             self._write(rp.ComBinlogDump.build({"position": self.position, "flags": flags,
                                                 "server_id": self.server_id,
                                                 "file": self.file}))
+
+    def _refuse_a_clashing_id(self) -> None:
+        """A server takes a second replica with the same server id by dropping the first
+        one's connection; were both to reconnect they would drop each other in turn. So on a
+        reconnection, a replica of this id that the server lists (SHOW SLAVE HOSTS) under
+        another report port than this stream's (a random one, registered by each stream) is
+        another process: refused, with a clear error, not retried. (Not checked at the first
+        connection: the server may still list a crashed earlier run of this stream.)"""
+        import pymysql
+        try:
+            hosts = self._query("SHOW SLAVE HOSTS")
+        except pymysql.MySQLError:   # (not allowed, or a server that does not answer it)
+            return
+        for row in hosts:
+            if row and str(row[0]) == str(self.server_id) and \
+                    str(row[2]) != str(self.report_port):
+                raise ReplicationError(
+                    f"another replica with server id {self.server_id} connected to "
+                    f"{self.host}:{self.port} and the server dropped this one (SHOW SLAVE "
+                    f"HOSTS: {row[1] or '?'}, report port {row[2]}); give each replica its "
+                    "own --server-id", code=ER_SLAVE_SAME_ID)
 
     def _write(self, payload: bytes) -> None:
         framing.write_packet(_SocketWriter(self._conn._sock), payload, 0)

@@ -372,3 +372,31 @@ def test_gtid_start_and_caching_sha2_password_through_serve(crc_server, password
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=30)
+
+
+def test_a_clashing_server_id_is_a_clear_error(crc_server, password_file, tmp_path):
+    """Two streams with one --server-id: the server drops the first when the second
+    registers; the first, reconnecting, finds the other in SHOW SLAVE HOSTS and stops with a
+    clear error (status 1) instead of dropping it in turn; the second goes on."""
+    def start(name):
+        err = open(tmp_path / f"{name}.err", "w")
+        return subprocess.Popen([*CLI, "stream", "--port", str(crc_server.port), "--user", USER,
+                                 "--password-file", str(password_file), "--server-id", "777",
+                                 "--stop-never", "--heartbeat", "1"],
+                                stdout=subprocess.DEVNULL, stderr=err, cwd=ROOT,
+                                start_new_session=True)
+    first = start("first")
+    second = None
+    try:
+        time.sleep(3)
+        second = start("second")
+        assert first.wait(timeout=60) == 1
+        text = (tmp_path / "first.err").read_text()
+        assert "server id 777" in text and "--server-id" in text and "Traceback" not in text
+        time.sleep(2)
+        assert second.poll() is None, (tmp_path / "second.err").read_text()
+    finally:
+        for proc in (first, second):
+            if proc is not None and proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+                proc.wait(timeout=30)
