@@ -88,6 +88,7 @@ class ReplicationStream:
                            if resume else None)
         self.flavor = None
         self.reconnects = 0
+        self.heartbeats = 0   # (received, when idle at the end of the last file)
         # (the report port this stream registers with: tells its own registration from
         # another replica's of the same server id)
         self.report_port = random.randint(1024, 65535)
@@ -217,6 +218,8 @@ class ReplicationStream:
                 _seq, payload = read(rfile)
             except (OSError, socket.timeout) as e:
                 raise ReplicationError(f"connection lost: {e}") from None
+            except ValueError:   # (the socket closed by close(), from another thread)
+                raise ReplicationError("connection closed") from None
             if payload is None:
                 raise ReplicationError("the server closed the connection")
             head = payload[0]
@@ -274,6 +277,7 @@ class ReplicationStream:
             size = int.from_bytes(raw[SIZE_AT:SIZE_END], "little")
             artificial = log_pos == 0 or raw[FLAGS_AT] & ARTIFICIAL_FLAG
             if code in HEARTBEATS:
+                self.heartbeats += 1
                 continue
             if artificial:
                 if code == ROTATE_EVENT:   # where the stream is: a file name and position

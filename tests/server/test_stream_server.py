@@ -400,3 +400,44 @@ def test_a_clashing_server_id_is_a_clear_error(crc_server, password_file, tmp_pa
             if proc is not None and proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGTERM)
                 proc.wait(timeout=30)
+
+
+def _heartbeats_while_idle(port, seconds=3.0):
+    """The heartbeats a blocking ReplicationStream (period 0.5 s) counts while the server
+    has nothing to send."""
+    import threading
+    from binlog_schema.errors import ReplicationError
+    from binlog_schema.replication.client import ReplicationStream
+    stream = ReplicationStream("127.0.0.1", port, USER, PASSWORD, server_id=4244,
+                               blocking=True, heartbeat=0.5)
+    seen = []
+
+    def follow():
+        try:
+            for rec in stream:
+                seen.append(rec)
+        except ReplicationError:
+            pass   # (the connection closed below)
+
+    thread = threading.Thread(target=follow, daemon=True)
+    thread.start()
+    time.sleep(seconds)
+    stream.close()
+    thread.join(timeout=30)
+    return seen, stream.heartbeats
+
+
+def test_heartbeats_from_the_server_and_from_serve(crc_server, tmp_path, password_file):
+    seen, beats = _heartbeats_while_idle(crc_server.port)
+    assert seen and beats >= 3
+    folder = tmp_path / "served"
+    folder.mkdir()
+    for f in crc_server.files():
+        shutil.copyfile(f, folder / f.name)
+    proc, port = _serve(folder, "--user", USER, "--password-file", str(password_file))
+    try:
+        seen, beats = _heartbeats_while_idle(port)
+        assert seen and beats >= 3
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=30)
