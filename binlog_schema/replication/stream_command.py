@@ -112,6 +112,14 @@ def cmd_stream(args) -> int:
     from ..errors import BinlogError
     from ..serial.write import Output, RecordWriter, os_problem
     from .client import ReplicationStream
+    if args.position is not None and not args.file:
+        print("binlog-schema stream: --position is a position in --file: give --file too",
+              file=sys.stderr)
+        return 2
+    if args.gtid and (args.file or args.position is not None):
+        print("binlog-schema stream: --gtid starts after a GTID set, --file/--position at a "
+              "place in a file: give one of them", file=sys.stderr)
+        return 2
     try:
         password = _password(args)
         resume = load_checkpoint(args.resume) if args.resume else None

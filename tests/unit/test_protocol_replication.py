@@ -81,3 +81,12 @@ def test_a_gtid_set_as_com_binlog_dump_gtid_carries_it():
     assert replication.ComBinlogDumpGtid.parse(replication.ComBinlogDumpGtid.build({
         "flags": replication.BINLOG_THROUGH_GTID, "server_id": 9, "file": "", "position": 4,
         "gtid_set": tagged})).gtid_set.sids[0].tag == "etl"
+
+
+@pytest.mark.parametrize("argv", [["--position", "5"], ["--gtid", "0-1-1", "--file", "f.000001"],
+                                  ["--gtid", "0-1-1", "--position", "4"]])
+def test_stream_refuses_start_options_that_disagree(argv, capsys):
+    from binlog_schema.cli import main
+    assert main(["stream", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("binlog-schema stream: ") and "Traceback" not in err
