@@ -89,6 +89,18 @@ def statement_of(rec) -> str | None:
     return None if query is None else statement_head(query)
 
 
+def begins_transaction(what: str) -> bool:
+    """Whether a statement's head (:func:`statement_of`) begins a transaction."""
+    return what.startswith(("BEGIN", "XA START", "START TRANSACTION"))
+
+
+def ends_transaction(what: str) -> bool:
+    """Whether a statement's head ends a transaction (COMMIT, ROLLBACK, XA COMMIT/ROLLBACK;
+    not ROLLBACK TO a savepoint)."""
+    return what.startswith(("COMMIT", "ROLLBACK", "XA COMMIT", "XA ROLLBACK")) and \
+        not what.startswith("ROLLBACK TO")
+
+
 def gtid_of(rec, body) -> str | None:
     kind = rec.kind
     if kind == MARIA_GTID_EVENT:
@@ -156,7 +168,7 @@ class Transactions:
             what = statement_of(rec)
             if what is None:
                 return None
-            if what.startswith(("BEGIN", "XA START", "START TRANSACTION")):
+            if begins_transaction(what):
                 tx = self.open
                 ended = None
                 if tx is None or tx.rows or tx.thread_id is not None:
@@ -166,8 +178,7 @@ class Transactions:
                 # (the QUERY post-header's first field: the thread id)
                 tx.thread_id = int.from_bytes(rec.raw[HEADER_SIZE:HEADER_SIZE + 4], "little")
                 return ended
-            if what.startswith(("COMMIT", "ROLLBACK", "XA COMMIT", "XA ROLLBACK")) and \
-                    not what.startswith("ROLLBACK TO"):
+            if ends_transaction(what):
                 return self._end(rec, offset, None)
         return None
 

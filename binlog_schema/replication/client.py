@@ -265,7 +265,8 @@ class ReplicationStream:
             yield from batch
 
     def _batches(self):
-        from ..model.transactions import Held, statement_of
+        from ..model.transactions import (Held, begins_transaction, ends_transaction,
+                                          statement_of)
         reader = self.reader
         held = None           # the open transaction's records
         begun = False         # its BEGIN seen (else a GTID alone: a DDL statement follows)
@@ -304,8 +305,7 @@ class ReplicationStream:
                 held.add(rec)
                 continue
             if held is None:
-                if kind == QUERY_EVENT and (statement_of(rec) or "").startswith(
-                        ("BEGIN", "XA START", "START TRANSACTION")):
+                if kind == QUERY_EVENT and begins_transaction(statement_of(rec) or ""):
                     held, begun, tx_gtid = Held(self.hold), True, None
                     held.add(rec)
                     continue
@@ -319,10 +319,9 @@ class ReplicationStream:
             done = kind in (XID_EVENT, XA_PREPARE_LOG_EVENT)
             if kind == QUERY_EVENT:
                 what = statement_of(rec) or ""
-                if what.startswith(("BEGIN", "XA START", "START TRANSACTION")):
+                if begins_transaction(what):
                     begun = True
-                elif what.startswith(("COMMIT", "ROLLBACK", "XA COMMIT", "XA ROLLBACK")) \
-                        and not what.startswith("ROLLBACK TO"):
+                elif ends_transaction(what):
                     done = True
                 elif not begun:   # (a GTID, then one statement: DDL)
                     done = True
