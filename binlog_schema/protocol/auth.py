@@ -24,11 +24,19 @@ def _xor(a: bytes, b: bytes) -> bytes:
     return bytes(x ^ y for x, y in zip(a, b))
 
 
-def _sha1(*parts: bytes) -> bytes:
-    h = hashlib.sha1()
+def _digest(algorithm: str, *parts: bytes) -> bytes:
+    h = hashlib.new(algorithm)
     for p in parts:
         h.update(p)
     return h.digest()
+
+
+def _sha1(*parts: bytes) -> bytes:
+    return _digest("sha1", *parts)
+
+
+def _sha256(*parts: bytes) -> bytes:
+    return _digest("sha256", *parts)
 
 
 def native_scramble(password: bytes, nonce: bytes) -> bytes:
@@ -49,13 +57,6 @@ def native_check(response: bytes, nonce: bytes, password: bytes) -> bool:
     stored = _sha1(_sha1(password))
     stage1 = _xor(response, _sha1(nonce[:SCRAMBLE_LENGTH], stored))
     return hmac.compare_digest(_sha1(stage1), stored)
-
-
-def _sha256(*parts: bytes) -> bytes:
-    h = hashlib.sha256()
-    for p in parts:
-        h.update(p)
-    return h.digest()
 
 
 def sha2_scramble(password: bytes, nonce: bytes) -> bytes:
