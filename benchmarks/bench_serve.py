@@ -76,13 +76,6 @@ def count_events(paths):
     return sum(sum(1 for _ in BinlogReader(str(p), decode=False)) - 1 for p in paths)
 
 
-def slave_status(srv):
-    cur = srv.conn.cursor()
-    cur.execute("SHOW SLAVE STATUS")
-    names = [d[0] for d in cur.description]
-    row = cur.fetchone()
-    return dict(zip(names, row)) if row else {}
-
 
 def replica_run(replica, port, last_name, last_size):
     replica.q("STOP SLAVE")
@@ -96,7 +89,7 @@ def replica_run(replica, port, last_name, last_size):
     t0 = time.perf_counter()
     replica.q("START SLAVE")
     while True:
-        st = slave_status(replica)
+        st = replica.slave_status()
         if st.get("Last_IO_Error") or st.get("Last_SQL_Error"):
             raise RuntimeError(f"replica error: {st.get('Last_IO_Error')} "
                                f"{st.get('Last_SQL_Error')}")

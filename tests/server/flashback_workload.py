@@ -129,6 +129,14 @@ class Server:
         row = self.q("SHOW MASTER STATUS")[0]
         return row[0], int(row[1])
 
+    def slave_status(self) -> dict:
+        """SHOW SLAVE STATUS as a dict by column name (empty: not a replica)."""
+        cur = self.conn.cursor()
+        cur.execute("SHOW SLAVE STATUS")
+        names = [d[0] for d in cur.description]
+        row = cur.fetchone()
+        return dict(zip(names, row)) if row else {}
+
     def client(self):
         return [tool("mariadb"), "--no-defaults", f"--socket={self.socket}", "-uroot",
                 "--binary-mode"]

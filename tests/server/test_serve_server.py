@@ -134,19 +134,12 @@ def serve(folder):
     s.stop()
 
 
-def _slave_status(replica):
-    cur = replica.conn.cursor()
-    cur.execute("SHOW SLAVE STATUS")
-    names = [d[0] for d in cur.description]
-    row = cur.fetchone()
-    return dict(zip(names, row)) if row else {}
-
 
 def _wait_caught_up(replica, writer, timeout=60):
     want = _state(writer)
     deadline = time.monotonic() + timeout
     while True:
-        st = _slave_status(replica)
+        st = replica.slave_status()
         for key in ("Last_IO_Error", "Last_SQL_Error"):
             assert not st.get(key), f"{key}: {st.get(key)}"
         try:

@@ -7,6 +7,7 @@ stderr line and status 1."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pathlib
@@ -239,11 +240,8 @@ def test_refusals_are_one_line_and_status_1(crc_server, password_file, tmp_path)
     assert "Traceback" not in out.stderr
     out = _stream(crc_server, password_file, "--file", "mariadb-bin.999999")
     assert out.returncode == 1 and "1236" in out.stderr and "Traceback" not in out.stderr
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        free = s.getsockname()[1]
-    out = subprocess.run([*CLI, "stream", "--port", str(free)], capture_output=True, text=True,
-                         timeout=60, cwd=ROOT)
+    out = subprocess.run([*CLI, "stream", "--port", str(_free_port())], capture_output=True,
+                         text=True, timeout=60, cwd=ROOT)
     assert out.returncode == 1 and "cannot connect" in out.stderr, out.stderr
 
 
@@ -266,33 +264,12 @@ def test_checksum_none(password_file):
 
 def test_stream_from_serve_equals_stream_from_the_server(crc_server, password_file,
                                                          tmp_path):
-    folder = tmp_path / "served"
-    folder.mkdir()
-    for f in crc_server.files():
-        shutil.copyfile(f, folder / f.name)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    serve = subprocess.Popen([*CLI, "serve", str(folder), "--port", str(port), "--user", USER,
-                              "--password-file", str(password_file)],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT,
-                             start_new_session=True)
-    try:
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.1)
+    with _serving(crc_server, tmp_path, password_file) as (folder, port):
         out = subprocess.run([*CLI, "stream", "--port", str(port), "--user", USER,
                               "--password-file", str(password_file), "--rows"],
                              capture_output=True, text=True, timeout=120, cwd=ROOT)
         assert out.returncode == 0, out.stderr
-        served = _lines(out.stdout)
-        assert served == _decoded(sorted(folder.iterdir()))
-    finally:
-        os.killpg(serve.pid, signal.SIGTERM)
-        serve.wait(timeout=30)
+        assert _lines(out.stdout) == _decoded(sorted(folder.iterdir()))
 
 
 def _free_port():
@@ -301,20 +278,32 @@ def _free_port():
         return s.getsockname()[1]
 
 
-def _serve(folder, *options):
-    """``binlog-schema serve`` on a free port (a subprocess), once it accepts connections."""
+@contextlib.contextmanager
+def _serving(server, tmp_path, password_file, *options):
+    """``binlog-schema serve`` (a subprocess, on a free port, once it accepts connections)
+    over copies of ``server``'s binlog files: ``(folder, port)``; stopped after."""
+    folder = tmp_path / "served"
+    folder.mkdir()
+    for f in server.files():
+        shutil.copyfile(f, folder / f.name)
     port = _free_port()
-    proc = subprocess.Popen([*CLI, "serve", str(folder), "--port", str(port), *options],
+    proc = subprocess.Popen([*CLI, "serve", str(folder), "--port", str(port), "--user", USER,
+                             "--password-file", str(password_file), *options],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT,
                             start_new_session=True)
-    for _ in range(200):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return proc, port
-        except OSError:
-            time.sleep(0.1)
-    os.killpg(proc.pid, signal.SIGTERM)
-    pytest.fail(f"serve did not start: {proc.stderr.read().decode()[-2000:]}")
+    try:
+        for _ in range(200):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            pytest.fail(f"serve did not start: {proc.stderr.read().decode()[-2000:]}")
+        yield folder, port
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=30)
 
 
 def _self_signed(tmp_path, name):
@@ -378,21 +367,13 @@ def test_gtid_start_and_caching_sha2_password_through_serve(crc_server, password
     out = _stream(crc_server, password_file, "--rows", "--gtid", gtid)
     assert out.returncode == 0, out.stderr
     assert _rows(_lines(out.stdout)) == want and want
-    folder = tmp_path / "served"
-    folder.mkdir()
-    for f in crc_server.files():
-        shutil.copyfile(f, folder / f.name)
-    proc, port = _serve(folder, "--user", USER, "--password-file", str(password_file),
-                        "--auth", "caching_sha2_password")
-    try:
+    with _serving(crc_server, tmp_path, password_file, "--auth",
+                  "caching_sha2_password") as (_folder, port):
         out = subprocess.run([*CLI, "stream", "--port", str(port), "--user", USER,
                               "--password-file", str(password_file), "--rows", "--gtid", gtid],
                              capture_output=True, text=True, timeout=120, cwd=ROOT)
         assert out.returncode == 0, out.stderr
         assert _rows(_lines(out.stdout)) == want
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=30)
 
 
 def test_a_clashing_server_id_is_a_clear_error(crc_server, password_file, tmp_path):
@@ -451,14 +432,6 @@ def _heartbeats_while_idle(port, seconds=3.0):
 def test_heartbeats_from_the_server_and_from_serve(crc_server, tmp_path, password_file):
     seen, beats = _heartbeats_while_idle(crc_server.port)
     assert seen and beats >= 3
-    folder = tmp_path / "served"
-    folder.mkdir()
-    for f in crc_server.files():
-        shutil.copyfile(f, folder / f.name)
-    proc, port = _serve(folder, "--user", USER, "--password-file", str(password_file))
-    try:
+    with _serving(crc_server, tmp_path, password_file) as (_folder, port):
         seen, beats = _heartbeats_while_idle(port)
         assert seen and beats >= 3
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=30)
