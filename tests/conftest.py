@@ -9,6 +9,14 @@ CORPUS = pathlib.Path(os.environ.get("BINLOG_CORPUS", ROOT.parent / "shared" / "
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
+def unavailable(msg):
+    """A tier that cannot run here: a failure in CI, else a loud skip (a warning too)."""
+    if IN_CI:
+        pytest.fail(msg)
+    warnings.warn(msg)
+    pytest.skip(msg)
+
+
 def corpus_files():
     if not CORPUS.is_dir():
         return []

@@ -28,11 +28,10 @@ import concurrent.futures
 import os
 import threading
 import time
-import warnings
 
 import pytest
 
-from ..conftest import IN_CI
+from ..conftest import unavailable
 from .current_workload import (PASSES, compare_output, compare_table, data_rows, duckdb_how,
                                have_server, make_binlogs, output_tables, read_delta,
                                read_delta_duckdb, spark_current, state_doc, stderr_summary,
@@ -45,22 +44,15 @@ pytestmark = [pytest.mark.server, pytest.mark.spark]
 RUN_TZ = os.environ.get("CURRENT_TEST_TZ", "Asia/Kolkata")
 
 
-def _unavailable(msg):
-    if IN_CI:
-        pytest.fail(msg)
-    warnings.warn(msg)
-    pytest.skip(msg)
-
-
 @pytest.fixture(scope="module")
 def binlogs(tmp_path_factory):
     if not have_server():
-        _unavailable("mariadbd not installed (apt-get install mariadb-server): current-state "
+        unavailable("mariadbd not installed (apt-get install mariadb-server): current-state "
                      "server tier not run")
     from ..spark.pipeline_support import spark_missing
     missing = spark_missing()
     if missing:
-        _unavailable(f"current-state server tier not run: {missing}")
+        unavailable(f"current-state server tier not run: {missing}")
     found = make_binlogs(tmp_path_factory.mktemp("binlogs-current"))
     print(f"workload: {found['full']['seconds']:.1f}s for both passes")
     return found

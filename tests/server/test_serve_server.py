@@ -21,12 +21,11 @@ import socket
 import subprocess
 import sys
 import time
-import warnings
 
 import pytest
 
 from . import flashback_workload as fw
-from ..conftest import IN_CI
+from ..conftest import unavailable
 
 pytestmark = pytest.mark.server
 
@@ -34,18 +33,11 @@ USER, PASSWORD = "repl", "s3cret pw"
 TABLES = ("sv.t", "sv.u")
 
 
-def _unavailable(msg):
-    if IN_CI:
-        pytest.fail(msg)
-    warnings.warn(msg)
-    pytest.skip(msg)
-
-
 def _start(name, *options):
     try:
         return fw.Server(f"{name}-{os.getpid()}", *options)
     except RuntimeError as e:
-        _unavailable(f"the private MariaDB did not start: serve tier not run: {e}")
+        unavailable(f"the private MariaDB did not start: serve tier not run: {e}")
 
 
 def _workload(server, first: int, last: int):
@@ -80,7 +72,7 @@ def _copy_binlogs(server, folder):
 @pytest.fixture(scope="module")
 def writer():
     if not fw.tool("mariadbd"):
-        _unavailable("mariadbd not installed: serve tier not run")
+        unavailable("mariadbd not installed: serve tier not run")
     srv = _start("serve-writer", "--server-id=1", "--binlog-checksum=CRC32",
                  "--binlog-row-image=FULL", "--binlog-row-metadata=FULL")
     try:

@@ -17,24 +17,16 @@ import socket
 import subprocess
 import sys
 import time
-import warnings
 
 import pytest
 
 from . import flashback_workload as fw
-from ..conftest import IN_CI, ROOT
+from ..conftest import ROOT, unavailable
 
 pytestmark = pytest.mark.server
 
 USER, PASSWORD = "streamer", "pw stream"
 CLI = [sys.executable, "-m", "binlog_schema"]
-
-
-def _unavailable(msg):
-    if IN_CI:
-        pytest.fail(msg)
-    warnings.warn(msg)
-    pytest.skip(msg)
 
 
 class _Server(fw.Server):
@@ -66,7 +58,7 @@ def _server(name, *options):
     try:
         return _Server(f"{name}-{os.getpid()}", *options)
     except RuntimeError as e:
-        _unavailable(f"the private MariaDB did not start: stream tier not run: {e}")
+        unavailable(f"the private MariaDB did not start: stream tier not run: {e}")
 
 
 @pytest.fixture(scope="module")
