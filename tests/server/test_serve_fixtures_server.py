@@ -7,7 +7,9 @@ fixtures SPEC --sql | mariadb``, then ``mariadb-binlog FILES | mariadb``). A sec
 takes the same DDL, then replicates from ``serve`` over the folder (CHANGE MASTER TO ...
 MASTER_LOG_FILE, POS 4; then again from scratch with MASTER_USE_GTID=slave_pos). Its tables
 must end equal to the reference's, value for value (exact texts and CHECKSUM TABLE), with no
-replication error, having read both files to their ends.
+replication error, having read both files to their ends. python-mysql-replication's
+BinLogStreamReader reads the same folder from ``serve`` and decodes the values ``decode
+--rows`` gives (its known quirks matched exactly: see ``test_serve_server.same_value``).
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from binlog_schema.synthetic import random_spec
 
 from . import flashback_workload as fw
 from ..conftest import unavailable
-from .test_serve_server import PASSWORD, USER, Serve, _start
+from .test_serve_server import (PASSWORD, USER, Serve, _start, decoded_rows, pmr_rows,
+                                row_differences)
 
 pytestmark = pytest.mark.server
 
@@ -163,3 +166,9 @@ def test_replica_of_served_fixtures_in_gtid_mode(fixtures, reference, serve, rep
     assert st["Using_Gtid"] == "Slave_Pos"
     _check_tables(replica, reference)
     assert replica.q("SELECT @@gtid_slave_pos")[0][0] == last_gtid
+
+
+def test_python_mysql_replication_reads_served_fixtures_as_decode_does(fixtures, serve):
+    want = decoded_rows(fixtures[0])
+    assert len(want) > 150
+    assert not row_differences(pmr_rows(serve.port), want)
