@@ -246,11 +246,9 @@ def same_value(theirs, ours) -> bool:
         us, want = theirs // datetime.timedelta(microseconds=1), _time_us(ours)
         whole, frac = divmod(-want, 1_000_000)
         return us == want or (want < 0 and frac and us == -(whole + 1) * 1_000_000 + frac)
-    if isinstance(theirs, datetime.datetime) and isinstance(ours, str):
-        when = datetime.datetime.fromisoformat(ours.rstrip("Z"))
-        if ours.endswith("Z"):   # a TIMESTAMP (UTC): pmr gives it in local time
-            when = when.replace(tzinfo=datetime.timezone.utc).astimezone().replace(tzinfo=None)
-        return theirs.replace(tzinfo=None) == when
+    if isinstance(theirs, datetime.datetime) and isinstance(ours, str):   # (TIMESTAMP: UTC,
+        # "Z" in decode's text, a naive UTC datetime from pmr whatever the local zone)
+        return theirs.replace(tzinfo=None) == datetime.datetime.fromisoformat(ours.rstrip("Z"))
     if isinstance(theirs, set):
         return sorted(theirs) == sorted(ours)
     if isinstance(theirs, str) and isinstance(ours, int) and set(theirs) <= {"0", "1"}:
