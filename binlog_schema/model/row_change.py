@@ -78,27 +78,31 @@ def column_names(tm) -> list:
             for c in tm.columns]
 
 
-def gtid_of(rec) -> str | None:
-    """The GTID a GTID-type event starts (MySQL ``uuid:gno``, MariaDB ``domain-server-seq``)."""
-    body = rec.value["body"] if rec.value is not None else None
-    if not isinstance(body, dict):
-        return None
-    kind = rec.kind
+def gtid_text(kind: int, server_id: int, body: dict) -> str | None:
+    """The GTID a GTID-type event's body names (MySQL ``uuid:gno``, tagged ``uuid:tag:gno``;
+    MariaDB ``domain-server-seq``); None for ANONYMOUS_GTID and other events."""
     if kind == GTID_LOG_EVENT or kind == GTID_TAGGED_LOG_EVENT:
-        sid = body.get("sid") or body.get("uuid")
-        gno = body.get("gno")
-        tag = body.get("tag")
+        sid, gno, tag = body.get("sid") or body.get("uuid"), body.get("gno"), body.get("tag")
         if sid is None or gno is None:
             return None
         sid = sid if isinstance(sid, str) else bytes(sid).hex()
         return f"{sid}:{tag}:{gno}" if tag else f"{sid}:{gno}"
     if kind == MARIA_GTID_EVENT:
-        seq = body.get("seq_no")
-        dom = body.get("domain_id")
+        seq, dom = body.get("seq_no"), body.get("domain_id")
         if seq is None or dom is None:
             return None
-        return f"{dom}-{rec.value['header']['server_id']}-{seq}"
+        return f"{dom}-{server_id}-{seq}"
     return None
+
+
+def gtid_of(rec, body=None) -> str | None:
+    """The GTID a GTID-type event record starts (see :func:`gtid_text`); ``body``: its
+    parsed body when the caller has it."""
+    if body is None:
+        body = rec.value["body"] if rec.value is not None else None
+    if not isinstance(body, dict):
+        return None
+    return gtid_text(rec.kind, rec.value["header"]["server_id"] if rec.value else 0, body)
 
 
 # the statements of QUERY events that are not schema changes: transaction control (not
@@ -430,7 +434,7 @@ def _named(image):
             if k not in ("_null_bits", "_value_options", "_partial_json_bits")}
 
 
-__all__ = ["RowChange", "RowDecoder", "gtid_of", "named_table_map", "query_verb",
+__all__ = ["RowChange", "RowDecoder", "gtid_of", "gtid_text", "named_table_map", "query_verb",
            "is_schema_statement", "is_statement_dml",
            "BinlogError", "SchemaMismatch"]
 

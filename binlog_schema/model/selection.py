@@ -95,6 +95,55 @@ class GtidSet:
             raise SelectionError(f"--gtid: {item!r}: the range ends before it starts")
         self.mariadb.setdefault((nums[0], nums[1]), []).append((lo, hi))
 
+    @classmethod
+    def from_encoded(cls, value: dict) -> "GtidSet":
+        """The set of a PREVIOUS_GTIDS body's value (also COM_BINLOG_DUMP_GTID's set):
+        ``{"sids": [{"sid": uuid, "tag", "intervals": [{"start", "end" (past the last)}]}]}``;
+        it may be empty."""
+        out = cls.__new__(cls)
+        out.mysql, out.mariadb = {}, {}
+        items = []
+        for x in value.get("sids") or []:
+            sid = x["sid"] if isinstance(x["sid"], str) else bytes(x["sid"]).hex()
+            key = (sid.replace("-", "").lower(), (x.get("tag") or "").lower())
+            ranges = [(iv["start"], iv["end"] - 1) for iv in x["intervals"]
+                      if iv["end"] > iv["start"]]
+            if ranges:
+                out.mysql.setdefault(key, []).extend(ranges)
+                items.append(":".join([sid] + ([key[1]] if key[1] else []) +
+                                      [f"{a}-{b}" if b > a else str(a) for a, b in ranges]))
+        out.text = ",".join(items)
+        return out
+
+    def encoded(self) -> dict:
+        """The MySQL part as a PREVIOUS_GTIDS body's value (the encoded set COM_BINLOG_DUMP_GTID
+        carries): sids in order, intervals merged; the tagged format when any tag is set."""
+        tagged = any(tag for _sid, tag in self.mysql)
+        sids = []
+        for (sid, tag), _ in sorted(self.mysql.items()):
+            uuid = f"{sid[:8]}-{sid[8:12]}-{sid[12:16]}-{sid[16:20]}-{sid[20:]}"
+            sids.append({"sid": uuid, "tag": tag if tagged else None, "intervals": [
+                {"start": lo, "end": hi + 1} for lo, hi in self._merged((sid, tag))]})
+        return {"format": "TAGGED" if tagged else "UNTAGGED", "sids": sids}
+
+    def _merged(self, key) -> list:
+        out: list = []
+        for lo, hi in sorted(self.mysql.get(key) or ()):
+            if out and lo <= out[-1][1] + 1:
+                out[-1] = (out[-1][0], max(out[-1][1], hi))
+            else:
+                out.append((lo, hi))
+        return out
+
+    def covers(self, other: "GtidSet") -> bool:
+        """Whether every MySQL GTID of ``other`` is in this set."""
+        for key in other.mysql:
+            mine = self._merged(key)
+            for lo, hi in other._merged(key):
+                if not any(a <= lo and hi <= b for a, b in mine):
+                    return False
+        return True
+
     def __contains__(self, gtid) -> bool:
         if not gtid:
             return False

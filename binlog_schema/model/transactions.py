@@ -26,11 +26,11 @@ import re
 import tempfile
 
 from ..mysql.codes import (ANONYMOUS_GTID_LOG_EVENT, GTID_KINDS, GTID_LOG_EVENT,
-                           GTID_TAGGED_LOG_EVENT, MARIA_GTID_EVENT, QUERY_EVENT,
+                           GTID_TAGGED_LOG_EVENT, QUERY_EVENT,
                            XA_PREPARE_LOG_EVENT, XID_EVENT)
 from ..mysql.framing import HEADER_SIZE
 from ..records import factory, record
-from .row_change import RowChange
+from .row_change import RowChange, gtid_of
 from .statements import record_statement, statement_head
 
 # the order key's fields and their widths (decimal digits): the file's sequence number (up to
@@ -99,22 +99,6 @@ def ends_transaction(what: str) -> bool:
     not ROLLBACK TO a savepoint)."""
     return what.startswith(("COMMIT", "ROLLBACK", "XA COMMIT", "XA ROLLBACK")) and \
         not what.startswith("ROLLBACK TO")
-
-
-def gtid_of(rec, body) -> str | None:
-    kind = rec.kind
-    if kind == MARIA_GTID_EVENT:
-        seq, dom = body.get("seq_no"), body.get("domain_id")
-        if seq is None or dom is None:
-            return None
-        return f"{dom}-{rec.value['header']['server_id']}-{seq}"
-    if kind in (GTID_LOG_EVENT, GTID_TAGGED_LOG_EVENT):
-        sid, gno, tag = body.get("sid") or body.get("uuid"), body.get("gno"), body.get("tag")
-        if sid is None or gno is None:
-            return None
-        sid = sid if isinstance(sid, str) else bytes(sid).hex()
-        return f"{sid}:{tag}:{gno}" if tag else f"{sid}:{gno}"
-    return None  # ANONYMOUS_GTID: no name
 
 
 def event_time(rec) -> int:
@@ -425,5 +409,5 @@ def change_records(source, schema=None, *, file_index: int = 0, on_error=None, n
 
 
 __all__ = ["BOUNDARY_KINDS", "event_time", "ORDER_KEY_FIELDS", "ChangeRecord", "Held", "Pending",
-           "Transaction", "Transactions", "change_records", "file_sequence", "order_key",
+           "Transaction", "Transactions", "change_records", "file_sequence", "gtid_of", "order_key",
            "order_key_fields", "transaction_events"]
