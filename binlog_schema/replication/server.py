@@ -10,6 +10,9 @@ connect (:mod:`.server_sql`), registers replicas and streams the binlog files of
 * a MariaDB GTID dump (``SET @slave_connect_state=...`` and an empty file name): from the
   GTID event of the first transaction the state does not hold (empty state: the first file),
   with a fake GTID_LIST holding the state after the FORMAT_DESCRIPTION;
+* a MySQL GTID dump (COM_BINLOG_DUMP_GTID with the replica's executed GTID set): from the
+  last file whose PREVIOUS_GTIDS the set covers, the transactions in the set left out (an ERR
+  when even the first file's PREVIOUS_GTIDS holds GTIDs the set lacks: purged);
 * the next file after a file's end (a fake ROTATE to it when the file has no ROTATE of its
   own), again with a fake ROTATE and its FORMAT_DESCRIPTION; a ROTATE to a file not there yet waits for it; at the end of the last file, the
   server follows it as it grows and waits for new files, sending HEARTBEAT_LOG_EVENTs at the
@@ -53,6 +56,10 @@ ER_MASTER_FATAL_READING_BINLOG = 1236
 ER_UNKNOWN_COM = 1047
 ER_MALFORMED_PACKET = 1835
 POLL = 0.1   # seconds between looks at a file that does not grow
+# the events of a file, not of a transaction: sent even when a MySQL GTID dump skips the
+# transaction around them
+FILE_KINDS = frozenset({codes.ROTATE_EVENT, codes.FORMAT_DESCRIPTION_EVENT,
+                        codes.PREVIOUS_GTIDS_LOG_EVENT, codes.STOP_EVENT})
 
 SERVER_CAPABILITIES = [
     "LONG_PASSWORD", "FOUND_ROWS", "LONG_FLAG", "CONNECT_WITH_DB", "PROTOCOL_41",
@@ -235,48 +242,64 @@ class Connection:
 
     def dump(self, payload: bytes):
         from ..protocol import replication
-        gtid_mode = False
+        gtid_mode, executed = False, None
         if payload[0] == conn.COM_BINLOG_DUMP:
             req = parse_packet(replication.ComBinlogDump, payload)
-            name, position, flags = req.file, req.position, req.flags
         else:
             req = parse_packet(replication.ComBinlogDumpGtid, payload)
-            name, position, flags = req.file, req.position, req.flags
+            if req.gtid_set is not None:
+                from ..model.selection import GtidSet
+                executed = GtidSet.from_encoded(req.gtid_set)
+        name, position, flags = req.file, req.position, req.flags
         name = name.decode("utf-8", "replace") if isinstance(name, bytes) else name
         name = (name or "").split("\0", 1)[0]   # (a C string to the server: NULs end it)
         state = self.session.user_vars.get("slave_connect_state")
-        if not name and state is not None:
+        folder = self.server.folder
+        if executed is not None:   # MySQL: from the file whose PREVIOUS_GTIDS the set covers
+            if not folder.names():
+                self.err(ER_MASTER_FATAL_READING_BINLOG, "no binlog files to serve")
+                return
+            name, position = folder.mysql_start(executed), 4
+            if name is None:
+                self.err(ER_MASTER_FATAL_READING_BINLOG, "Cannot replicate because the master "
+                         "purged required binary logs. The GTID set sent by the slave "
+                         f"({executed.text or 'empty'}) lacks transactions of "
+                         f"{folder.names()[0]}'s earlier files (its PREVIOUS_GTIDS: "
+                         f"{folder.previous_gtids(folder.names()[0]).text}), which are not "
+                         "served")
+                return
+        elif not name and state is not None:
             gtid_mode = True
-            start = self.server.folder.start_after(parse_gtid_state(state))
+            start = folder.start_after(parse_gtid_state(state))
             if start is None:
                 self.err(ER_MASTER_FATAL_READING_BINLOG, "no binlog files to serve")
                 return
             name, position = start
         elif not name:
-            names = self.server.folder.names()
+            names = folder.names()
             if not names:
                 self.err(ER_MASTER_FATAL_READING_BINLOG, "no binlog files to serve")
                 return
             name = names[0]
-        if not self.server.folder.exists(name):
+        if not folder.exists(name):
             self.err(ER_MASTER_FATAL_READING_BINLOG,
                      f"Could not find first log file name in binary log index file "
                      f"(no file {name!r} in the served folder)")
             return
-        if self.server.folder.description(name)["checksum"] and \
+        if folder.description(name)["checksum"] and \
                 self.session.user_vars.get("master_binlog_checksum") is None:
             self.err(ER_MASTER_FATAL_READING_BINLOG, "Slave can not handle replication events "
                      "with the checksum that master is configured to log")
             return
         Streamer(self, name, max(position, 4), flags, gtid_mode,
-                 parse_gtid_state(state) if gtid_mode else None).run()
+                 parse_gtid_state(state) if gtid_mode else None, executed).run()
 
 
 class Streamer:
     """One dump: the files from a position, as the network stream (0x00 + event)."""
 
     def __init__(self, client: Connection, name: str, position: int, flags: int,
-                 gtid_mode: bool, state: dict | None):
+                 gtid_mode: bool, state: dict | None, executed=None):
         from ..protocol import replication
         self.packet = replication.BinlogStreamPacket
         self.client = client
@@ -284,6 +307,8 @@ class Streamer:
         self.server_id = client.config.server_id
         self.name, self.position, self.flags = name, position, flags
         self.gtid_mode, self.state = gtid_mode, state
+        self.executed = executed   # MySQL GTID dump: the replica's set (its transactions
+        self.skipping = False      # are not sent); skipping: inside one of them
         period = client.config.heartbeat
         if period is None:
             ns = client.session.user_vars.get("master_heartbeat_period")
@@ -371,6 +396,12 @@ class Streamer:
             self.client.writer.flush()
             return self.follow(blocks)
 
+    def in_executed(self, kind: int, raw: bytes) -> bool:
+        """Whether the transaction a GTID event starts is in the replica's executed set."""
+        from ..model.row_change import gtid_text
+        value = parse_event(raw, self.ctx)
+        return gtid_text(kind, value["header"]["server_id"], value["body"]) in self.executed
+
     def read_fde(self, blocks: Blocks):
         """``(bytes, value)`` of the file's FORMAT_DESCRIPTION (waited for while the file is
         still being written); None when the file's first event is something else."""
@@ -395,6 +426,11 @@ class Streamer:
                 sent += 1
                 if kind == codes.ANNOTATE_ROWS_EVENT and not annotate:
                     continue   # (as a MariaDB master: only to replicas that ask for them)
+                if self.executed is not None:
+                    if kind in codes.GTID_KINDS:
+                        self.skipping = self.in_executed(kind, bytes(buf[i:i + size]))
+                    if self.skipping and kind not in FILE_KINDS:
+                        continue
                 self.send_event(bytes(buf[i:i + size]), flush=False)
                 if kind == codes.ROTATE_EVENT:
                     self.client.writer.flush()

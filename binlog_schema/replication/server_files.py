@@ -2,7 +2,8 @@
 files in name order (a file counts when it starts with the magic number; index files and
 others are ignored), their sizes, the server id and checksum setting of their
 FORMAT_DESCRIPTION, the GTID state at a file position (MariaDB: the file's GTID_LIST and the
-GTID events before it), the transaction after a GTID state, and the row metadata the files'
+GTID events before it), the transaction after a GTID state, the file a MySQL GTID dump
+starts from (PREVIOUS_GTIDS), and the row metadata the files'
 TABLE_MAPs hold. Files are read event by event (:class:`~binlog_schema.stream.BinlogReader`),
 never whole; answers are cached per (file, size)."""
 
@@ -148,6 +149,31 @@ class BinlogFolder:
                 if domain not in state or seq > state[domain][1]:
                     return name, offset
         return (names[-1], self.size(names[-1])) if names else None
+
+    def previous_gtids(self, name: str):
+        """The MySQL GTID set of the file's PREVIOUS_GTIDS event (a
+        :class:`~binlog_schema.model.selection.GtidSet`; None when the file has none: MariaDB,
+        or MySQL before 5.6)."""
+        from ..model.selection import GtidSet
+
+        def scan(n):
+            for rec in BinlogReader(self.file(n), types=[codes.PREVIOUS_GTIDS_LOG_EVENT]):
+                return GtidSet.from_encoded(rec.value["body"])
+            return None
+        return self._scan(name, "previous", scan)
+
+    def mysql_start(self, executed):
+        """The file a MySQL GTID dump of a replica that executed ``executed`` (a GtidSet)
+        starts from: the last file whose PREVIOUS_GTIDS the set covers (so no transaction it
+        lacks is in an earlier file). None when even the first file's is not covered: the
+        transactions the replica lacks are gone with files no longer served (purged)."""
+        start = None
+        for name in self.names():
+            previous = self.previous_gtids(name)
+            if previous is not None and not executed.covers(previous):
+                break
+            start = name
+        return start
 
     def row_metadata(self) -> str:
         """BINLOG_ROW_METADATA as the files' TABLE_MAPs hold it: FULL when they carry column

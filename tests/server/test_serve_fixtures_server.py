@@ -172,3 +172,104 @@ def test_python_mysql_replication_reads_served_fixtures_as_decode_does(fixtures,
     want = decoded_rows(fixtures[0])
     assert len(want) > 150
     assert not row_differences(pmr_rows(serve.port), want)
+
+
+# ------------------------------------------------------------------ MySQL GTID dumps
+
+UUID = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
+
+
+@pytest.fixture(scope="module")
+def mysql_fixtures(tmp_path_factory):
+    """(folder, [file names], [transactions per file]): two MySQL 8.0 fixture files with
+    GTIDs, the second's PREVIOUS_GTIDS holding the first's."""
+    folder = tmp_path_factory.mktemp("mysql-served")
+    names, counts, done = ["binlog.000001", "binlog.000002"], [], 0
+    for seed, name in zip((31, 32), names):
+        spec = random_spec(seed, tables=3, transactions=20, flavor="mysql-8.0", rows=3)
+        spec["database"] = f"my{seed}"
+        spec["settings"].update(gtid_mode="ON", server_uuid=UUID, file_name=name,
+                                previous_gtids=[f"{UUID}:1-{done}"] if done else [])
+        path = tmp_path_factory.mktemp("spec") / "spec.yaml"
+        path.write_text(yaml.safe_dump(spec, allow_unicode=True), encoding="utf-8")
+        _run("fixtures", path, "-o", folder / name)
+        counts.append(len(spec["transactions"]))
+        done += counts[-1]
+    return folder, names, counts
+
+
+@pytest.fixture(scope="module")
+def mysql_serve(mysql_fixtures):
+    s = Serve(mysql_fixtures[0], "--flavor", "mysql")
+    yield s
+    s.stop()
+
+
+def _stream(port, *extra):
+    return fw.binlog_schema("stream", "--port", port, "--user", USER, "--password-file",
+                            _password_file(), "--server-id", "4243", *extra, timeout=120)
+
+
+def _password_file():
+    import tempfile
+    f = tempfile.NamedTemporaryFile("w", suffix=".pw", delete=False)
+    f.write(PASSWORD + "\n")
+    f.close()
+    return f.name
+
+
+def _row_records(stdout: bytes) -> list:
+    import json
+    import pathlib
+    out = []
+    for line in stdout.decode().splitlines():
+        d = json.loads(line)
+        if "rows" in d:
+            out.append((pathlib.Path(d["file"]).name, d["offset"], d["rows"]))
+    return out
+
+
+@pytest.mark.parametrize("executed", [5, 23], ids=["in-file-1", "in-file-2"])
+def test_mysql_gtid_dump_leaves_out_the_executed_set(mysql_fixtures, mysql_serve, executed):
+    """``stream --gtid UUID:1-K`` (COM_BINLOG_DUMP_GTID) against ``serve --flavor mysql``:
+    the rows of the transactions after K, as ``decode --rows --gtid UUID:K+1-N`` gives them;
+    from the second file when its PREVIOUS_GTIDS is covered."""
+    folder, names, counts = mysql_fixtures
+    total = sum(counts)
+    out = _stream(mysql_serve.port, "--rows", "--gtid", f"{UUID}:1-{executed}")
+    assert out.returncode == 0, out.stderr.decode()
+    got = _row_records(out.stdout)
+    want = _row_records(_run("decode", "--rows", "--gtid", f"{UUID}:{executed + 1}-{total}",
+                             *(folder / n for n in names)))
+    assert len(want) >= 10
+    assert got == want
+    files = {f for f, _, _ in got}
+    assert files == ({names[1]} if executed >= counts[0] else set(names))
+
+
+def test_mysql_gtid_dump_of_purged_transactions_is_refused(mysql_fixtures, tmp_path):
+    """A set that lacks transactions of files no longer served (the folder holds only the
+    second file) gets ERR 1236 naming what is missing; the stream stops with status 1."""
+    folder, names, _ = mysql_fixtures
+    only = tmp_path / "purged"
+    only.mkdir()
+    (only / names[1]).write_bytes((folder / names[1]).read_bytes())
+    s = Serve(only, "--flavor", "mysql")
+    try:
+        out = _stream(s.port, "--gtid", f"{UUID}:1-3")
+    finally:
+        s.stop()
+    assert out.returncode == 1
+    err = out.stderr.decode()
+    assert "purged" in err and "1236" in err and f"{UUID}:1-" in err.lower(), err
+
+
+def test_python_mysql_replication_auto_position_against_serve(mysql_fixtures, mysql_serve):
+    """python-mysql-replication with ``auto_position`` (its COM_BINLOG_DUMP_GTID) against
+    ``serve --flavor mysql`` decodes the rows of the transactions outside the set, as
+    ``decode --rows --gtid`` of the rest gives them."""
+    folder, _, counts = mysql_fixtures
+    want = decoded_rows(folder, "--gtid", f"{UUID}:6-{sum(counts)}")
+    assert len(want) >= 50
+    got = pmr_rows(mysql_serve.port, is_mariadb=False, auto_position=f"{UUID}:1-5")
+    assert not row_differences(got, want)

@@ -193,11 +193,11 @@ def test_replica_in_gtid_mode_follows_growing_files(writer, folder, serve, repli
         writer.q("SELECT @@gtid_binlog_pos")[0][0]
 
 
-def decoded_rows(folder):
+def decoded_rows(folder, *options):
     """(table, kind, values, after) of every row change, as ``binlog-schema decode --rows``
     gives (the values as its JSON has them)."""
     files = sorted(str(p) for p in folder.iterdir())
-    out = fw.binlog_schema("decode", "--rows", *files)
+    out = fw.binlog_schema("decode", "--rows", *options, *files)
     assert out.returncode == 0, out.stderr.decode()
     rows, tables = [], {}
     for line in out.stdout.decode().splitlines():
@@ -222,12 +222,23 @@ def _time_us(text: str) -> int:
     return sign * (((h * 60 + m) * 60 + sec) * 1_000_000 + int((frac + "000000")[:6]))
 
 
+def _unbytes(v):
+    if isinstance(v, bytes):
+        return v.decode("utf-8")
+    if isinstance(v, dict):
+        return {_unbytes(k): _unbytes(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_unbytes(x) for x in v]
+    return v
+
+
 def same_value(theirs, ours) -> bool:
     """python-mysql-replication's value (its Python types) against decode's (JSON): bytes
     against ``{"hex"}`` or a geometry's ``{"srid", "wkb"}`` (pmr: 4-byte SRID + WKB), a BIT's
     string of 0s and 1s against its number, a SET's Python set against decode's list, a TIME's
-    timedelta and a DATETIME's or TIMESTAMP's datetime against its text, pmr's None for a zero
-    date; the rest by text."""
+    timedelta and a DATETIME's or TIMESTAMP's datetime against its text, a MySQL JSON's
+    structure (pmr's keys and strings bytes) against decode's, a MySQL text column (pmr's
+    bytes) against decode's text; the rest by text."""
     import datetime
     # pmr's known quirks, each matched exactly: a zero date and an empty SET read as None, an
     # empty binary string as "", YEAR 0000 as 1900, and a negative TIME's fraction added
@@ -242,6 +253,14 @@ def same_value(theirs, ours) -> bool:
         if "wkb" in ours:
             return theirs == ours["srid"].to_bytes(4, "little") + bytes.fromhex(ours["wkb"])
         return theirs == bytes.fromhex(ours["hex"])
+    if isinstance(theirs, bytes) and isinstance(ours, str):   # (MySQL text: pmr's bytes)
+        for charset in ("utf-8", "latin-1"):
+            try:
+                if theirs.decode(charset) == ours:
+                    return True
+            except UnicodeDecodeError:
+                pass
+        return False
     if isinstance(theirs, datetime.timedelta) and isinstance(ours, str):
         us, want = theirs // datetime.timedelta(microseconds=1), _time_us(ours)
         whole, frac = divmod(-want, 1_000_000)
@@ -251,6 +270,8 @@ def same_value(theirs, ours) -> bool:
         return theirs.replace(tzinfo=None) == datetime.datetime.fromisoformat(ours.rstrip("Z"))
     if isinstance(theirs, set):
         return sorted(theirs) == sorted(ours)
+    if isinstance(theirs, (dict, list)):   # MySQL JSON: pmr leaves keys and strings bytes
+        return _unbytes(theirs) == ours
     if isinstance(theirs, str) and isinstance(ours, int) and set(theirs) <= {"0", "1"}:
         return int(theirs, 2) == ours
     return str(theirs) == str(ours)
@@ -274,16 +295,18 @@ def row_differences(theirs: list, ours: list) -> list:
     return out
 
 
-def pmr_rows(port):
+def pmr_rows(port, **options):
     """(table, kind, values, after) of every row change python-mysql-replication's
-    BinLogStreamReader decodes from ``port`` (non-blocking: to the end of the last file)."""
+    BinLogStreamReader decodes from ``port`` (non-blocking: to the end of the last file);
+    ``options``: BinLogStreamReader's (default: a MariaDB server)."""
     from pymysqlreplication import BinLogStreamReader
     from pymysqlreplication.row_event import DeleteRowsEvent, UpdateRowsEvent, WriteRowsEvent
     stream = BinLogStreamReader(
         connection_settings={"host": "127.0.0.1", "port": port, "user": USER,
                              "password": PASSWORD},
-        server_id=99, blocking=False, is_mariadb=True,
-        only_events=[WriteRowsEvent, UpdateRowsEvent, DeleteRowsEvent])
+        server_id=99, blocking=False, only_events=[WriteRowsEvent, UpdateRowsEvent,
+                                                   DeleteRowsEvent],
+        **({"is_mariadb": True} | options))
     got = []
     try:
         for ev in stream:
