@@ -25,6 +25,7 @@ from . import flashback_workload as fw
 from ..conftest import unavailable
 from .test_serve_server import (PASSWORD, USER, Serve, _start, decoded_rows, pmr_rows,
                                 row_differences)
+from .test_serve_server import _replicate as replicate
 
 pytestmark = pytest.mark.server
 
@@ -112,17 +113,7 @@ def serve(fixtures):
 
 
 def _replicate(replica, specs, port, how):
-    replica.q("STOP SLAVE")
-    replica.q("RESET SLAVE ALL")
-    for db in DATABASES:
-        replica.q(f"DROP DATABASE IF EXISTS {db}")
-    replica.q("RESET MASTER")
-    replica.q("SET GLOBAL gtid_slave_pos = ''")
-    _schema(replica, specs)
-    replica.q(f"CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={port}, "
-              f"MASTER_USER='{USER}', MASTER_PASSWORD='{PASSWORD}', "
-              f"MASTER_HEARTBEAT_PERIOD=1, {how}")
-    replica.q("START SLAVE")
+    replicate(replica, port, how, DATABASES, prepare=lambda r: _schema(r, specs))
 
 
 def _wait_read_to_the_end(replica, next_file, timeout=120):

@@ -145,12 +145,17 @@ def _wait_caught_up(replica, writer, timeout=60):
         time.sleep(0.3)
 
 
-def _replicate(replica, port, how):
+def _replicate(replica, port, how, databases=("sv",), prepare=None):
+    """Start ``replica`` afresh against the master at ``port`` (CHANGE MASTER TO ... ``how``):
+    its replica settings, ``databases`` and binlog reset; ``prepare(replica)`` first."""
     replica.q("STOP SLAVE")
     replica.q("RESET SLAVE ALL")
-    replica.q("DROP DATABASE IF EXISTS sv")
+    for db in databases:
+        replica.q(f"DROP DATABASE IF EXISTS {db}")
     replica.q("RESET MASTER")
     replica.q("SET GLOBAL gtid_slave_pos = ''")
+    if prepare is not None:
+        prepare(replica)
     replica.q(f"CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={port}, "
               f"MASTER_USER='{USER}', MASTER_PASSWORD='{PASSWORD}', "
               f"MASTER_HEARTBEAT_PERIOD=1, {how}")
