@@ -9,12 +9,13 @@ CORPUS = pathlib.Path(os.environ.get("BINLOG_CORPUS", ROOT.parent / "shared" / "
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
-def unavailable(msg):
-    """A tier that cannot run here: a failure in CI, else a loud skip (a warning too)."""
+def unavailable(msg, module=False):
+    """A tier that cannot run here: a failure in CI, else a loud skip (a warning too);
+    ``module``: called at a test module's import (the whole module)."""
     if IN_CI:
-        pytest.fail(msg)
+        pytest.fail(msg, pytrace=False)
     warnings.warn(msg)
-    pytest.skip(msg)
+    pytest.skip(msg, allow_module_level=module)
 
 
 def corpus_files():

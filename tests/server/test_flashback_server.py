@@ -51,7 +51,7 @@ import warnings
 import pytest
 
 from . import flashback_workload as fw
-from ..conftest import IN_CI
+from ..conftest import unavailable
 
 pytestmark = pytest.mark.server
 
@@ -77,19 +77,13 @@ def server():
         except ImportError:
             msg = "pymysql missing: SQL/flashback server tier not run"
     if msg:
-        if IN_CI:
-            pytest.fail(msg)
-        warnings.warn(msg)
-        pytest.skip(msg)
+        unavailable(msg)
     try:
         srv = fw.Server(f"flashback-test-{os.getpid()}", "--binlog-checksum=CRC32",
                         "--binlog-row-image=FULL")
     except RuntimeError as e:
-        if IN_CI:
-            pytest.fail(str(e))
-        warnings.warn(f"the private MariaDB did not start: SQL/flashback server tier not run: "
-                      f"{e}")
-        pytest.skip(f"the private MariaDB did not start: {e}")
+        unavailable(f"the private MariaDB did not start: SQL/flashback server tier not run: "
+                    f"{e}")
     try:
         yield srv
     finally:

@@ -25,7 +25,7 @@ from urllib.parse import unquote
 
 import pytest
 
-from ..conftest import IN_CI, corpus_file
+from ..conftest import corpus_file, unavailable
 from .pipeline_support import spark_missing, write_shop
 
 pytestmark = pytest.mark.spark
@@ -38,10 +38,7 @@ if not MISSING:
     except ImportError as e:
         MISSING = f"{e.name} is not installed (pip install -e '.[spark,dev]')"
 if MISSING:
-    if IN_CI:
-        raise RuntimeError(f"Spark tier cannot run in CI: {MISSING}")
-    warnings.warn(f"Spark tier (Delta) not run: {MISSING}")
-    pytest.skip(f"Spark tier (Delta) not run: {MISSING}", allow_module_level=True)
+    unavailable(f"Spark tier (Delta) not run: {MISSING}", module=True)
 
 import pyarrow as pa  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402

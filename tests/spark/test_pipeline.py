@@ -11,7 +11,6 @@ import os
 import shutil
 import subprocess
 import sys
-import warnings
 
 import pytest
 
@@ -20,7 +19,7 @@ from binlog_schema.mysql.codes import QUERY_EVENT, WRITE_ROWS_EVENT
 from binlog_schema.roundtrip import roundtrip_file
 from binlog_schema.stream import BinlogReader
 
-from ..conftest import IN_CI, ROOT
+from ..conftest import ROOT, unavailable
 from .pipeline_support import (reference_counts, reference_rows, same_row, spark_missing,
                                write_shop)
 
@@ -28,10 +27,7 @@ pytestmark = pytest.mark.spark
 
 MISSING = spark_missing()
 if MISSING:
-    if IN_CI:
-        raise RuntimeError(f"Spark tier cannot run in CI: {MISSING}")
-    warnings.warn(f"Spark tier not run: {MISSING}")
-    pytest.skip(f"Spark tier not run: {MISSING}", allow_module_level=True)
+    unavailable(f"Spark tier not run: {MISSING}", module=True)
 
 from binlog_schema.pipeline import commands, fixtures_job, validate_job  # noqa: E402
 from binlog_schema.pipeline.decode_job import decode  # noqa: E402

@@ -19,7 +19,6 @@ import os
 import shutil
 import subprocess
 import sys
-import warnings
 
 import pytest
 
@@ -28,7 +27,7 @@ from binlog_schema.pipeline import tasks
 from binlog_schema.stream import MAX_EVENT_SIZE, BinlogReader
 
 from .. import damage
-from ..conftest import IN_CI
+from ..conftest import unavailable
 from .pipeline_support import reference_counts, reference_records, spark_missing
 from .test_pipeline_tasks import decode_file
 
@@ -254,10 +253,7 @@ def test_empty_and_foreign_files_are_refused(tmp_path):
 def spark():
     missing = spark_missing()
     if missing:
-        if IN_CI:
-            pytest.fail(f"Spark tier cannot run in CI: {missing}")
-        warnings.warn(f"Spark tier not run: {missing}")
-        pytest.skip(f"Spark tier not run: {missing}")
+        unavailable(f"Spark tier not run: {missing}")
     from binlog_schema.pipeline.session import start_session
     s = start_session("local[2]", {"spark.sql.shuffle.partitions": "4"})
     yield s

@@ -14,22 +14,18 @@ import json
 import math
 import os
 import shutil
-import warnings
 
 import pytest
 
 from .. import damage
-from ..conftest import CORPUS, IN_CI, corpus_file
+from ..conftest import CORPUS, corpus_file, unavailable
 from .pipeline_support import spark_missing, write_shop
 
 pytestmark = pytest.mark.spark
 
 MISSING = spark_missing()
 if MISSING:
-    if IN_CI:
-        raise RuntimeError(f"Spark tier cannot run in CI: {MISSING}")
-    warnings.warn(f"Spark tier not run: {MISSING}")
-    pytest.skip(f"Spark tier not run: {MISSING}", allow_module_level=True)
+    unavailable(f"Spark tier not run: {MISSING}", module=True)
 
 import pyarrow.compute as pc  # noqa: E402
 
