@@ -15,7 +15,9 @@ in the same run, the events/s of:
   events decoded, rows included): from ``serve``, and from the writer;
 * the client side, end to end as users run it: ``binlog-schema stream --rows`` (to
   /dev/null) beside a python-mysql-replication process doing the same work (every event, rows
-  decoded), alternately, ``--turns`` times each, from the writer and from ``serve``; medians.
+  decoded), alternately, ``--turns`` times each, from the writer and from ``serve``; medians,
+  and each side's peak resident memory;
+* ``serve``'s own peak resident memory at the end (VmHWM).
 
 Events are the files' events after the first FORMAT_DESCRIPTION (what a replica receives).
 Progress on stderr, the summary as JSON on stdout (``--json OUT`` saves it too).
@@ -137,13 +139,27 @@ def stream_turns(port, password_file, turns):
     peer = [sys.executable, str(pathlib.Path(__file__).resolve()), "--pmr-once", str(port),
             "--first", FIRST[0]]
     walls = {"stream": [], "pmr": []}
+    rss = {"stream": 0, "pmr": 0}
     for _ in range(turns):
         for label, argv in (("stream", ours), ("pmr", peer)):
             run = run_command(argv, cwd=ROOT)
             if run.rc != 0:
                 raise RuntimeError(f"{label} failed: {run.stderr_tail}")
             walls[label].append(run.wall)
-    return {k: statistics.median(v) for k, v in walls.items()}
+            rss[label] = max(rss[label], run.rss_kib)
+    return {k: statistics.median(v) for k, v in walls.items()}, rss
+
+
+def peak_rss_mib(pid: int) -> float | None:
+    """A running process's peak resident set (VmHWM), MiB; None when /proc cannot tell."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        return None
+    return None
 
 
 def main(argv=None) -> int:
@@ -204,15 +220,20 @@ def main(argv=None) -> int:
                 "events": n, "seconds": round(secs, 3), "events_per_s": round(n / secs)}
             note(f"python-mysql-replication from {label}: {n} events, {secs:.2f} s")
         for label, p in (("mariadb", port), ("serve", serve_port)):
-            med = stream_turns(p, pw, args.turns)
+            med, rss = stream_turns(p, pw, args.turns)
             result[f"stream_from_{label}"] = {
                 "stream_seconds": round(med["stream"], 3),
                 "stream_events_per_s": round(events / med["stream"]),
+                "stream_peak_rss_mib": round(rss["stream"] / 1024, 1),
                 "python_mysql_replication_seconds": round(med["pmr"], 3),
                 "python_mysql_replication_events_per_s": round(events / med["pmr"]),
+                "python_mysql_replication_peak_rss_mib": round(rss["pmr"] / 1024, 1),
                 "ratio": round(med["pmr"] / med["stream"], 2)}
             note(f"stream from {label}: {med['stream']:.2f} s, python-mysql-replication "
                  f"{med['pmr']:.2f} s (medians of {args.turns})")
+        # serve's peak memory after all of it (a replica twice, pmr, the stream turns): it reads
+        # the files event by event, so this stays flat whatever the files' size
+        result["serve_peak_rss_mib"] = peak_rss_mib(serve.pid)
         text = json.dumps(result, indent=2)
         print(text)
         if args.json:
