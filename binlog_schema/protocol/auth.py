@@ -1,7 +1,10 @@
 """Password scrambles of the authentication plugins, both sides: what a client sends for a
 password and the nonce the server gave (:func:`native_scramble`, :func:`sha2_scramble`), and
 the server's check of it (:func:`native_check`, :func:`sha2_check`), plus the nonce itself
-(:func:`new_nonce`). No I/O: the packets that carry them are declared in :mod:`.connection`."""
+(:func:`new_nonce`). caching_sha2_password's full authentication over plain TCP, server side:
+the RSA key pair (:func:`new_rsa_key`, :func:`load_rsa_key`, :func:`public_key_pem`) and the
+password out of the client's RSA-OAEP(SHA-1) message (:func:`rsa_oaep_decrypt`,
+:func:`xor_nonce`). No I/O: the packets that carry them are declared in :mod:`.connection`."""
 
 from __future__ import annotations
 
@@ -13,6 +16,13 @@ from .connection import SCRAMBLE_LENGTH
 
 NATIVE = "mysql_native_password"
 CACHING_SHA2 = "caching_sha2_password"
+
+# caching_sha2_password's one-byte messages (in AuthMoreData from the server; the request alone
+# in a packet from the client)
+SHA2_REQUEST_PUBLIC_KEY = b"\x02"      # client: send me your RSA public key
+SHA2_FAST_AUTH_SUCCESS = b"\x03"       # server: the scramble matched the cached hash
+SHA2_PERFORM_FULL_AUTH = b"\x04"       # server: not cached (or no match): send the password
+RSA_KEY_BITS = 2048
 
 
 def new_nonce() -> bytes:
@@ -68,13 +78,68 @@ def sha2_scramble(password: bytes, nonce: bytes) -> bytes:
     return _xor(stage1, _sha256(_sha256(stage1), nonce[:SCRAMBLE_LENGTH]))
 
 
-def sha2_check(response: bytes, nonce: bytes, password: bytes) -> bool:
-    """Whether a caching_sha2_password fast-path response proves it knows ``password`` (the
-    server's cache holds SHA256(SHA256(password)))."""
-    if not password:
-        return not response
+def sha2_cached(password: bytes) -> bytes:
+    """What a caching_sha2_password server caches for a password: SHA256(SHA256(password))."""
+    return _sha256(_sha256(password))
+
+
+def sha2_matches(response: bytes, nonce: bytes, cached: bytes) -> bool:
+    """Whether a caching_sha2_password fast-path response matches a server's cache entry
+    (:func:`sha2_cached` of the password)."""
     if len(response) != 32:
         return False
-    cached = _sha256(_sha256(password))
     stage1 = _xor(response, _sha256(cached, nonce[:SCRAMBLE_LENGTH]))
     return hmac.compare_digest(_sha256(stage1), cached)
+
+
+def sha2_check(response: bytes, nonce: bytes, password: bytes) -> bool:
+    """Whether a caching_sha2_password fast-path response proves it knows ``password``."""
+    if not password:
+        return not response
+    return sha2_matches(response, nonce, sha2_cached(password))
+
+
+def xor_nonce(data: bytes, nonce: bytes) -> bytes:
+    """``data`` XOR the nonce's 20 bytes repeated (how caching_sha2_password hides the password
+    inside its RSA message; applied twice it gives ``data`` back)."""
+    pad = nonce[:SCRAMBLE_LENGTH]
+    return bytes(b ^ pad[i % len(pad)] for i, b in enumerate(data))
+
+
+def new_rsa_key():
+    """A fresh RSA private key (2048 bits, as MySQL's auto-generated one)."""
+    from cryptography.hazmat.primitives.asymmetric import rsa
+    return rsa.generate_private_key(public_exponent=65537, key_size=RSA_KEY_BITS)
+
+
+def load_rsa_key(pem: bytes):
+    """The RSA private key of a PEM text (unencrypted); ValueError when it is not one."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+    key = serialization.load_pem_private_key(pem, password=None)
+    if not isinstance(key, rsa.RSAPrivateKey):
+        raise ValueError(f"a {type(key).__name__.lstrip('_')}, not an RSA private key")
+    return key
+
+
+def public_key_pem(key) -> bytes:
+    """The public half of an RSA private key, as the PEM text a server sends
+    (SubjectPublicKeyInfo, "-----BEGIN PUBLIC KEY-----")."""
+    from cryptography.hazmat.primitives import serialization
+    return key.public_key().public_bytes(serialization.Encoding.PEM,
+                                         serialization.PublicFormat.SubjectPublicKeyInfo)
+
+
+def rsa_oaep_decrypt(key, message: bytes) -> bytes | None:
+    """``message`` decrypted with the RSA private ``key``, OAEP padding with SHA-1 (MGF1 SHA-1
+    too), as caching_sha2_password's clients encrypt; None when it does not decrypt (wrong
+    length, another key, bad padding)."""
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import padding
+    if len(message) != key.key_size // 8:
+        return None
+    try:
+        return key.decrypt(message, padding.OAEP(mgf=padding.MGF1(algorithm=hashes.SHA1()),
+                                                 algorithm=hashes.SHA1(), label=None))
+    except ValueError:
+        return None

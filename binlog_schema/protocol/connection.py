@@ -12,6 +12,8 @@ once: each declaration parses a packet's payload (the bytes after the 4-byte fra
                           [database], [plugin name], [connection attributes]
     AuthSwitchRequest     0xfe, plugin name, plugin data
     AuthMoreData          0x01, plugin data
+    AuthResponse          a client's plugin data after its HandshakeResponse41 (the payload)
+    ClearPassword         a password in clear, NUL-terminated
     OkPacket              0x00 (0xfe: the end of a result set with DEPRECATE_EOF), affected
                           rows, last insert id, status, warnings, info
     ErrPacket             0xff, error code, ['#' sql state 5], message
@@ -142,7 +144,17 @@ AuthSwitchRequest = c.Struct(
 """The server asks the client to authenticate again with another plugin."""
 
 AuthMoreData = c.Struct(c.Const(MORE_DATA_HEADER, c.Int8ul), "auth_data" / Raw)
-"""More data of the auth plugin (caching_sha2_password: 3 fast auth ok, 4 full auth)."""
+"""More data of the auth plugin (caching_sha2_password: 3 fast auth ok, 4 full auth, or the
+server's RSA public key, PEM)."""
+
+AuthResponse = c.Struct("auth_data" / Raw)
+"""A client's packet of auth plugin data after its HandshakeResponse41 (the reply to an
+AuthSwitchRequest or to AuthMoreData): the whole payload. caching_sha2_password: 0x02 (asks
+for the server's RSA public key), the RSA-encrypted password, or a ClearPassword over TLS."""
+
+ClearPassword = c.Struct("password" / c.NullTerminated(c.GreedyBytes))
+"""A password in clear, NUL-terminated, as bytes (caching_sha2_password's full authentication
+over TLS; also the plaintext of its RSA message once XORed with the nonce)."""
 
 OkPacket = c.Struct(
     "header" / c.OneOf(c.Int8ul, (OK_HEADER, EOF_HEADER)),  # 1  0x00 (0xfe ends a result set)
@@ -205,7 +217,7 @@ TextRow = c.Struct(
 """ProtocolText::ResultsetRow: one length-prefixed text per column (None: 0xfb); the number
 of columns is the ``columns`` context keyword."""
 
-__all__ = ["AuthMoreData", "AuthSwitchRequest", "CAPABILITIES", "ColumnCount",
-           "ColumnDefinition41", "ComPing", "ComQuery", "ComQuit", "COMMANDS", "EofPacket",
-           "ErrPacket", "HandshakeResponse41", "HandshakeV10", "OkPacket", "SslRequest",
-           "STATUS_FLAGS", "TextRow"]
+__all__ = ["AuthMoreData", "AuthResponse", "AuthSwitchRequest", "CAPABILITIES",
+           "ClearPassword", "ColumnCount", "ColumnDefinition41", "ComPing", "ComQuery",
+           "ComQuit", "COMMANDS", "EofPacket", "ErrPacket", "HandshakeResponse41",
+           "HandshakeV10", "OkPacket", "SslRequest", "STATUS_FLAGS", "TextRow"]

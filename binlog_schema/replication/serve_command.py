@@ -3,6 +3,7 @@ the MySQL replication protocol, as a master would (the server: binlog_schema.rep
 
     binlog-schema serve DIR --port 3307
     binlog-schema serve DIR --port 3307 --user repl --password-file pw.txt --server-id 7
+    binlog-schema serve DIR --port 3307 --ssl-cert cert.pem --ssl-key key.pem --require-ssl
     binlog-schema fixtures --random -o DIR && binlog-schema serve DIR --port 3307
 """
 
@@ -16,10 +17,13 @@ MASTER_PORT=3307, MASTER_USER=..., MASTER_PASSWORD=..., MASTER_LOG_FILE='<a file
 MASTER_LOG_POS=4 (or MASTER_USE_GTID=slave_pos with MariaDB); START SLAVE.
 The files of DIR (those that start with the binlog magic number) are served in name order;
 the last one is followed as it grows, and new files are picked up.
+With --ssl-cert/--ssl-key a replica connects over TLS with MASTER_SSL=1 (MASTER_SSL_CA=...
+to verify the certificate).
 
 exit status:
   0  stopped by SIGINT/SIGTERM
-  1  the folder cannot be served (not a folder) or the password file cannot be read
+  1  the folder cannot be served (not a folder), or the password file, a TLS certificate or
+     key, or the RSA key cannot be read or used (one line: serve: FILE: reason)
   2  bad command line
   3  the port cannot be listened on (in use, not allowed)
 """
@@ -31,6 +35,11 @@ def cmd_serve(args) -> int:
 
     from ..errors import BinlogError
     from .server import BinlogServer, ServerConfig
+    from .server_auth import ConfigError
+    if bool(args.ssl_cert) != bool(args.ssl_key) or (args.require_ssl and not args.ssl_cert):
+        print("serve: TLS needs both --ssl-cert and --ssl-key (--require-ssl too)",
+              file=sys.stderr)
+        return 2
     password = b""
     if args.password_file:
         try:
@@ -41,11 +50,13 @@ def cmd_serve(args) -> int:
             return 1
     config = ServerConfig(folder=args.dir, user=args.user, password=password,
                           server_id=args.server_id, flavor=args.flavor,
-                          heartbeat=args.heartbeat, auth=args.auth)
+                          heartbeat=args.heartbeat, auth=args.auth, ssl_cert=args.ssl_cert,
+                          ssl_key=args.ssl_key, require_ssl=args.require_ssl,
+                          rsa_key=args.rsa_key)
     logging.basicConfig(level=logging.WARNING, format="serve: %(message)s")
     try:
         server = BinlogServer(config, args.host, args.port)
-    except BinlogError as e:
+    except (BinlogError, ConfigError) as e:
         print(f"serve: {e}", file=sys.stderr)
         return 1
     except OSError as e:
@@ -56,7 +67,7 @@ def cmd_serve(args) -> int:
         raise KeyboardInterrupt
     signal.signal(signal.SIGTERM, stop)
     print(f"serve: {args.dir} on {server.host}:{server.port} (server id {args.server_id}, "
-          f"{args.flavor})", file=sys.stderr, flush=True)
+          f"{args.flavor}{', TLS' if args.ssl_cert else ''})", file=sys.stderr, flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
@@ -105,7 +116,19 @@ def register(sub):
     p.add_argument("--auth", choices=("mysql_native_password", "caching_sha2_password"),
                    default="mysql_native_password",
                    help="the authentication plugin offered (default mysql_native_password). "
-                        "caching_sha2_password: its fast path only (the scramble checked "
-                        "against the password's hash, then 'fast auth success'); the full "
-                        "authentication (RSA key or TLS) is not offered")
+                        "caching_sha2_password as MySQL 8 runs it: a user's first login (per "
+                        "serve process) is a full authentication, the password sent in clear "
+                        "over TLS or RSA-encrypted with the server's public key over plain "
+                        "TCP; later logins take the fast path (the scramble checked against "
+                        "the cached hash)")
+    p.add_argument("--ssl-cert", metavar="FILE",
+                   help="the server's TLS certificate (PEM, a chain: the server's first); "
+                        "with --ssl-key, TLS is offered to clients that ask for it")
+    p.add_argument("--ssl-key", metavar="FILE",
+                   help="the private key of --ssl-cert (PEM, unencrypted)")
+    p.add_argument("--require-ssl", action="store_true",
+                   help="refuse clients that do not start TLS (ERR 1045)")
+    p.add_argument("--rsa-key", metavar="FILE",
+                   help="the RSA private key (PEM, unencrypted) of caching_sha2_password's "
+                        "full authentication over plain TCP (default: one generated at start)")
     p.set_defaults(func=cmd_serve)
