@@ -1,8 +1,8 @@
 """A replication master made of binlog files: :class:`BinlogServer` listens on a TCP port,
-greets each client (HandshakeV10; mysql_native_password, or caching_sha2_password's fast
-path: the server knows the password, so its hash is always "cached"), answers the SQL replicas send at
-connect (:mod:`.server_sql`), registers replicas and streams the binlog files of a folder
-(:mod:`.server_files`) as a real master does:
+greets each client (HandshakeV10; TLS on request; mysql_native_password, or
+caching_sha2_password with a cache, its fast path and full authentication: :mod:`.server_auth`),
+answers the SQL replicas send at connect (:mod:`.server_sql`), registers replicas and streams
+the binlog files of a folder (:mod:`.server_files`) as a real master does:
 
 * a dump from ``file``/``position``: a fake ROTATE (ARTIFICIAL flag, log_pos 0) naming the file
   and position, the file's FORMAT_DESCRIPTION (its BINLOG_IN_USE flag cleared; with log_pos 0
@@ -34,11 +34,12 @@ import os
 import select
 import socket
 import socketserver
+import ssl
 import threading
 import time
 
 from ..context import Context
-from ..envelope import build_event, convert_error, parse_event
+from ..envelope import build_event, parse_event
 from ..errors import BinlogError
 from ..mysql import codes
 from ..mysql.flavor import context_from_fde
@@ -46,12 +47,12 @@ from ..protocol import auth, connection as conn
 from ..protocol.replication import BINLOG_DUMP_NON_BLOCK, BINLOG_SEND_ANNOTATE_ROWS
 from ..scanning import Blocks
 from ..stream import MAX_EVENT_SIZE
-from . import server_sql
+from . import server_auth, server_sql
+from .server_auth import COLLATION_UTF8MB4, VERSIONS, PeerGone, parse_packet
 from .server_files import BinlogFolder, parse_gtid_state
 
 log = logging.getLogger(__name__)
 
-ER_ACCESS_DENIED = 1045
 ER_MASTER_FATAL_READING_BINLOG = 1236
 ER_UNKNOWN_COM = 1047
 ER_MALFORMED_PACKET = 1835
@@ -60,28 +61,7 @@ POLL = 0.1   # seconds between looks at a file that does not grow
 # transaction around them
 FILE_KINDS = frozenset({codes.ROTATE_EVENT, codes.FORMAT_DESCRIPTION_EVENT,
                         codes.PREVIOUS_GTIDS_LOG_EVENT, codes.STOP_EVENT})
-
-SERVER_CAPABILITIES = [
-    "LONG_PASSWORD", "FOUND_ROWS", "LONG_FLAG", "CONNECT_WITH_DB", "PROTOCOL_41",
-    "TRANSACTIONS", "SECURE_CONNECTION", "MULTI_RESULTS", "PLUGIN_AUTH", "CONNECT_ATTRS",
-    "PLUGIN_AUTH_LENENC_CLIENT_DATA", "DEPRECATE_EOF"]
-VERSIONS = {"mariadb": "5.5.5-10.11.6-MariaDB-binlog-schema",   # (5.5.5-: as MariaDB 10 sends)
-            "mysql": "8.0.36-binlog-schema"}
-COLLATION_UTF8MB4 = 45
-FAST_AUTH_SUCCESS = b"\x03"   # caching_sha2_password: the scramble matched the cached hash
 TYPE_VAR_STRING = 0xfd
-
-
-class PeerGone(Exception):
-    """The client closed the connection (or sent what ends it)."""
-
-
-def parse_packet(decl, payload: bytes, **context):
-    """A client's packet parsed by its declaration; bad bytes raise the typed error."""
-    try:
-        return decl.parse(payload, **context)
-    except Exception as e:  # noqa: BLE001 - every failure leaves as a BinlogError
-        raise convert_error(e, None) from None
 
 
 @dataclasses.dataclass
@@ -92,7 +72,12 @@ class ServerConfig:
     server_id: int = 1
     flavor: str = "mariadb"
     heartbeat: float | None = None   # seconds; None: the replica's own period
-    auth: str = auth.NATIVE          # or auth.CACHING_SHA2 (its fast path only)
+    auth: str = auth.NATIVE          # or auth.CACHING_SHA2
+    ssl_cert: str | None = None      # PEM files: TLS offered (the SSL capability) when given
+    ssl_key: str | None = None
+    require_ssl: bool = False        # refuse clients that do not start TLS
+    rsa_key: str | None = None       # PEM RSA private key (caching_sha2_password full auth
+    #                                  over plain TCP; default: one generated per process)
 
 
 class Connection:
@@ -114,9 +99,9 @@ class Connection:
 
     # ------------------------------------------------------------------ packets
 
-    def read(self) -> bytes:
+    def read(self, reader=None) -> bytes:
         try:
-            seq, payload = self.framing.read_packet(self.reader)
+            seq, payload = self.framing.read_packet(reader or self.reader)
         except (BinlogError, OSError, EOFError) as e:
             raise PeerGone(str(e)) from None
         if payload is None:
@@ -193,41 +178,7 @@ class Connection:
                          "08S01")
 
     def handshake(self) -> bool:
-        nonce = auth.new_nonce()
-        plugin = self.config.auth
-        caps = conn.CAPABILITIES
-        self.send(conn.HandshakeV10, {
-            "server_version": VERSIONS[self.config.flavor], "connection_id": self.conn_id,
-            "auth_data_1": nonce[:8],
-            "capabilities_low": [n for n in SERVER_CAPABILITIES if caps[n] < 0x10000],
-            "collation": COLLATION_UTF8MB4, "status": ["AUTOCOMMIT"],
-            "capabilities_high": [n for n in SERVER_CAPABILITIES if caps[n] >= 0x10000],
-            "reserved": bytes(6), "extended_capabilities": 0,
-            "auth_data_2": nonce[8:] + b"\0", "auth_plugin": plugin})
-        payload = self.read()
-        try:
-            response = parse_packet(conn.HandshakeResponse41, payload)
-        except BinlogError as e:
-            self.err(ER_ACCESS_DENIED, f"Bad handshake: {e}", "08S01")
-            return False
-        self.capabilities = {n for n in response.capabilities if isinstance(n, str)} & set(
-            SERVER_CAPABILITIES)
-        token = response.auth_response if isinstance(response.auth_response, bytes) else \
-            str(response.auth_response or "").encode()
-        if response.auth_plugin not in (None, plugin):
-            self.send(conn.AuthSwitchRequest, {"auth_plugin": plugin,
-                                               "auth_data": nonce + b"\0"})
-            token = self.read()
-        check = auth.sha2_check if plugin == auth.CACHING_SHA2 else auth.native_check
-        user = response.user
-        if self.config.user is not None and (
-                user != self.config.user or not check(token, nonce, self.config.password)):
-            self.err(ER_ACCESS_DENIED, f"Access denied for user '{user}'", "28000")
-            return False
-        if plugin == auth.CACHING_SHA2:   # the fast path: the password's hash is "cached"
-            self.send(conn.AuthMoreData, {"auth_data": FAST_AUTH_SUCCESS})
-        self.ok()
-        return True
+        return server_auth.handshake(self)
 
     def query(self, sql: str):
         answer = server_sql.answer(self.session, sql)
@@ -348,10 +299,12 @@ class Streamer:
     def idle(self):
         """One pause at the end of the stream: a heartbeat when one is due; notices a client
         that went away."""
-        readable, _, _ = select.select([self.client.sock], [], [], POLL)
+        sock = self.client.sock   # (TLS: bytes already decrypted are pending, not selectable)
+        readable = isinstance(sock, ssl.SSLSocket) and sock.pending() or \
+            select.select([sock], [], [], POLL)[0]
         if readable:
             try:
-                data = self.client.sock.recv(4096)
+                data = sock.recv(4096)
             except OSError:
                 data = b""
             if not data:
@@ -481,7 +434,10 @@ class _Handler(socketserver.BaseRequestHandler):
                     pass
         finally:
             if client is not None:
-                for f in (client.reader, client.writer):
+                closing = [client.reader, client.writer]
+                if client.sock is not self.request:   # (the TLS socket over it)
+                    closing.append(client.sock)
+                for f in closing:
                     try:
                         f.close()
                     except Exception:  # noqa: BLE001
@@ -503,6 +459,8 @@ class BinlogServer:
             raise BinlogError(f"{config.folder}: not a folder")
         self.config = config
         self.folder = BinlogFolder(config.folder)
+        self.auth = server_auth.ServerAuth(config)   # (ConfigError: a bad cert, key, RSA key)
+        self.auth_counts = self.auth.counts   # (see ServerAuth)
         self.tcp = _TCPServer((host, port), _Handler)
         self.tcp.owner = self
         self.host, self.port = self.tcp.server_address[:2]
