@@ -388,9 +388,10 @@ def test_bad_peers_get_an_error_and_others_are_served(folder, serve):
     assert serve.proc.poll() is None
 
 
-def test_caching_sha2_password_fast_path(folder):
+def test_caching_sha2_password(folder):
     """``--auth caching_sha2_password``: PyMySQL (its own caching_sha2_password client) gets
-    in with the password through the fast path, and not without it."""
+    in with the password (the first login by full authentication, the next by the fast path:
+    see test_serve_auth_server for each path), and not without it."""
     import pymysql
     s = Serve(folder, "--auth", "caching_sha2_password")
     try:
