@@ -24,7 +24,7 @@ from binlog_schema.synthetic import random_spec
 from . import flashback_workload as fw
 from ..conftest import unavailable
 from .test_serve_server import (PASSWORD, USER, Serve, _start, decoded_rows, pmr_rows,
-                                row_differences)
+                                replica_server, row_differences)
 from .test_serve_server import _replicate as replicate
 
 pytestmark = pytest.mark.server
@@ -97,12 +97,8 @@ def reference(fixtures):
 
 @pytest.fixture(scope="module")
 def replica():
-    srv = _start("serve-fx-replica", "--server-id=2")
-    yield srv
-    try:
-        srv.q("STOP SLAVE")
-    finally:
-        srv.destroy()
+    with replica_server("serve-fx-replica") as srv:
+        yield srv
 
 
 @pytest.fixture(scope="module")

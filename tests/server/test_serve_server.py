@@ -14,6 +14,7 @@ workload over three files), ``serve`` (the command, in a subprocess) serves copi
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -162,14 +163,24 @@ def _replicate(replica, port, how, databases=("sv",), prepare=None):
     replica.q("START SLAVE")
 
 
+@contextlib.contextmanager
+def replica_server(name):
+    """A private MariaDB to replicate with (server id 2), its replication stopped and the
+    server destroyed at the end."""
+    srv = _start(name, "--server-id=2")
+    try:
+        yield srv
+    finally:
+        try:
+            srv.q("STOP SLAVE")
+        finally:
+            srv.destroy()
+
+
 @pytest.fixture(scope="module")
 def replica():
-    srv = _start("serve-replica", "--server-id=2")
-    yield srv
-    try:
-        srv.q("STOP SLAVE")
-    finally:
-        srv.destroy()
+    with replica_server("serve-replica") as srv:
+        yield srv
 
 
 def test_replica_by_file_and_position(writer, folder, serve, replica):
