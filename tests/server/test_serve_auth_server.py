@@ -341,3 +341,26 @@ def test_mariadb_replica_caching_sha2_full_auth_over_tls(writer, tls, tmp_path):
         finally:
             server.close()
             sha2_replica.destroy()
+
+
+def test_replication_stream_logs_in_by_caching_sha2_full_auth_then_fast_path(binlog_folder):
+    """The stream client (PyMySQL's connection phase) against a caching_sha2_password master
+    over plain TCP: the first stream logs in by the RSA full authentication, the second by the
+    fast path; both deliver the file's events, as BinlogReader reads them."""
+    from binlog_schema.replication.client import ReplicationStream
+    from binlog_schema.stream import BinlogReader
+    want = [(r.type_name, r.offset) for r in
+            BinlogReader(str(binlog_folder / "mariadb-bin.000001"))]
+    server = _sha2_server(binlog_folder)
+    try:
+        for path in ("full_rsa", "fast"):
+            stream = ReplicationStream("127.0.0.1", server.port, USER, PASSWORD,
+                                       server_id=4321)
+            try:
+                got = [(r.type_name, r.offset) for r in stream]
+            finally:
+                stream.close()
+            assert server.auth_counts[path] == 1, server.auth_counts
+            assert got == want
+    finally:
+        server.close()
