@@ -52,7 +52,7 @@ def cmd_serve(args) -> int:
                           server_id=args.server_id, flavor=args.flavor,
                           heartbeat=args.heartbeat, auth=args.auth, ssl_cert=args.ssl_cert,
                           ssl_key=args.ssl_key, require_ssl=args.require_ssl,
-                          rsa_key=args.rsa_key)
+                          rsa_key=args.rsa_key, semi_sync=args.semi_sync)
     logging.basicConfig(level=logging.WARNING, format="serve: %(message)s")
     try:
         server = BinlogServer(config, args.host, args.port)
@@ -131,4 +131,9 @@ def register(sub):
     p.add_argument("--rsa-key", metavar="FILE",
                    help="the RSA private key (PEM, unencrypted) of caching_sha2_password's "
                         "full authentication over plain TCP (default: one generated at start)")
+    p.add_argument("--semi-sync", action="store_true",
+                   help="act as a master with rpl_semi_sync_master_enabled: to a semi-sync "
+                        "replica (one that sets @rpl_semi_sync_slave), the last event of each "
+                        "transaction asks for an ack, which it sends back. Without it a "
+                        "semi-sync replica still gets the semi-sync header, never asking")
     p.set_defaults(func=cmd_serve)

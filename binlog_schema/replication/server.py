@@ -10,6 +10,9 @@ the binlog files of a folder (:mod:`.server_files`) as a real master does:
 * a MariaDB GTID dump (``SET @slave_connect_state=...`` and an empty file name): from the
   GTID event of the first transaction the state does not hold (empty state: the first file),
   with a fake GTID_LIST holding the state after the FORMAT_DESCRIPTION;
+* to a semi-sync replica (``SET @rpl_semi_sync_slave=1``), each packet with the semi-sync
+  header; with ``semi_sync`` (serve --semi-sync) the last event of each transaction asks for
+  an ack, and the replica's acks are read and counted (:attr:`BinlogServer.semi_sync_counts`);
 * a MySQL GTID dump (COM_BINLOG_DUMP_GTID with the replica's executed GTID set): from the
   last file whose PREVIOUS_GTIDS the set covers, the transactions in the set left out (an ERR
   when even the first file's PREVIOUS_GTIDS holds GTIDs the set lacks: purged);
@@ -29,6 +32,7 @@ goes away ends its own thread only."""
 from __future__ import annotations
 
 import dataclasses
+import io
 import logging
 import os
 import select
@@ -73,6 +77,7 @@ class ServerConfig:
     flavor: str = "mariadb"
     heartbeat: float | None = None   # seconds; None: the replica's own period
     auth: str = auth.NATIVE          # or auth.CACHING_SHA2
+    semi_sync: bool = False          # rpl_semi_sync_master_enabled: acks asked for
     ssl_cert: str | None = None      # PEM files: TLS offered (the SSL capability) when given
     ssl_key: str | None = None
     require_ssl: bool = False        # refuse clients that do not start TLS
@@ -95,7 +100,8 @@ class Connection:
         self.seq = 0
         self.capabilities: set = set()
         self.session = server_sql.Session(server.folder, self.config.server_id,
-                                          VERSIONS[self.config.flavor].removeprefix("5.5.5-"))
+                                          VERSIONS[self.config.flavor].removeprefix("5.5.5-"),
+                                          semi_sync=self.config.semi_sync)
 
     # ------------------------------------------------------------------ packets
 
@@ -260,6 +266,13 @@ class Streamer:
         self.gtid_mode, self.state = gtid_mode, state
         self.executed = executed   # MySQL GTID dump: the replica's set (its transactions
         self.skipping = False      # are not sent); skipping: inside one of them
+        # a semi-sync replica (it set @rpl_semi_sync_slave): each packet carries the 0xef
+        # header; with serve --semi-sync, a transaction's last event asks for an ack
+        self.semi = (client.session.user_vars.get("rpl_semi_sync_slave") or "0") not in (
+            "0", "")
+        self.asking = self.semi and client.config.semi_sync
+        self.in_transaction = False
+        self.inbox = bytearray()   # (a semi-sync replica's acks, as they arrive)
         period = client.config.heartbeat
         if period is None:
             ns = client.session.user_vars.get("master_heartbeat_period")
@@ -268,9 +281,64 @@ class Streamer:
         self.last_sent = time.monotonic()
         self.ctx = Context(checksum=False)
 
-    def send_event(self, raw: bytes, flush: bool = True):
-        self.client.send(self.packet, {"event": raw}, flush=flush)
+    def send_event(self, raw: bytes, flush: bool = True, kind: int | None = None):
+        """One event to the replica (``kind``: a file's event, which may end a transaction
+        and so, to a semi-sync replica, ask for an ack)."""
+        if self.semi:
+            ack = self.asking and kind is not None and self.ends_transaction(kind, raw)
+            self.client.send(self.packet, {"semi_sync": {"ack_wanted": int(ack)},
+                                           "event": raw}, flush=flush, semi_sync=True)
+            if ack:
+                self.client.server.semi_sync_counts["asked"] += 1
+                self.take_acks(0)
+        else:
+            self.client.send(self.packet, {"event": raw}, flush=flush)
         self.last_sent = time.monotonic()
+
+    def ends_transaction(self, kind: int, raw: bytes) -> bool:
+        """Whether a file's event ends a transaction (the one a semi-sync master asks an ack
+        for): an XID or XA_PREPARE, a COMMIT or ROLLBACK, a statement outside BEGIN (DDL)."""
+        if kind in (codes.XID_EVENT, codes.XA_PREPARE_LOG_EVENT):
+            self.in_transaction = False
+            return True
+        if kind != codes.QUERY_EVENT:
+            return False
+        from ..model.statements import statement_head
+        from ..model.transactions import begins_transaction, ends_transaction
+        head = statement_head(parse_event(raw, self.ctx)["body"].get("query") or "")
+        if begins_transaction(head):
+            self.in_transaction = True
+            return False
+        if self.in_transaction and not ends_transaction(head):
+            return False
+        self.in_transaction = False
+        return True
+
+    def take_acks(self, wait: float) -> None:
+        """Read what a semi-sync replica sent (waiting up to ``wait`` seconds for it): its
+        SemiSyncAck packets, counted; a closed connection ends the dump."""
+        from ..protocol.replication import SemiSyncAck
+        sock = self.client.sock
+        while isinstance(sock, ssl.SSLSocket) and sock.pending() or \
+                select.select([sock], [], [], wait)[0]:
+            try:
+                data = sock.recv(65536)
+            except OSError:
+                data = b""
+            if not data:
+                raise PeerGone("closed during the dump")
+            self.inbox += data
+            wait = 0
+        counts = self.client.server.semi_sync_counts
+        while len(self.inbox) >= 4:
+            length = int.from_bytes(self.inbox[:3], "little")
+            if len(self.inbox) < 4 + length:
+                break
+            _, payload = self.client.framing.read_packet(io.BytesIO(self.inbox[:4 + length]))
+            del self.inbox[:4 + length]
+            ack = parse_packet(SemiSyncAck, payload)
+            counts["acked"] += 1
+            counts["last"] = (ack.file, ack.position)
 
     def artificial(self, kind: int, body, log_pos: int = 0) -> bytes:
         return build_event({"header": {"timestamp": 0, "type_code": kind,
@@ -299,18 +367,19 @@ class Streamer:
     def idle(self):
         """One pause at the end of the stream: a heartbeat when one is due; notices a client
         that went away."""
-        sock = self.client.sock   # (TLS: bytes already decrypted are pending, not selectable)
-        readable = isinstance(sock, ssl.SSLSocket) and sock.pending() or \
-            select.select([sock], [], [], POLL)[0]
-        if readable:
-            try:
-                data = sock.recv(4096)
-            except OSError:
-                data = b""
-            if not data:
-                raise PeerGone("closed while waiting")
-            # (a replica sends nothing during a dump; python-mysql-replication's MariaDB dump
-            # packet leaves one byte after it: dropped)
+        if self.semi:   # (its acks)
+            self.take_acks(POLL)
+        else:   # (a replica sends nothing during a dump; python-mysql-replication's MariaDB
+            # dump packet leaves one byte after it: dropped)
+            sock = self.client.sock   # (TLS: bytes already decrypted are pending)
+            if isinstance(sock, ssl.SSLSocket) and sock.pending() or \
+                    select.select([sock], [], [], POLL)[0]:
+                try:
+                    data = sock.recv(4096)
+                except OSError:
+                    data = b""
+                if not data:
+                    raise PeerGone("closed while waiting")
         if self.period and time.monotonic() - self.last_sent >= self.period:
             self.send_event(self.artificial(codes.HEARTBEAT_LOG_EVENT,
                                             {"log_ident": self.name}, self.position))
@@ -384,7 +453,7 @@ class Streamer:
                         self.skipping = self.in_executed(kind, bytes(buf[i:i + size]))
                     if self.skipping and kind not in FILE_KINDS:
                         continue
-                self.send_event(bytes(buf[i:i + size]), flush=False)
+                self.send_event(bytes(buf[i:i + size]), flush=False, kind=kind)
                 if kind == codes.ROTATE_EVENT:
                     self.client.writer.flush()
                     return parse_event(bytes(buf[i:i + size]), self.ctx)["body"]["next_file"]
@@ -461,6 +530,8 @@ class BinlogServer:
         self.folder = BinlogFolder(config.folder)
         self.auth = server_auth.ServerAuth(config)   # (ConfigError: a bad cert, key, RSA key)
         self.auth_counts = self.auth.counts   # (see ServerAuth)
+        # semi-sync: the acks asked for and received, the last ack's (file, position)
+        self.semi_sync_counts = {"asked": 0, "acked": 0, "last": None}
         self.tcp = _TCPServer((host, port), _Handler)
         self.tcp.owner = self
         self.host, self.port = self.tcp.server_address[:2]

@@ -41,6 +41,7 @@ class Session:
     folder: BinlogFolder
     server_id: int
     version: str
+    semi_sync: bool = False   # rpl_semi_sync_master_enabled (serve --semi-sync)
     user_vars: dict = dataclasses.field(default_factory=dict)
 
     def system_variables(self) -> dict:
@@ -64,6 +65,8 @@ class Session:
             "server_uuid": lambda: f"00000000-0000-0000-0000-{self.server_id:012x}",
             "character_set_server": lambda: "utf8mb4",
             "max_allowed_packet": lambda: str(1 << 30),
+            # (a semi-sync replica asks: a row at all says the master speaks semi-sync)
+            "rpl_semi_sync_master_enabled": lambda: "ON" if self.semi_sync else "OFF",
         }
 
     # ------------------------------------------------------------------ values

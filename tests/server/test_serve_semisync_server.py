@@ -1,0 +1,70 @@
+"""``serve --semi-sync`` with a real semi-synchronous MariaDB replica: the replica (started
+with ``rpl_semi_sync_slave_enabled``) asks whether the master speaks semi-sync, sets
+``@rpl_semi_sync_slave``, and then reads every event with the 0xef header; serve asks for an
+ack at the end of each transaction and reads the replica's SemiSyncAck packets. The server
+runs in this process (its counts at hand) over the serve tier's files.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from binlog_schema.mysql import codes
+from binlog_schema.stream import BinlogReader
+
+from .test_serve_server import (PASSWORD, USER, _replicate, _wait_caught_up, replica_server)
+from .test_serve_server import folder, writer  # noqa: F401 (the serve tier's fixtures)
+
+pytestmark = pytest.mark.server
+
+
+def _transactions(folder) -> int:
+    """The transactions of the files: their XID events and their statements outside BEGIN
+    (what a semi-sync master asks an ack for)."""
+    n = 0
+    for path in sorted(folder.iterdir()):
+        for rec in BinlogReader(str(path), types=[codes.XID_EVENT, codes.QUERY_EVENT]):
+            query = rec.value["body"].get("query", "") if rec.kind == codes.QUERY_EVENT else ""
+            if rec.kind == codes.XID_EVENT or not query.upper().startswith(("BEGIN",)):
+                n += 1
+    return n
+
+
+def _serve(folder, semi_sync):
+    from binlog_schema.replication.server import BinlogServer, ServerConfig
+    return BinlogServer(ServerConfig(folder=str(folder), user=USER, password=PASSWORD.encode(),
+                                     server_id=7, semi_sync=semi_sync)).start()
+
+
+@pytest.mark.parametrize("semi_sync", [True, False], ids=["acks", "no-acks"])
+def test_semi_sync_replica(writer, folder, semi_sync):
+    server = _serve(folder, semi_sync)
+    try:
+        with replica_server(f"serve-semi-{int(semi_sync)}") as replica:
+            replica.q("SET GLOBAL rpl_semi_sync_slave_enabled = ON")
+            first = sorted(p.name for p in folder.iterdir())[0]
+            _replicate(replica, server.port,
+                       f"MASTER_LOG_FILE='{first}', MASTER_LOG_POS=4, MASTER_USE_GTID=no")
+            _wait_caught_up(replica, writer)
+            status = dict(replica.q("SHOW STATUS LIKE 'Rpl_semi_sync_slave_status'"))
+            assert status["Rpl_semi_sync_slave_status"] == "ON"
+            counts = server.semi_sync_counts
+            if semi_sync:
+                want = _transactions(folder)
+                assert counts["asked"] == want > 10
+                _wait(lambda: counts["acked"] == want, counts)
+                last = sorted(p for p in folder.iterdir())[-1]
+                assert counts["last"][0] == last.name
+            else:
+                assert counts["asked"] == counts["acked"] == 0
+    finally:
+        server.close()
+
+
+def _wait(ok, what, timeout=20):
+    deadline = time.monotonic() + timeout
+    while not ok():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.1)
