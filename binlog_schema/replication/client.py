@@ -21,13 +21,38 @@ position after the last complete transaction; a new stream started from it (``re
 delivers nothing twice and loses nothing. Artificial events (the ROTATE a server sends first,
 a FORMAT_DESCRIPTION sent again with log position 0, heartbeats, MariaDB's fake GTID_LIST)
 change the stream's state but are not delivered: they are not events of the file.
+
+Semi-synchronous replication (``semi_sync=True``, ``stream --semi-sync``): at each connection
+the stream asks the server whether semi-sync is on (MariaDB, built in since 10.3, and MySQL's
+older plugin: ``rpl_semi_sync_master_enabled``; MySQL 8.0.26+'s plugin:
+``rpl_semi_sync_source_enabled``). When it is, the stream announces itself as a semi-sync
+replica before the dump (MariaDB ``SET @rpl_semi_sync_slave= 1``; MySQL both
+``@rpl_semi_sync_replica`` and ``@rpl_semi_sync_slave``, one for each plugin), and every packet
+of the stream then carries the two-byte semi-sync header (0xef, ack wanted). For an event the
+server wants acknowledged (the last event of a transaction, mostly), the stream sends a
+:data:`~binlog_schema.protocol.replication.SemiSyncAck` (a packet of its own, sequence 0) with
+the file name and the event's end position (its log_pos) once that event has been delivered:
+after the batch holding it was handed out and the consumer asked for the next one, never
+when it is merely read (a ``stream`` command has written and flushed it). The server's
+committing session waits for that ack (up to ``rpl_semi_sync_master_timeout``): a slow
+consumer slows the server's commits, which is the point. When semi-sync is off on the server,
+or the server does not have it, the stream says so (``on_warning``, once) and streams as
+usual; the check is made again at each reconnection. :attr:`ReplicationStream.acks` counts the
+acks sent. Semi-sync is for a stream that follows the server (``blocking``): one that ends at
+the end of the last file is no replica for the server to wait for (and MariaDB 10.11's dump
+thread of a semi-sync replica, at the end of a non-blocking dump, was seen to wait forever in
+its ack receiver's removal of the replica, never sending the stream's last packets and EOF),
+so ``semi_sync`` without ``blocking`` is refused.
 """
 
 from __future__ import annotations
 
+import io
 import random
 import socket
 import time
+
+import construct as c
 
 from ..context import Context
 from ..errors import ReplicationError
@@ -44,6 +69,12 @@ ARTIFICIAL_FLAG = 0x20   # LOG_EVENT_ARTIFICIAL_F: an event the server made for 
 HEARTBEATS = (HEARTBEAT_LOG_EVENT, HEARTBEAT_LOG_EVENT_V2)
 DEFAULT_HEARTBEAT = 30.0
 ER_SLAVE_SAME_ID = 1236   # the server's error number for a replica whose id is taken
+# The variables that say semi-sync is on, and the announcement each asks for: MySQL 8.0.26+'s
+# semisync_source plugin reads @rpl_semi_sync_replica, the older plugin (and MariaDB, where
+# semi-sync is built in since 10.3) @rpl_semi_sync_slave; MySQL's own replica sets both.
+SEMI_SYNC_SWITCHES = ("rpl_semi_sync_source_enabled", "rpl_semi_sync_master_enabled")
+SEMI_SYNC_ANNOUNCE = {"mariadb": "SET @rpl_semi_sync_slave= 1",
+                      "mysql": "SET @rpl_semi_sync_replica= 1, @rpl_semi_sync_slave= 1"}
 
 
 def checkpoint_dict(file: str, position: int, gtid: str | None) -> dict:
@@ -61,6 +92,11 @@ class ReplicationStream:
     the connection is lost, connect again (backoff from ``backoff`` to ``max_backoff``
     seconds) and go on from the checkpoint. ``ssl``: an :class:`ssl.SSLContext` or PyMySQL's
     ssl dict. ``heartbeat``: seconds between the server's heartbeats when idle.
+    ``semi_sync``: be a semi-synchronous replica when the server has semi-sync on (see the
+    module docstring; with ``blocking`` only: else :class:`ValueError`);
+    ``on_warning(message)`` is told, once, when it is not (default:
+    :func:`warnings.warn`). :attr:`semi_sync_on` says whether the current (or last)
+    connection is semi-sync, :attr:`acks` counts the acks sent.
 
     Iterating yields records; :meth:`transactions` yields ``(file, records)`` batches, one
     complete transaction (or one event outside transactions) each. ``file`` is the file of
@@ -72,7 +108,8 @@ class ReplicationStream:
                  resume: dict | None = None, blocking: bool = False,
                  reconnect: bool = False, ssl=None, heartbeat: float = DEFAULT_HEARTBEAT,
                  connect_timeout: float = 10.0, backoff: float = 0.5,
-                 max_backoff: float = 30.0, hold: int = 256):
+                 max_backoff: float = 30.0, hold: int = 256, semi_sync: bool = False,
+                 on_warning=None):
         self.host, self.port, self.user, self.password = host, port, user, password
         self.server_id = server_id
         self.blocking, self.reconnect = blocking, reconnect and blocking
@@ -92,6 +129,14 @@ class ReplicationStream:
         # (the report port this stream registers with: tells its own registration from
         # another replica's of the same server id)
         self.report_port = random.randint(1024, 65535)
+        if semi_sync and not blocking:
+            raise ValueError("semi-sync is for a stream that follows the server (blocking): "
+                             "one that ends at the end of the last file is no replica to "
+                             "wait for")
+        self.semi_sync, self.on_warning = semi_sync, on_warning
+        self.semi_sync_on = False   # (negotiated at each connection)
+        self.acks = 0
+        self._warned = False
         self._conn = None
 
     # ------------------------------------------------------------------ connection
@@ -131,6 +176,7 @@ class ReplicationStream:
             self._refuse_a_clashing_id()
         if self.flavor == "mariadb":
             self._query("SET @mariadb_slave_capability= 4")
+        self.semi_sync_on = self.semi_sync and self._announce_semi_sync()
         if self.file is None and self.gtid is None:
             logs = self._query("SHOW BINARY LOGS")
             if not logs:
@@ -187,8 +233,51 @@ class ReplicationStream:
                     f"HOSTS: {row[1] or '?'}, report port {row[2]}); give each replica its "
                     "own --server-id", code=ER_SLAVE_SAME_ID)
 
+    def _announce_semi_sync(self) -> bool:
+        """Whether the server has semi-sync on; if so, this connection announced as a
+        semi-sync replica (before the dump command). Else a warning, once."""
+        import pymysql
+        try:
+            rows = self._query("SHOW VARIABLES LIKE 'rpl_semi_sync_%'")
+        except pymysql.MySQLError as e:
+            return self._semi_sync_off(f"the server did not say whether semi-sync is on "
+                                       f"({e.args[-1] if e.args else e})")
+        found = {str(name).lower(): str(value) for name, value, *_ in rows}
+        switch = next((name for name in SEMI_SYNC_SWITCHES if name in found), None)
+        if switch is None:
+            return self._semi_sync_off("the server has no semi-synchronous replication "
+                                       f"({' or '.join(SEMI_SYNC_SWITCHES)})")
+        if found[switch].upper() not in ("ON", "1"):
+            return self._semi_sync_off(f"semi-synchronous replication is off on the server "
+                                       f"({switch}={found[switch]})")
+        self._query(SEMI_SYNC_ANNOUNCE["mariadb" if self.flavor == "mariadb" else "mysql"])
+        return True
+
+    def _semi_sync_off(self, why: str) -> bool:
+        if not self._warned:
+            self._warned = True
+            message = f"{why}: streaming without semi-sync (no acks)"
+            if self.on_warning is not None:
+                self.on_warning(message)
+            else:
+                import warnings
+                warnings.warn(message, RuntimeWarning, stacklevel=4)
+        return False
+
     def _write(self, payload: bytes) -> None:
-        framing.write_packet(_SocketWriter(self._conn._sock), payload, 0)
+        """``payload`` as one packet of sequence 0 (a command, or a semi-sync ack), sent at
+        once (one send: no header left waiting in the socket)."""
+        buf = io.BytesIO()
+        framing.write_packet(buf, payload, 0)
+        self._conn._sock.sendall(buf.getvalue())
+
+    def _ack(self, file: str, position: int) -> None:
+        """The semi-sync ack of the event that ends at ``position`` in ``file``."""
+        try:
+            self._write(semi_sync_ack(file, position))
+        except (OSError, AttributeError) as e:   # (AttributeError: closed by close())
+            raise ReplicationError(f"connection lost while acknowledging: {e}") from None
+        self.acks += 1
 
     def _answer(self) -> None:
         """The server's answer to a command: OK, else the ERR raised."""
@@ -225,6 +314,52 @@ class ReplicationStream:
             head = payload[0]
             if head == rp.OK_STATUS:
                 raw = parse(payload)["event"]
+                yield raw
+            elif head == conn.EOF_HEADER and len(payload) < 9:
+                return
+            elif head == conn.ERR_HEADER:
+                raise _server_error(payload)
+            else:
+                raise ReplicationError(f"unexpected packet starting with {head:#04x} in the "
+                                       "binlog stream", path="packet")
+
+    def _semi_sync_events(self):
+        """As :meth:`_events`, on a semi-sync connection: each packet has the semi-sync
+        header. The event of a packet that wants an ack is acked before the next packet is
+        read, once the checkpoint (moved by :meth:`_batches` before it hands a batch out,
+        and the batch was taken when this generator runs again) has reached the event's
+        end: an event of an open transaction waits for the transaction's end."""
+        read, parse = framing.read_packet, rp.BinlogStreamPacket.parse
+        rfile = self._rfile
+        wanted = None   # (file, end) of the last event whose ack the server wants, not sent
+        while True:
+            if wanted is not None:
+                ck = self.checkpoint
+                if ck is not None and (ck["file"], ck["position"]) >= wanted:
+                    self._ack(*wanted)
+                    wanted = None
+            try:
+                _seq, payload = read(rfile)
+            except (OSError, socket.timeout) as e:
+                raise ReplicationError(f"connection lost: {e}") from None
+            except ValueError:   # (the socket closed by close(), from another thread)
+                raise ReplicationError("connection closed") from None
+            if payload is None:
+                raise ReplicationError("the server closed the connection")
+            head = payload[0]
+            if head == rp.OK_STATUS:
+                try:
+                    packet = parse(payload, semi_sync=True)
+                except c.ConstructError:
+                    raise ReplicationError(
+                        f"a packet of the semi-sync stream without the semi-sync header "
+                        f"(0xef): {payload[:3].hex()}", path="packet.semi_sync") from None
+                raw = packet.event
+                if packet.semi_sync.ack_wanted:
+                    end = int.from_bytes(raw[LOG_POS_AT:LOG_POS_END], "little")
+                    # (an event without a position, were one flagged: the position
+                    # delivered so far)
+                    wanted = (self.file, end) if end else (self.file, self.position)
                 yield raw
             elif head == conn.EOF_HEADER and len(payload) < 9:
                 return
@@ -272,7 +407,7 @@ class ReplicationStream:
         begun = False         # its BEGIN seen (else a GTID alone: a DDL statement follows)
         gtid = self.checkpoint["gtid"] if self.checkpoint else None
         tx_gtid = None
-        for raw in self._events():
+        for raw in self._semi_sync_events() if self.semi_sync_on else self._events():
             code = raw[TYPE_AT]
             log_pos = int.from_bytes(raw[LOG_POS_AT:LOG_POS_END], "little")
             size = int.from_bytes(raw[SIZE_AT:SIZE_END], "little")
@@ -339,12 +474,10 @@ class ReplicationStream:
         self.checkpoint = checkpoint_dict(self.file, end, gtid or prior)
 
 
-class _SocketWriter:
-    def __init__(self, sock):
-        self.sock = sock
-
-    def write(self, data) -> None:
-        self.sock.sendall(data)
+def semi_sync_ack(file: str, position: int) -> bytes:
+    """The payload of a semi-sync replica's ack of the event ending at ``position`` (its
+    log_pos) in the server's binlog ``file``."""
+    return rp.SemiSyncAck.build({"position": position, "file": file})
 
 
 def _server_error(payload: bytes) -> ReplicationError:
@@ -383,13 +516,7 @@ def mysql_gtid_set(text: str) -> dict:
     parsed = GtidSet(text)
     if parsed.mariadb:
         raise ReplicationError("a MariaDB GTID set given to a MySQL server", path="--gtid")
-    tagged = any(tag for _sid, tag in parsed.mysql)
-    sids = []
-    for (sid, tag), ranges in sorted(parsed.mysql.items()):
-        uuid = f"{sid[:8]}-{sid[8:12]}-{sid[12:16]}-{sid[16:20]}-{sid[20:]}"
-        sids.append({"sid": uuid, "tag": (tag if tagged else None),
-                     "intervals": [{"start": lo, "end": hi + 1} for lo, hi in sorted(ranges)]})
-    return {"format": "TAGGED" if tagged else "UNTAGGED", "sids": sids}
+    return parsed.encoded()
 
 
-__all__ = ["ReplicationStream", "checkpoint_dict", "mysql_gtid_set"]
+__all__ = ["ReplicationStream", "checkpoint_dict", "mysql_gtid_set", "semi_sync_ack"]

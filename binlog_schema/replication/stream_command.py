@@ -12,6 +12,11 @@ flushed after each: a disconnect never prints half a transaction. Artificial eve
 ROTATE a server sends first, a FORMAT_DESCRIPTION sent again, heartbeats) are not printed.
 --resume FILE stores {"file", "position", "gtid"} after each transaction (written to a
 temporary file and renamed); when FILE exists it wins over --file/--position/--gtid.
+--semi-sync (with --stop-never): a semi-synchronous replica, when the server has semi-sync on
+(checked at each connection): each transaction the server asks an ack for is acked once it is
+written and flushed, so the server's commits wait for this stream (up to its semi-sync
+timeout); when semi-sync is off on the server, a warning on stderr (once) and the stream goes
+on without.
 exit status: 0 the stream ended cleanly (without --stop-never: at the end of the server's
 last file); 1 the connection failed or the server refused (wrong password, a purged or
 missing start file or position, a clashing --server-id: said on stderr with the server's
@@ -64,6 +69,13 @@ def register(sub) -> None:
                    help="TLS, verifying the server's certificate against this CA file")
     p.add_argument("--heartbeat", type=float, default=30.0, metavar="SECONDS",
                    help="the server's heartbeat period when idle (default 30)")
+    p.add_argument("--semi-sync", action="store_true",
+                   help="with --stop-never: be a semi-synchronous replica, acking each "
+                        "transaction the server asks for after it is written and flushed, so "
+                        "that the server's commits wait for it (MariaDB "
+                        "rpl_semi_sync_master_enabled, MySQL rpl_semi_sync_source_enabled; "
+                        "when off on the server: a warning, and the stream goes on without "
+                        "acks)")
     p.set_defaults(func=cmd_stream)
 
 
@@ -116,6 +128,10 @@ def cmd_stream(args) -> int:
         print("binlog-schema stream: --position is a position in --file: give --file too",
               file=sys.stderr)
         return 2
+    if args.semi_sync and not args.stop_never:
+        print("binlog-schema stream: --semi-sync makes this stream a replica the server waits "
+              "for: give --stop-never too", file=sys.stderr)
+        return 2
     if args.gtid and (args.file or args.position is not None):
         print("binlog-schema stream: --gtid starts after a GTID set, --file/--position at a "
               "place in a file: give one of them", file=sys.stderr)
@@ -131,7 +147,9 @@ def cmd_stream(args) -> int:
                                file=args.file, position=args.position, gtid=args.gtid,
                                resume=resume, blocking=args.stop_never,
                                reconnect=args.stop_never, ssl=_ssl(args),
-                               heartbeat=args.heartbeat)
+                               heartbeat=args.heartbeat, semi_sync=args.semi_sync,
+                               on_warning=lambda m: print(f"binlog-schema stream: warning: {m}",
+                                                          file=sys.stderr))
     out = Output()
     status = 0
     rows = args.rows or args.format in ("maxwell", "debezium")
