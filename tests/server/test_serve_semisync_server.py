@@ -68,3 +68,51 @@ def _wait(ok, what, timeout=20):
     while not ok():
         assert time.monotonic() < deadline, what
         time.sleep(0.1)
+
+
+def test_stream_semi_sync_against_serve(writer, folder, tmp_path):
+    """``stream --semi-sync --stop-never`` against ``serve --semi-sync`` (both sides ours):
+    serve asks an ack for each transaction and gets one, the last one at the end of the last
+    file; the rows streamed are the rows ``decode --rows`` gives."""
+    import json
+    import subprocess
+    import sys
+
+    from ..conftest import ROOT
+    server = _serve(folder, True)
+    pw = tmp_path / "pw"
+    pw.write_text(PASSWORD + "\n")
+    out = tmp_path / "stream.jsonl"
+    want = _transactions(folder)
+    try:
+        with open(out, "wb") as f:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "binlog_schema", "stream", "--port", str(server.port),
+                 "--user", USER, "--password-file", str(pw), "--server-id", "4244", "--rows",
+                 "--semi-sync", "--stop-never", "--heartbeat", "0.5"],
+                cwd=ROOT, stdout=f, stderr=subprocess.PIPE)
+            try:
+                counts = server.semi_sync_counts
+                # (the last transaction's ack goes when the stream reads on: a heartbeat)
+                _wait(lambda: counts["acked"] == counts["asked"] == want, counts, timeout=60)
+            finally:
+                proc.terminate()
+                err = proc.communicate(timeout=20)[1].decode()
+        last = sorted(folder.iterdir())[-1]
+        assert counts["last"] == (last.name, last.stat().st_size), (counts, err)
+        streamed = [json.loads(x) for x in out.read_text().splitlines()]
+        decoded = _decoded_rows_records(folder)
+        got = [(d["offset"], d["rows"]) for d in streamed if "rows" in d]
+        assert len(got) >= 10 and got == decoded
+    finally:
+        server.close()
+
+
+def _decoded_rows_records(folder):
+    import json
+
+    from . import flashback_workload as fw
+    out = fw.binlog_schema("decode", "--rows", *sorted(folder.iterdir()))
+    assert out.returncode == 0, out.stderr
+    return [(d["offset"], d["rows"]) for d in map(json.loads, out.stdout.decode().splitlines())
+            if "rows" in d]
