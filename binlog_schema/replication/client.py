@@ -297,10 +297,10 @@ class ReplicationStream:
 
     # ------------------------------------------------------------------ events
 
-    def _events(self):
-        """``(offset, raw)`` of each event of the stream, artificial ones included, until the
-        server's EOF (non-blocking) or the connection's end (raised)."""
-        read, parse = framing.read_packet, rp.BinlogStreamPacket.parse
+    def _packets(self):
+        """The payload of each event packet of the stream (0x00 first), until the server's EOF
+        (non-blocking) or the connection's end (raised); ERR packets raised."""
+        read = framing.read_packet
         rfile = self._rfile
         while True:
             try:
@@ -313,8 +313,7 @@ class ReplicationStream:
                 raise ReplicationError("the server closed the connection")
             head = payload[0]
             if head == rp.OK_STATUS:
-                raw = parse(payload)["event"]
-                yield raw
+                yield payload
             elif head == conn.EOF_HEADER and len(payload) < 9:
                 return
             elif head == conn.ERR_HEADER:
@@ -323,51 +322,39 @@ class ReplicationStream:
                 raise ReplicationError(f"unexpected packet starting with {head:#04x} in the "
                                        "binlog stream", path="packet")
 
+    def _events(self):
+        """The raw bytes of each event of the stream, artificial ones included."""
+        parse = rp.BinlogStreamPacket.parse
+        for payload in self._packets():
+            yield parse(payload)["event"]
+
     def _semi_sync_events(self):
         """As :meth:`_events`, on a semi-sync connection: each packet has the semi-sync
         header. The event of a packet that wants an ack is acked before the next packet is
         read, once the checkpoint (moved by :meth:`_batches` before it hands a batch out,
         and the batch was taken when this generator runs again) has reached the event's
         end: an event of an open transaction waits for the transaction's end."""
-        read, parse = framing.read_packet, rp.BinlogStreamPacket.parse
-        rfile = self._rfile
+        parse = rp.BinlogStreamPacket.parse
         wanted = None   # (file, end) of the last event whose ack the server wants, not sent
-        while True:
-            if wanted is not None:
+        for payload in self._packets():
+            try:
+                packet = parse(payload, semi_sync=True)
+            except c.ConstructError:
+                raise ReplicationError(
+                    f"a packet of the semi-sync stream without the semi-sync header "
+                    f"(0xef): {payload[:3].hex()}", path="packet.semi_sync") from None
+            raw = packet.event
+            if packet.semi_sync.ack_wanted:
+                end = int.from_bytes(raw[LOG_POS_AT:LOG_POS_END], "little")
+                # (an event without a position, were one flagged: the position delivered
+                # so far)
+                wanted = (self.file, end) if end else (self.file, self.position)
+            yield raw
+            if wanted is not None:   # (the consumer is back: before the next read)
                 ck = self.checkpoint
                 if ck is not None and (ck["file"], ck["position"]) >= wanted:
                     self._ack(*wanted)
                     wanted = None
-            try:
-                _seq, payload = read(rfile)
-            except (OSError, socket.timeout) as e:
-                raise ReplicationError(f"connection lost: {e}") from None
-            except ValueError:   # (the socket closed by close(), from another thread)
-                raise ReplicationError("connection closed") from None
-            if payload is None:
-                raise ReplicationError("the server closed the connection")
-            head = payload[0]
-            if head == rp.OK_STATUS:
-                try:
-                    packet = parse(payload, semi_sync=True)
-                except c.ConstructError:
-                    raise ReplicationError(
-                        f"a packet of the semi-sync stream without the semi-sync header "
-                        f"(0xef): {payload[:3].hex()}", path="packet.semi_sync") from None
-                raw = packet.event
-                if packet.semi_sync.ack_wanted:
-                    end = int.from_bytes(raw[LOG_POS_AT:LOG_POS_END], "little")
-                    # (an event without a position, were one flagged: the position
-                    # delivered so far)
-                    wanted = (self.file, end) if end else (self.file, self.position)
-                yield raw
-            elif head == conn.EOF_HEADER and len(payload) < 9:
-                return
-            elif head == conn.ERR_HEADER:
-                raise _server_error(payload)
-            else:
-                raise ReplicationError(f"unexpected packet starting with {head:#04x} in the "
-                                       "binlog stream", path="packet")
 
     def transactions(self):
         """``(file, records)``: each complete transaction, or one event outside

@@ -21,7 +21,7 @@ import time
 import pytest
 
 from ..conftest import ROOT
-from .test_stream_server import (CLI, PASSWORD, USER, _decoded, _lines, _rows, _server,
+from .test_stream_server import (CLI, PASSWORD, USER, _decoded, _lines, _rows, _server, _table,
                                  _workload)
 
 pytestmark = pytest.mark.server
@@ -37,9 +37,7 @@ def semi_server():
     s = _server("stream-semi", "--rpl-semi-sync-master-enabled=ON",
                 f"--rpl-semi-sync-master-timeout={TIMEOUT_MS}",
                 "--rpl-semi-sync-master-wait-no-slave=OFF")
-    s.q("CREATE DATABASE st")
-    s.q("CREATE TABLE st.t (id INT PRIMARY KEY, n BIGINT, s VARCHAR(40), d DECIMAL(10,2), "
-        "b LONGBLOB) DEFAULT CHARSET=utf8mb4")
+    _table(s)
     yield s
     s.destroy()
 

@@ -61,12 +61,17 @@ def _server(name, *options):
         unavailable(f"the private MariaDB did not start: stream tier not run: {e}")
 
 
+def _table(server):
+    """The workload's table, st.t."""
+    server.q("CREATE DATABASE st")
+    server.q("CREATE TABLE st.t (id INT PRIMARY KEY, n BIGINT, s VARCHAR(40), "
+             "d DECIMAL(10,2), b LONGBLOB) DEFAULT CHARSET=utf8mb4")
+
+
 @pytest.fixture(scope="module")
 def crc_server():
     s = _server("stream-crc")
-    s.q("CREATE DATABASE st")
-    s.q("CREATE TABLE st.t (id INT PRIMARY KEY, n BIGINT, s VARCHAR(40), d DECIMAL(10,2), "
-        "b LONGBLOB) DEFAULT CHARSET=utf8mb4")
+    _table(s)
     yield s
     s.destroy()
 
@@ -240,9 +245,7 @@ def test_refusals_are_one_line_and_status_1(crc_server, password_file, tmp_path)
 def test_checksum_none(password_file):
     s = _server("stream-none", "--binlog-checksum=NONE")
     try:
-        s.q("CREATE DATABASE st")
-        s.q("CREATE TABLE st.t (id INT PRIMARY KEY, n BIGINT, s VARCHAR(40), d DECIMAL(10,2),"
-            " b LONGBLOB) DEFAULT CHARSET=utf8mb4")
+        _table(s)
         _workload(s, 1, 50)
         out = _stream(s, password_file, "--rows")
         assert out.returncode == 0, out.stderr
@@ -316,9 +319,7 @@ def test_tls(password_file, tmp_path):
     try:
         s.q(f"ALTER USER '{USER}'@'%' REQUIRE SSL")
         assert s.q("SHOW VARIABLES LIKE 'have_ssl'")[0][1] == "YES"
-        s.q("CREATE DATABASE st")
-        s.q("CREATE TABLE st.t (id INT PRIMARY KEY, n BIGINT, s VARCHAR(40), d DECIMAL(10,2),"
-            " b LONGBLOB) DEFAULT CHARSET=utf8mb4")
+        _table(s)
         _workload(s, 1, 30)
         want = _decoded(s.files())
 
