@@ -14,7 +14,8 @@ import sys
 _EPILOG = """\
 A replica connects as to a master: CHANGE MASTER TO MASTER_HOST='127.0.0.1',
 MASTER_PORT=3307, MASTER_USER=..., MASTER_PASSWORD=..., MASTER_LOG_FILE='<a file of DIR>',
-MASTER_LOG_POS=4 (or MASTER_USE_GTID=slave_pos with MariaDB); START SLAVE.
+MASTER_LOG_POS=4 (or MASTER_USE_GTID=slave_pos with MariaDB; MASTER_AUTO_POSITION=1 with
+MySQL and --flavor mysql: its GTID set is honoured); START SLAVE.
 The files of DIR (those that start with the binlog magic number) are served in name order;
 the last one is followed as it grows, and new files are picked up.
 With --ssl-cert/--ssl-key a replica connects over TLS with MASTER_SSL=1 (MASTER_SSL_CA=...
