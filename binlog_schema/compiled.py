@@ -7,6 +7,8 @@
   loaded when first needed: a file loads the code of the types it holds, a reader no builder
 * ``body_family``: the declared type codes, and the family module of each (``DATA``)
 * ``event``: the whole event (``parse``/``build``), for checks against the interpreted one
+* ``packet_header``, ``stream_packet``: the protocol's packet header and the binlog network
+  stream's packet (:mod:`binlog_schema.protocol`), read once per packet
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ UNITS = {
     "header": "binlog_schema.events.envelope:CommonHeader",
     "body_family": "binlog_schema.events:BODY_FAMILY",
     "event": "binlog_schema.events.envelope:Event",
+    "packet_header": "binlog_schema.protocol.framing:PacketHeader",
+    "stream_packet": "binlog_schema.protocol.replication:BinlogStreamPacket",
 }
 
 

@@ -490,7 +490,7 @@ class BinlogReader:
         if ctx.encrypted:  # ciphertext: kept as bytes (the key is not ours), never an error
             return EventRecord(pos, raw, ctx) if wanted else None
         if self.decode == "lazy" and not is_context and code != TRANSACTION_PAYLOAD_EVENT:
-            return EventRecord(pos, raw, ctx, lazy=True) if wanted else None
+            return PlainRecord(pos, raw, ctx) if wanted else None   # (lazy: see PlainRecord)
         rec = EventRecord(pos, raw, ctx)
         if self.decode or is_context:
             try:

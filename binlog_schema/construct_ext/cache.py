@@ -7,8 +7,8 @@ process that needs it imports the declaration, compiles it to module source
 (:func:`.codegen.module_source`) and stores the source and its bytecode in the cache folder;
 every later process loads the bytecode (a millisecond, and no construct import). The file
 names carry a key of the sources generated code depends on (each file's path, size and
-modification time under ``construct_ext/``, ``events/`` and ``mysql/``: the declarations, the
-primitives, the format's facts; generated code imports nothing else of the package),
+modification time under ``construct_ext/``, ``events/``, ``mysql/`` and ``protocol/``: the
+declarations, the primitives, the format's facts; generated code imports nothing else of the package),
 construct's (where it was found is noted in the folder, per Python environment), and the
 Python version: any change compiles anew.
 
@@ -40,7 +40,7 @@ def cache_dir() -> str | None:
 
 
 # what generated code depends on: the declarations, the primitives and the format's facts
-_SOURCES = ("construct_ext", "events", "mysql")
+_SOURCES = ("construct_ext", "events", "mysql", "protocol")
 
 
 def _stamps(root: str, out: list) -> None:

@@ -17,6 +17,12 @@ def ctx_value(this, key, default):
     return default if value is None else value
 
 
+def param(this, key, default):
+    """The keyword ``key`` given to parse or build (``decl.parse(data, key=...)``), else
+    ``default``."""
+    return this["_params"].get(key, default)
+
+
 def field(this, key):
     """A field of the value being built (or parsed); its absence is a layout error."""
     try:

@@ -6,12 +6,15 @@ exact multiple); :func:`read_packet` joins them, :func:`write_packet` splits."""
 
 from __future__ import annotations
 
+import io as _io
+
 import construct as c
 
+from ..construct_ext.primitives import UIntLE
 from ..errors import LimitError, TruncatedError
 
 PacketHeader = c.Struct(
-    "length" / c.Int24ul,                                  # 3  payload bytes in this piece
+    "length" / UIntLE(3),                                  # 3  payload bytes in this piece
     "sequence_id" / c.Int8ul,                              # 1  0 at a command's start, +1 each
 )
 """The header of every packet (and of every piece of a split one)."""
@@ -42,30 +45,56 @@ def read_packet(reader, max_size: int = MAX_PAYLOAD) -> tuple:
     head = reader.read(HEADER_SIZE)
     if not head:
         return None, None
+    parse = _header_parser()
     parts = []
     total = 0
     while True:
         if len(head) < HEADER_SIZE:
             raise TruncatedError(f"connection closed inside a packet header: {len(head)} of "
                                  f"{HEADER_SIZE} bytes", path="packet.header")
-        h = PacketHeader.parse(head)
-        total += h.length
+        h = parse(_io.BytesIO(head), _NO_PARAMS)
+        length = h["length"]
+        total += length
         if total > max_size:
             raise LimitError(f"packet of more than {max_size} bytes", path="packet.length")
-        parts.append(_read_exact(reader, h.length, "packet.payload"))
-        if h.length < MAX_PIECE:
-            return h.sequence_id, parts[0] if len(parts) == 1 else b"".join(parts)
+        parts.append(_read_exact(reader, length, "packet.payload"))
+        if length < MAX_PIECE:
+            return h["sequence_id"], parts[0] if len(parts) == 1 else b"".join(parts)
         head = reader.read(HEADER_SIZE)
+
+
+_NO_PARAMS = {"_params": {}}
+_PARSER: list = []
+
+
+_BUILDER: list = []
+
+
+def _header_parser():
+    """PacketHeader's compiled parser (:mod:`binlog_schema.compiled`: once per process)."""
+    if not _PARSER:
+        from .. import compiled
+        _PARSER.append(compiled.unit("packet_header.parse")["parse"])
+    return _PARSER[0]
+
+
+def _header_builder():
+    """PacketHeader's compiled builder, ``build(value, io, this)``."""
+    if not _BUILDER:
+        from .. import compiled
+        _BUILDER.append(compiled.unit("packet_header.build")["build"])
+    return _BUILDER[0]
 
 
 def write_packet(writer, payload: bytes, seq: int) -> int:
     """Write ``payload`` as one packet (in pieces when it is 0xffffff bytes or more) starting
     at sequence id ``seq``; the sequence id that follows it."""
     view = memoryview(payload)
+    build = _header_builder()
     at = 0
     while True:
         piece = view[at:at + MAX_PIECE]
-        writer.write(PacketHeader.build({"length": len(piece), "sequence_id": seq}))
+        build({"length": len(piece), "sequence_id": seq}, writer, _NO_PARAMS)
         writer.write(piece)
         seq = (seq + 1) & 0xFF
         at += len(piece)

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import construct as c
 
+from ..construct_ext import exprs
+from ..construct_ext.expressions import Call
 from ..construct_ext.primitives import Bounded, Opt, Raw, Text
 from ..events.gtid import PreviousGtidsBody
 from .connection import COM_BINLOG_DUMP, COM_BINLOG_DUMP_GTID, COM_REGISTER_SLAVE
@@ -74,7 +76,7 @@ ComBinlogDumpGtid = c.Struct(
 
 BinlogStreamPacket = c.Struct(
     c.Const(OK_STATUS, c.Int8ul),                          # 1  0x00
-    "semi_sync" / Opt(lambda ctx: ctx._params.get("semi_sync", False), c.Struct(
+    "semi_sync" / Opt(Call(exprs.param, "semi_sync", False), c.Struct(
         c.Const(SEMI_SYNC_MARKER, c.Int8ul),               # 1  0xef
         "ack_wanted" / c.Int8ul)),                         # 1  1: send a SemiSyncAck
     "event" / Raw,                                         #    the event (header to CRC32)

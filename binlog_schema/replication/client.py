@@ -52,8 +52,6 @@ import random
 import socket
 import time
 
-import construct as c
-
 from ..context import Context
 from ..errors import ReplicationError
 from ..mysql.codes import (FORMAT_DESCRIPTION_EVENT, GTID_KINDS, HEARTBEAT_LOG_EVENT,
@@ -96,7 +94,10 @@ class ReplicationStream:
     module docstring; with ``blocking`` only: else :class:`ValueError`);
     ``on_warning(message)`` is told, once, when it is not (default:
     :func:`warnings.warn`). :attr:`semi_sync_on` says whether the current (or last)
-    connection is semi-sync, :attr:`acks` counts the acks sent.
+    connection is semi-sync, :attr:`acks` counts the acks sent. ``decode``: as
+    :class:`~binlog_schema.stream.BinlogReader`'s (``"lazy"``: each record parsed when its
+    value is first asked for, and the table maps left to the consumer, as ``decode`` and
+    ``stream`` write them; default: parsed as it arrives, table maps followed by the reader).
 
     Iterating yields records; :meth:`transactions` yields ``(file, records)`` batches, one
     complete transaction (or one event outside transactions) each. ``file`` is the file of
@@ -109,12 +110,13 @@ class ReplicationStream:
                  reconnect: bool = False, ssl=None, heartbeat: float = DEFAULT_HEARTBEAT,
                  connect_timeout: float = 10.0, backoff: float = 0.5,
                  max_backoff: float = 30.0, hold: int = 256, semi_sync: bool = False,
-                 on_warning=None):
+                 on_warning=None, decode=True):
         self.host, self.port, self.user, self.password = host, port, user, password
         self.server_id = server_id
         self.blocking, self.reconnect = blocking, reconnect and blocking
         self.ssl, self.heartbeat, self.connect_timeout = ssl, heartbeat, connect_timeout
         self.backoff, self.max_backoff, self.hold = backoff, max_backoff, hold
+        self.decode = decode
         self.file = file
         self.position = 4 if position is None else position
         self.gtid = gtid
@@ -187,7 +189,7 @@ class ReplicationStream:
             flags |= rp.BINLOG_SEND_ANNOTATE_ROWS
         # (the stream's context until the FORMAT_DESCRIPTION: the checksum agreed on, which
         # the first ROTATE already carries)
-        self.reader = BinlogReader(None, ctx=Context(
+        self.reader = BinlogReader(None, decode=self.decode, ctx=Context(
             checksum=str(checksum or "").upper() not in ("", "NONE", "0")))
         sock = c._sock
         sock.settimeout(None if self.blocking else max(60.0, 4 * self.heartbeat))
@@ -324,9 +326,9 @@ class ReplicationStream:
 
     def _events(self):
         """The raw bytes of each event of the stream, artificial ones included."""
-        parse = rp.BinlogStreamPacket.parse
+        parse, this = _stream_packet_parser(), {"_params": {}}
         for payload in self._packets():
-            yield parse(payload)["event"]
+            yield parse(io.BytesIO(payload), this)["event"]
 
     def _semi_sync_events(self):
         """As :meth:`_events`, on a semi-sync connection: each packet has the semi-sync
@@ -334,17 +336,17 @@ class ReplicationStream:
         read, once the checkpoint (moved by :meth:`_batches` before it hands a batch out,
         and the batch was taken when this generator runs again) has reached the event's
         end: an event of an open transaction waits for the transaction's end."""
-        parse = rp.BinlogStreamPacket.parse
+        parse, this = _stream_packet_parser(), {"_params": {"semi_sync": True}}
         wanted = None   # (file, end) of the last event whose ack the server wants, not sent
         for payload in self._packets():
             try:
-                packet = parse(payload, semi_sync=True)
-            except c.ConstructError:
+                packet = parse(io.BytesIO(payload), this)
+            except Exception:  # noqa: BLE001 - (construct's errors, from compiled code)
                 raise ReplicationError(
                     f"a packet of the semi-sync stream without the semi-sync header "
                     f"(0xef): {payload[:3].hex()}", path="packet.semi_sync") from None
-            raw = packet.event
-            if packet.semi_sync.ack_wanted:
+            raw = packet["event"]
+            if packet["semi_sync"]["ack_wanted"]:
                 end = int.from_bytes(raw[LOG_POS_AT:LOG_POS_END], "little")
                 # (an event without a position, were one flagged: the position delivered
                 # so far)
@@ -459,6 +461,13 @@ class ReplicationStream:
         self.position = end
         prior = self.checkpoint["gtid"] if self.checkpoint else None
         self.checkpoint = checkpoint_dict(self.file, end, gtid or prior)
+
+
+def _stream_packet_parser():
+    """BinlogStreamPacket's compiled parser, ``parse(io, {"_params": {...}})`` (the
+    declaration's, compiled once: :mod:`binlog_schema.compiled`)."""
+    from .. import compiled
+    return compiled.unit("stream_packet.parse")["parse"]
 
 
 def semi_sync_ack(file: str, position: int) -> bytes:

@@ -257,8 +257,9 @@ class Streamer:
 
     def __init__(self, client: Connection, name: str, position: int, flags: int,
                  gtid_mode: bool, state: dict | None, executed=None):
-        from ..protocol import replication
-        self.packet = replication.BinlogStreamPacket
+        from .. import compiled
+        self.build_packet = compiled.unit("stream_packet.build")["build"]   # (the
+        # declaration's, compiled: once per event)
         self.client = client
         self.folder = client.server.folder
         self.server_id = client.config.server_id
@@ -271,6 +272,7 @@ class Streamer:
         self.semi = (client.session.user_vars.get("rpl_semi_sync_slave") or "0") not in (
             "0", "")
         self.asking = self.semi and client.config.semi_sync
+        self.this = {"_params": {"semi_sync": self.semi}}
         self.in_transaction = False
         self.inbox = bytearray()   # (a semi-sync replica's acks, as they arrive)
         period = client.config.heartbeat
@@ -284,15 +286,18 @@ class Streamer:
     def send_event(self, raw: bytes, flush: bool = True, kind: int | None = None):
         """One event to the replica (``kind``: a file's event, which may end a transaction
         and so, to a semi-sync replica, ask for an ack)."""
+        buf = io.BytesIO()
         if self.semi:
             ack = self.asking and kind is not None and self.ends_transaction(kind, raw)
-            self.client.send(self.packet, {"semi_sync": {"ack_wanted": int(ack)},
-                                           "event": raw}, flush=flush, semi_sync=True)
+            self.build_packet({"semi_sync": {"ack_wanted": int(ack)}, "event": raw}, buf,
+                              self.this)
+            self.client.send_raw(buf.getvalue(), flush)
             if ack:
                 self.client.server.semi_sync_counts["asked"] += 1
                 self.take_acks(0)
         else:
-            self.client.send(self.packet, {"event": raw}, flush=flush)
+            self.build_packet({"semi_sync": None, "event": raw}, buf, self.this)
+            self.client.send_raw(buf.getvalue(), flush)
         self.last_sent = time.monotonic()
 
     def ends_transaction(self, kind: int, raw: bytes) -> bool:

@@ -148,6 +148,7 @@ def cmd_stream(args) -> int:
                                resume=resume, blocking=args.stop_never,
                                reconnect=args.stop_never, ssl=_ssl(args),
                                heartbeat=args.heartbeat, semi_sync=args.semi_sync,
+                               decode="lazy",   # (as decode: the writers parse what they need)
                                on_warning=lambda m: print(f"binlog-schema stream: warning: {m}",
                                                           file=sys.stderr))
     out = Output()
