@@ -37,8 +37,6 @@ statement-based transactions).
 from __future__ import annotations
 
 import argparse
-import datetime
-import json
 import os
 import shutil
 import subprocess
@@ -57,8 +55,9 @@ from command_runs import (  # noqa: E402
     MIB,
     Spread,
     load_line,
-    ratios,
     run_command,
+    command_table,
+    save_figures,
 )
 
 # case key -> (title, our arguments before FILE, our arguments after FILE, [peer keys])
@@ -87,12 +86,8 @@ def default_files():
 
 def build_commands(files, cases, python, ours_cwd, mariadb_binlog, out_dir):
     """The distinct commands (id -> spec) in turn order, and the cases referring to them."""
-    commands, case_rows = {}, []
-
-    def add(cid, label, argv, cwd):
-        if cid not in commands:
-            commands[cid] = {"label": label, "argv": argv, "cwd": cwd, "runs": []}
-        return cid
+    commands, add = command_table()
+    case_rows = []
 
     for n, f in enumerate(files):
         peer_argv = {}
@@ -190,19 +185,8 @@ def main(argv=None):
     print(f"\n{load_line()} at the end; {time.time() - started:.0f}s in all")
 
     if args.json:
-        doc = {
-            "when": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "python": python, "ours_cwd": ours_cwd, "ours_package": where,
-            "ours_commit": commit, "mariadb_binlog": mb_version, "repeats": args.repeats,
-            "cpus": os.cpu_count(), "files": {f: os.path.getsize(f) for f in files},
-            "commands": {cid: {"label": c["label"], "argv": c["argv"], "cwd": c["cwd"],
-                               "runs": [r.as_dict() for r in c["runs"]]}
-                         for cid, c in commands.items()},
-            "cases": summary,
-        }
-        with open(args.json, "w") as fh:
-            json.dump(doc, fh, indent=1)
-        print(f"figures saved to {args.json}")
+        save_figures(args.json, commands, summary, files, args.repeats,
+                     python, ours_cwd, mariadb_binlog=mb_version)
     return 0
 
 

@@ -215,3 +215,35 @@ def summarize(commands, case_rows):
                     ratios(runs, ours, "cpu")).__dict__
         out.append(entry)
     return out
+
+
+def save_figures(path, commands, summary, files, repeats, python, ours_cwd, **facts) -> None:
+    """The figures of a run as JSON at ``path``: when, the machine's cores, the python, our
+    checkout, where it imports the package from and its commit, ``facts`` (the peers'
+    versions...), the files' sizes, every command's runs and the cases' summary."""
+    import datetime
+    import json
+    where, commit = describe_ours(python, ours_cwd)
+    doc = {"when": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+           "python": python, "ours_cwd": ours_cwd, "ours_package": where,
+           "ours_commit": commit, **facts, "repeats": repeats, "cpus": os.cpu_count(),
+           "files": {f: os.path.getsize(f) for f in files},
+           "commands": {cid: {"label": c["label"], "argv": c["argv"], "cwd": c["cwd"],
+                              "runs": [r.as_dict() for r in c["runs"]]}
+                        for cid, c in commands.items()},
+           "cases": summary}
+    with open(path, "w") as fh:
+        json.dump(doc, fh, indent=1)
+    print(f"figures saved to {path}")
+
+
+def command_table():
+    """``(commands, add)``: the distinct commands (id -> spec, in turn order) and
+    ``add(cid, label, argv, cwd)``, which registers a command once and returns its id."""
+    commands: dict = {}
+
+    def add(cid, label, argv, cwd):
+        if cid not in commands:
+            commands[cid] = {"label": label, "argv": argv, "cwd": cwd, "runs": []}
+        return cid
+    return commands, add
