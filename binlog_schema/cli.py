@@ -621,6 +621,10 @@ def _add_fixtures(sub):
 def _add_stream(sub):
     from .replication import stream_command
     stream_command.register(sub)
+    p = sub.choices["stream"]
+    for opt in FILTERS:   # (decode's filters; --gtid is the stream's start there)
+        if opt.dest != "gtid":
+            p.add_argument(*opt.names, **opt.kw)
 
 
 def _add_serve(sub):

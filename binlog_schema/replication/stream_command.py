@@ -10,6 +10,8 @@ EPILOG = """The output is what `decode` writes for the server's files (the same 
 in the server's files, a ROTATE switching the file name), one complete transaction at a time,
 flushed after each: a disconnect never prints half a transaction. Artificial events (the
 ROTATE a server sends first, a FORMAT_DESCRIPTION sent again, heartbeats) are not printed.
+--database, --table, --operation, --thread-id and --start/--stop-datetime select as decode's
+do (a transaction left out still moves the checkpoint).
 --resume FILE stores {"file", "position", "gtid"} after each transaction (written to a
 temporary file and renamed); when FILE exists it wins over --file/--position/--gtid.
 --semi-sync (with --stop-never): a semi-synchronous replica, when the server has semi-sync on
@@ -120,6 +122,10 @@ def load_checkpoint(path: str) -> dict | None:
     return data
 
 
+# the filters of decode that stream takes too (cli.FILTERS, but --gtid: the start here)
+FILTERS = ("start_datetime", "stop_datetime", "database", "table", "operation", "thread_id")
+
+
 def cmd_stream(args) -> int:
     from ..errors import BinlogError
     from ..serial.write import Output, RecordWriter, os_problem
@@ -136,6 +142,14 @@ def cmd_stream(args) -> int:
         print("binlog-schema stream: --gtid starts after a GTID set, --file/--position at a "
               "place in a file: give one of them", file=sys.stderr)
         return 2
+    selection = None
+    if any(getattr(args, f, None) for f in FILTERS):   # (decode's filters: model/selection.py)
+        from ..model.selection import Selection, SelectionError
+        try:
+            selection = Selection.from_options(**{f: getattr(args, f) for f in FILTERS})
+        except SelectionError as e:
+            print(f"binlog-schema stream: {e}", file=sys.stderr)
+            return 2
     try:
         password = _password(args)
         resume = load_checkpoint(args.resume) if args.resume else None
@@ -164,6 +178,9 @@ def cmd_stream(args) -> int:
 
     try:
         for file, batch in stream.transactions():
+            if selection is not None:   # (a whole transaction: judged as decode judges it)
+                from ..model.selection import select_events
+                batch = list(select_events(batch, selection))
             if writer is None or writer.path != file:
                 decoder = None
                 if rows:

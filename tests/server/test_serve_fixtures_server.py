@@ -260,3 +260,24 @@ def test_python_mysql_replication_auto_position_against_serve(mysql_fixtures, my
     assert len(want) >= 50
     got = pmr_rows(mysql_serve.port, is_mariadb=False, auto_position=f"{UUID}:1-5")
     assert not row_differences(got, want)
+
+
+@pytest.mark.parametrize("filters", [["--database", DATABASES[1], "--operation", "update"],
+                                     ["--table", f"{DATABASES[0]}.t2", "--table", "*.t3"]],
+                         ids=["database-operation", "tables"])
+def test_stream_filters_as_decode_does(fixtures, serve, filters):
+    """``stream --rows`` with decode's filters gives the rows ``decode --rows`` gives with the
+    same filters (and fewer than without them)."""
+    folder, _, names, _ = fixtures
+    files = [folder / n for n in names]
+    want = _row_records(_run("decode", "--rows", *filters, *files))
+    everything = _row_records(_run("decode", "--rows", *files))
+    assert 0 < len(want) < len(everything)
+    out = _stream(serve.port, "--rows", *filters)
+    assert out.returncode == 0, out.stderr.decode()
+    assert _row_records(out.stdout) == want
+
+
+def test_stream_refuses_a_wrong_filter(serve):
+    out = _stream(serve.port, "--operation", "upsert")
+    assert out.returncode == 2 and b"--operation" in out.stderr
