@@ -319,19 +319,26 @@ class Streamer:
         self.in_transaction = False
         return True
 
+    def received(self, wait: float) -> bytes | None:
+        """What the client sent, once it has sent something (waiting up to ``wait`` seconds;
+        None: nothing). A closed connection ends the dump (PeerGone)."""
+        sock = self.client.sock   # (TLS: bytes already decrypted are pending, not selectable)
+        if not (isinstance(sock, ssl.SSLSocket) and sock.pending() or
+                select.select([sock], [], [], wait)[0]):
+            return None
+        try:
+            data = sock.recv(65536)
+        except OSError:
+            data = b""
+        if not data:
+            raise PeerGone("closed during the dump")
+        return data
+
     def take_acks(self, wait: float) -> None:
         """Read what a semi-sync replica sent (waiting up to ``wait`` seconds for it): its
         SemiSyncAck packets, counted; a closed connection ends the dump."""
         from ..protocol.replication import SemiSyncAck
-        sock = self.client.sock
-        while isinstance(sock, ssl.SSLSocket) and sock.pending() or \
-                select.select([sock], [], [], wait)[0]:
-            try:
-                data = sock.recv(65536)
-            except OSError:
-                data = b""
-            if not data:
-                raise PeerGone("closed during the dump")
+        while (data := self.received(wait)) is not None:
             self.inbox += data
             wait = 0
         counts = self.client.server.semi_sync_counts
@@ -376,15 +383,7 @@ class Streamer:
             self.take_acks(POLL)
         else:   # (a replica sends nothing during a dump; python-mysql-replication's MariaDB
             # dump packet leaves one byte after it: dropped)
-            sock = self.client.sock   # (TLS: bytes already decrypted are pending)
-            if isinstance(sock, ssl.SSLSocket) and sock.pending() or \
-                    select.select([sock], [], [], POLL)[0]:
-                try:
-                    data = sock.recv(4096)
-                except OSError:
-                    data = b""
-                if not data:
-                    raise PeerGone("closed while waiting")
+            self.received(POLL)
         if self.period and time.monotonic() - self.last_sent >= self.period:
             self.send_event(self.artificial(codes.HEARTBEAT_LOG_EVENT,
                                             {"log_ident": self.name}, self.position))

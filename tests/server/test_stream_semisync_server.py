@@ -23,6 +23,7 @@ import pytest
 from ..conftest import ROOT
 from .test_stream_server import (CLI, PASSWORD, USER, _decoded, _lines, _rows, _server, _table,
                                  _workload)
+from .test_stream_server import password_file  # noqa: F401 (the stream tier's fixture)
 
 pytestmark = pytest.mark.server
 
@@ -42,11 +43,6 @@ def semi_server():
     s.destroy()
 
 
-@pytest.fixture(scope="module")
-def password_file(tmp_path_factory):
-    p = tmp_path_factory.mktemp("semisync") / "pw"
-    p.write_text(PASSWORD + "\n")
-    return p
 
 
 def _status(server) -> dict:
