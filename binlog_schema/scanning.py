@@ -169,7 +169,8 @@ def confirmed(blocks: Blocks, pos: int, size: int, end: int, ctx, max_size: int)
     """Whether the event of ``size`` bytes at ``pos`` is one: its CRC32 verifies (a file
     with checksums, and a FORMAT_DESCRIPTION, which says itself whether it has one); without
     checksums, the header after it is plausible (or the file ends there, or within the next
-    header), or its log position is where it ends (the next header may be the damaged one)."""
+    header), or its log position is where it ends (the next header may be the damaged one),
+    and no FORMAT_DESCRIPTION whose CRC32 verifies starts inside it."""
     stored = blocks.at(pos + TYPE_AT, 1)[0]
     if stored == START_EVENT_V3 and size not in START_V3_SIZES:
         return False  # (no START_EVENT_V3 has another size: a damaged header, say)
@@ -197,9 +198,12 @@ def confirmed(blocks: Blocks, pos: int, size: int, end: int, ctx, max_size: int)
             return False
         if fde_like(blocks, pos, size):
             return True
-    if int.from_bytes(blocks.at(pos + LOG_POS_AT, 4), "little") == (pos + size) & 0xFFFFFFFF:
-        return True
-    return follows(blocks, pos + size, end, ctx, max_size)
+    if not (int.from_bytes(blocks.at(pos + LOG_POS_AT, 4), "little") ==
+            (pos + size) & 0xFFFFFFFF or follows(blocks, pos + size, end, ctx, max_size)):
+        return False
+    # an event no CRC32 proves, over a FORMAT_DESCRIPTION one does (a file without checksums
+    # cut short, then another file without its magic number), is none: that FDE is the event
+    return ctx.checksum or checksummed_fde_inside(blocks, pos, size, ctx) is None
 
 
 def checksummed_fde_inside(blocks: Blocks, pos: int, size: int, ctx) -> int | None:

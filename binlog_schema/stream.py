@@ -353,12 +353,10 @@ class BinlogReader:
                         break
                     inside = raw.find(MAGIC, inside + 1)
             over = None
-            if sure and not ctx.checksum and not no_context:
-                # an event no CRC32 proves over a FORMAT_DESCRIPTION that one does (a file
-                # cut short, then another without its magic number): it is none, and the
-                # events before that FDE are found as after any damage
+            if fits and not sure and not ctx.checksum and not no_context:
+                # (scanning.confirmed refuses an event no CRC32 proves over a
+                # FORMAT_DESCRIPTION that one does: named in the error when so)
                 over = scanning.checksummed_fde_inside(blocks, pos, size, ctx)
-                sure = over is None
             if sure and not (no_context and code not in CONTEXT_KINDS):
                 self._read += 1
                 if lazy and code not in _SPECIAL and not ctx.encrypted:

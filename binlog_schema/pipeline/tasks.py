@@ -204,6 +204,10 @@ def prescan(uri: str, size: int, split_bytes: int) -> list:
                     # no checksums, no log position that vouches for the size: the header
                     # after it must be plausible, as for the reader (scanning.confirmed)
                     fits = scanning.follows(blocks, pos + n, size, ctx, MAX_EVENT_SIZE)
+                if fits and contexts and not ctx.checksum and kind not in CONTEXT_KINDS and \
+                        scanning.checksummed_fde_inside(blocks, pos, n, ctx) is not None:
+                    fits = False   # (over a FORMAT_DESCRIPTION a CRC32 proves: none, as for
+                    # the reader, scanning.confirmed)
                 if not fits:
                     damaged = pos
                     break
@@ -860,7 +864,8 @@ def split_records(f, split: Split, ctx: Context | None = None, parse=None):
     which the event's parse checks; without checksums its log position, or the header after
     it, read one record ahead); from the first event that is not (an error, a size out of
     bounds, an event cut short, a header after it that is not plausible), the recovering
-    reader takes over from that event, with the context in force there (an event that
+    reader takes over from that event, with the context in force there (so does an event
+    without a CRC32 over a FORMAT_DESCRIPTION whose CRC32 verifies; an event that
     holds a magic number hands over too: the recovering reader tells a second file's start
     inside it from a value that happens to hold those bytes). Confirmations may
     look at the headers after the split's end (a split ends where the pre-scan confirmed an
@@ -873,6 +878,7 @@ def split_records(f, split: Split, ctx: Context | None = None, parse=None):
     resume = (split.start, ctx) if split.start else None
     fast = BinlogReader(view, decode="lazy", skip_errors=True, recover=False, resume=resume,
                         stop=stop)
+    sblocks = scanning.Blocks(view)   # (what a confirmation reads, the reader's own apart)
     it = iter(fast)
     at = None            # (offset, context) where the recovering reader takes over
     emitted = False
@@ -892,6 +898,11 @@ def split_records(f, split: Split, ctx: Context | None = None, parse=None):
             if n < HEADER_SIZE + 4:   # (too short to hold a CRC32 that verifies)
                 at = (rec.offset, c)
                 break
+        elif not c.checksum and not c.encrypted and _over_checked_fde(view, sblocks, rec, c):
+            # (over a FORMAT_DESCRIPTION a CRC32 proves: no event, as scanning.confirmed
+            # says; the recovering reader finds that FDE)
+            at = (rec.offset, c)
+            break
         elif not c.encrypted and \
                 int.from_bytes(raw[LOG_POS_AT:LOG_POS_END], "little") != (rec.offset + n) & 0xFFFFFFFF:
             # no checksum and no log position that vouches for the size: the next header
@@ -939,6 +950,17 @@ def split_records(f, split: Split, ctx: Context | None = None, parse=None):
         elif parse is not None:
             parse(rec)
         yield rec
+
+
+def _over_checked_fde(view, sblocks, rec, ctx) -> bool:
+    """Whether a FORMAT_DESCRIPTION whose CRC32 verifies starts inside ``rec``'s bytes (read
+    through ``sblocks``; the file position, which the plain reader keeps, put back)."""
+    here = view.tell()
+    try:
+        return scanning.checksummed_fde_inside(sblocks, rec.offset, len(rec.raw), ctx) \
+            is not None
+    finally:
+        view.seek(here)
 
 
 def _decode_open(f, split: Split, st: _SplitState, want_rows: bool, sink, schema=None):

@@ -205,6 +205,23 @@ def test_a_file_cut_and_another_appended(originals, tmp_path, first, second):
         assert splits[-1].start <= off
 
 
+@pytest.mark.parametrize("key", ["v51", "none"])
+def test_a_file_without_checksums_cut_then_one_with_them_without_its_magic(originals,
+                                                                          tmp_path, key):
+    """A file without checksums cut 20 bytes before an event ends, then a file with checksums
+    from its FORMAT_DESCRIPTION on (no magic number): the cut event's size and log position
+    say it ends inside that FORMAT_DESCRIPTION, whose CRC32 verifies. The pre-scan's
+    confirmed events follow the reader's rule (no event no CRC32 proves over one a CRC32
+    does): at every split size the splits give the whole-file reader's records."""
+    first, first_events = originals[key]
+    second, _ = originals["crc32"]
+    o, raw = first_events[len(first_events) // 2]
+    path = tmp_path / "cut-then-checksummed"
+    path.write_bytes(first[:o + len(raw) - 20] + second[4:])
+    for split_bytes in range(200, 2400, 100):
+        _check_tasks(path, split_bytes, rows=False)
+
+
 def test_no_format_description_is_one_skipped_range(originals, tmp_path):
     data, events = originals["crc32"]
     d = damage.without_format_description(data, events)
