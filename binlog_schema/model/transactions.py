@@ -101,6 +101,17 @@ def ends_transaction(what: str) -> bool:
         not what.startswith("ROLLBACK TO")
 
 
+def query_boundary(what: str, open_: bool) -> tuple:
+    """``(ends, open after)`` for a QUERY statement's head ``what`` met while a transaction
+    is ``open_`` (its BEGIN seen): BEGIN opens one; COMMIT or ROLLBACK ends it; a statement
+    inside one belongs to it; a statement outside one (DDL) is a transaction of its own."""
+    if begins_transaction(what):
+        return False, True
+    if ends_transaction(what):
+        return True, False
+    return (False, True) if open_ else (True, False)
+
+
 def event_time(rec) -> int:
     """An event's header timestamp (its first four bytes), without parsing it."""
     return int.from_bytes(rec.raw[:4], "little")
@@ -410,4 +421,4 @@ def change_records(source, schema=None, *, file_index: int = 0, on_error=None, n
 
 __all__ = ["BOUNDARY_KINDS", "event_time", "ORDER_KEY_FIELDS", "ChangeRecord", "Held", "Pending",
            "Transaction", "Transactions", "change_records", "file_sequence", "gtid_of", "order_key",
-           "order_key_fields", "transaction_events"]
+           "order_key_fields", "query_boundary", "transaction_events"]

@@ -103,7 +103,7 @@ def xor_nonce(data: bytes, nonce: bytes) -> bytes:
     """``data`` XOR the nonce's 20 bytes repeated (how caching_sha2_password hides the password
     inside its RSA message; applied twice it gives ``data`` back)."""
     pad = nonce[:SCRAMBLE_LENGTH]
-    return bytes(b ^ pad[i % len(pad)] for i, b in enumerate(data))
+    return _xor(data, pad * (len(data) // len(pad) + 1))
 
 
 def new_rsa_key():

@@ -389,7 +389,7 @@ class ReplicationStream:
             yield from batch
 
     def _batches(self):
-        from ..model.transactions import (Held, begins_transaction, ends_transaction,
+        from ..model.transactions import (Held, begins_transaction, query_boundary,
                                           statement_of)
         reader = self.reader
         held = None           # the open transaction's records
@@ -441,14 +441,8 @@ class ReplicationStream:
                 continue
             held.add(rec)
             done = kind in (XID_EVENT, XA_PREPARE_LOG_EVENT)
-            if kind == QUERY_EVENT:
-                what = statement_of(rec) or ""
-                if begins_transaction(what):
-                    begun = True
-                elif ends_transaction(what):
-                    done = True
-                elif not begun:   # (a GTID, then one statement: DDL)
-                    done = True
+            if kind == QUERY_EVENT:   # (a GTID, then one statement: DDL, done)
+                done, begun = query_boundary(statement_of(rec) or "", begun)
             if done:
                 batch = list(held.drain())
                 held = None

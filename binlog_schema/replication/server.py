@@ -309,15 +309,10 @@ class Streamer:
         if kind != codes.QUERY_EVENT:
             return False
         from ..model.statements import statement_head
-        from ..model.transactions import begins_transaction, ends_transaction
+        from ..model.transactions import query_boundary
         head = statement_head(parse_event(raw, self.ctx)["body"].get("query") or "")
-        if begins_transaction(head):
-            self.in_transaction = True
-            return False
-        if self.in_transaction and not ends_transaction(head):
-            return False
-        self.in_transaction = False
-        return True
+        ends, self.in_transaction = query_boundary(head, self.in_transaction)
+        return ends
 
     def received(self, wait: float) -> bytes | None:
         """What the client sent, once it has sent something (waiting up to ``wait`` seconds;
