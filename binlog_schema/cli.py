@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 
+from .statuses import worst
 
 STATUSES = """exit status: 0 every file read cleanly; 1 a file could not be read (missing, a
 directory, empty, not a binlog), or (without --skip-errors) reading stopped at its first error,
@@ -14,12 +15,6 @@ said on stderr with the file, offset, field and reason; 2 the command line is wr
 the usage); 3 (with --skip-errors) something was skipped or had an error: each said on stderr,
 with a summary line per file; or (decode --rows --schema) a table map disagreed with the
 schema."""
-
-
-def worst(a: int, b: int) -> int:
-    """The status of two files' statuses: 1 (a file unread or stopped) over 3 (damage gone
-    round) over 0."""
-    return 1 if 1 in (a, b) else max(a, b)
 
 
 def cmd_decode(args) -> int:

@@ -17,8 +17,8 @@ import sys
 
 from .errors import BinlogError
 from .mysql.codes import FORMAT_DESCRIPTION_EVENT
+from .statuses import CLEAN, DAMAGED, STOPPED
 
-CLEAN, STOPPED, PARTIAL = 0, 1, 3
 
 
 def _fde(path):
@@ -119,7 +119,7 @@ def write_flashback(paths, target, selection=None, *, start=None, stop=None, err
         return STOPPED
     err.write(f"{target}: {counts['transactions']} transactions, {counts['rows_events']} rows "
               f"events inverted ({counts['bytes']} bytes)\n")
-    return PARTIAL if said else CLEAN
+    return DAMAGED if said else CLEAN
 
 
 __all__ = ["flashback", "write_flashback"]

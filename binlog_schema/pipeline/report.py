@@ -13,7 +13,7 @@ import time
 from binlog_schema.pipeline.reconcile import MAGIC_SIZE
 # exit statuses of ``spark decode``: the single-process commands' (a file not reconciled
 # is the pipeline's reading that stopped), and argparse's for usage
-from binlog_schema.serial.write import CLEAN, DAMAGED, STOPPED as NOT_RECONCILED
+from binlog_schema.statuses import CLEAN, DAMAGED, STOPPED as NOT_RECONCILED
 
 USAGE = 2
 

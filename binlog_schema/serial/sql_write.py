@@ -25,11 +25,11 @@ import datetime as _dt
 
 from ..errors import BinlogError
 from ..mysql.codes import QUERY_EVENT
+from ..statuses import CLEAN, DAMAGED, STOPPED
 from .sql_statements import SqlRefused, SqlTable
 from .sql_text import SESSION_SQL
 
 # exit statuses (as decode's)
-CLEAN, STOPPED, PARTIAL = 0, 1, 3
 
 
 def _when(ts: int) -> str:
@@ -277,7 +277,7 @@ def write_sql(paths, out, selection, *, start=None, stop=None, schema=None,
         say(f"{getattr(e, 'filename', '') or ''}: {os_problem(e)}")
         return STOPPED
     out.flush()
-    return PARTIAL if stopped else CLEAN
+    return DAMAGED if stopped else CLEAN
 
 
 __all__ = ["flashback_statements", "forward_statements", "sql_statements", "write_sql"]

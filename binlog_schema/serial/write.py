@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 
 from ..errors import BinlogError
+from ..statuses import CLEAN, DAMAGED, STOPPED
 from ..mysql.codes import ROWS_KINDS
 from ..mysql.codes import TABLE_MAP_EVENT, TRANSACTION_PAYLOAD_EVENT
 from ..stream import BinlogReader
@@ -107,8 +108,6 @@ def _noting_snap(reader, records, path, out, err):
 # the formats of change records (:mod:`.change_records`): one line per row change
 CHANGE_FORMATS = ("maxwell", "debezium")
 
-# exit statuses of the commands that read files
-CLEAN, STOPPED, DAMAGED = 0, 1, 3
 
 
 class Account:
