@@ -8,4 +8,4 @@ bash scripts/setup.sh
 bash scripts/install_server.sh || echo "test.sh: could not install mariadb-server; the server tier will say why it did not run" >&2
 export BINLOG_CORPUS=${BINLOG_CORPUS:-$(cd .. && pwd)/shared/corpus}
 if [[ -s .venv/java-home ]]; then export JAVA_HOME=$(cat .venv/java-home); fi
-exec .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
+exec .venv/bin/python -m pytest -q -rs -p no:cacheprovider "$@"
