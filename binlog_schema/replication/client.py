@@ -75,6 +75,12 @@ SEMI_SYNC_ANNOUNCE = {"mariadb": "SET @rpl_semi_sync_slave= 1",
                       "mysql": "SET @rpl_semi_sync_replica= 1, @rpl_semi_sync_slave= 1"}
 
 
+class RepeatError(ReplicationError):
+    """The server went back over what this stream has delivered (a rotation to a file and
+    position before the end of what was delivered from that file, or an event that does not
+    end after the one before it): the stream stops here, never reconnects to get it again."""
+
+
 def checkpoint_dict(file: str, position: int, gtid: str | None) -> dict:
     return {"file": file, "position": position, "gtid": gtid}
 
@@ -125,6 +131,9 @@ class ReplicationStream:
             self.gtid = None   # (the position says where; the GTID is kept for the record)
         self.checkpoint = (checkpoint_dict(self.file, self.position, resume.get("gtid"))
                            if resume else None)
+        # {file: the end of the last event delivered from it}: a server never goes back
+        # before it (see _batches: RepeatError)
+        self.delivered = {self.file: self.position} if resume else {}
         self.flavor = None
         self.reconnects = 0
         self.heartbeats = 0   # (received, when idle at the end of the last file)
@@ -304,6 +313,7 @@ class ReplicationStream:
         (non-blocking) or the connection's end (raised); ERR packets raised."""
         read = framing.read_packet
         rfile = self._rfile
+        started = False   # (an ERR after events: no longer about the start position)
         while True:
             try:
                 _seq, payload = read(rfile)
@@ -315,11 +325,12 @@ class ReplicationStream:
                 raise ReplicationError("the server closed the connection")
             head = payload[0]
             if head == rp.OK_STATUS:
+                started = True
                 yield payload
             elif head == conn.EOF_HEADER and len(payload) < 9:
                 return
             elif head == conn.ERR_HEADER:
-                raise _server_error(payload)
+                raise _server_error(payload, at_start=not started)
             else:
                 raise ReplicationError(f"unexpected packet starting with {head:#04x} in the "
                                        "binlog stream", path="packet")
@@ -372,7 +383,8 @@ class ReplicationStream:
                 self.close()
                 # (the server's refusals stand; a lost or refused connection is retried:
                 # PyMySQL's client errors are numbered from 2000)
-                if not self.reconnect or (e.code is not None and e.code < 2000):
+                if not self.reconnect or isinstance(e, RepeatError) or (
+                        e.code is not None and e.code < 2000):
                     raise
                 self.reconnects += 1
                 time.sleep(delay)
@@ -396,6 +408,7 @@ class ReplicationStream:
         begun = False         # its BEGIN seen (else a GTID alone: a DDL statement follows)
         gtid = self.checkpoint["gtid"] if self.checkpoint else None
         tx_gtid = None
+        last = self.position   # the end of the last event read from self.file
         for raw in self._semi_sync_events() if self.semi_sync_on else self._events():
             code = raw[TYPE_AT]
             log_pos = int.from_bytes(raw[LOG_POS_AT:LOG_POS_END], "little")
@@ -409,13 +422,23 @@ class ReplicationStream:
                     rec = reader.read_event(0, raw)
                     if rec is not None and rec.value is not None:
                         body = rec.value["body"]
-                        self.file = _text(body["next_file"])
-                        self.position = body["position"]
+                        self._rotate(_text(body["next_file"]), body["position"],
+                                     "the server's rotation")
+                        last = self.position
                 elif code == FORMAT_DESCRIPTION_EVENT:
                     reader.read_event(4, raw)   # (the context of what follows)
                 continue
-            offset = 4 if code == FORMAT_DESCRIPTION_EVENT and log_pos - size <= 4 else \
-                log_pos - size
+            first = code == FORMAT_DESCRIPTION_EVENT and log_pos - size <= 4
+            if first and last > 4:   # (the file's FORMAT_DESCRIPTION again, the stream past
+                reader.read_event(4, raw)   # it: its context, not an event to deliver)
+                continue
+            offset = 4 if first else log_pos - size
+            if log_pos <= last:
+                raise RepeatError(
+                    f"{self.file}: the server sent the event at offset {offset} (ending at "
+                    f"{log_pos}) after the one ending at {last}: events already read, sent "
+                    "again (a server looping over its files?); the stream stops")
+            last = log_pos
             rec = reader.read_event(offset, raw)
             if rec is None:
                 continue
@@ -433,11 +456,16 @@ class ReplicationStream:
                     held, begun, tx_gtid = Held(self.hold), True, None
                     held.add(rec)
                     continue
+                rotation = None
+                if kind == ROTATE_EVENT and rec.value is not None:
+                    body = rec.value["body"]
+                    rotation = _text(body["next_file"]), body["position"]
+                    self._going_back(*rotation, f"{self.file}: the ROTATE at offset {offset}")
                 self._advance(end, None)
                 yield self.file, [rec]
-                if kind == ROTATE_EVENT and rec.value is not None:
-                    self.file = _text(rec.value["body"]["next_file"])
-                    self.position = rec.value["body"]["position"]
+                if rotation is not None:
+                    self._rotate(*rotation, None)
+                    last = self.position
                 continue
             held.add(rec)
             done = kind in (XID_EVENT, XA_PREPARE_LOG_EVENT)
@@ -453,8 +481,27 @@ class ReplicationStream:
 
     def _advance(self, end: int, gtid) -> None:
         self.position = end
+        self.delivered[self.file] = end
         prior = self.checkpoint["gtid"] if self.checkpoint else None
         self.checkpoint = checkpoint_dict(self.file, end, gtid or prior)
+
+    def _rotate(self, file: str, position: int, what: str | None) -> None:
+        """The stream goes on in ``file`` at ``position`` (``what``: the rotation, checked
+        first: see :meth:`_going_back`)."""
+        if what is not None:
+            self._going_back(file, position, what)
+        self.file, self.position = file, position
+
+    def _going_back(self, file: str, position: int, what: str) -> None:
+        """RepeatError when ``what`` (a rotation to ``file`` at ``position``) goes back over
+        events of ``file`` this stream delivered. (A rotation to where the stream is, as at
+        the start of each connection from the checkpoint, is none.)"""
+        done = self.delivered.get(file)
+        if done is not None and position < done:
+            raise RepeatError(
+                f"{what} names {file} at position {position}, but this stream delivered "
+                f"{file} up to {done}: the server would send those events again (a server "
+                "looping over its files?); the stream stops")
 
 
 def _stream_packet_parser():
@@ -470,14 +517,16 @@ def semi_sync_ack(file: str, position: int) -> bytes:
     return rp.SemiSyncAck.build({"position": position, "file": file})
 
 
-def _server_error(payload: bytes) -> ReplicationError:
+def _server_error(payload: bytes, at_start: bool = True) -> ReplicationError:
+    """The ERR packet's error (``at_start``: the answer to a command or the dump's first
+    packet, where 1236 is about the start position)."""
     try:
         err = conn.ErrPacket.parse(payload)
     except Exception:  # noqa: BLE001 (a malformed ERR: its bytes said)
         return ReplicationError(f"the server sent a malformed error packet {payload[:64]!r}")
     message = _text(err.message)
     hint = ""
-    if err.error_code == 1236:
+    if err.error_code == 1236 and at_start:
         hint = (" (the start file or position is not on the server: purged, or never "
                 "written; or another replica uses this --server-id)")
     return ReplicationError(f"server error {err.error_code}: {message}{hint}",

@@ -274,6 +274,7 @@ class Streamer:
         self.asking = self.semi and client.config.semi_sync
         self.this = {"_params": {"semi_sync": self.semi}}
         self.in_transaction = False
+        self.served: list = []   # the files of this dump, in order (none is served twice)
         self.inbox = bytearray()   # (a semi-sync replica's acks, as they arrive)
         period = client.config.heartbeat
         if period is None:
@@ -355,21 +356,44 @@ class Streamer:
     def run(self):
         first = True
         while True:
+            self.served.append(self.name)
             next_name = self.send_file(first)
             first = False
             if next_name is None:
                 return
             self.name, self.position = next_name, 4
 
-    def wait_for(self, name: str) -> bool:
-        """Wait (heartbeats going) until the file ``name`` exists; with NON_BLOCK, an EOF
-        instead of waiting (False: the dump ends)."""
-        while not self.folder.exists(name):
+    def refuse(self, reason: str) -> None:
+        """The dump ends with an ERR (1236) saying ``reason``, and a line on serve's stderr."""
+        log.warning("%s (the dump of client %s ends: ERR %s)", reason, self.client.conn_id,
+                    ER_MASTER_FATAL_READING_BINLOG)
+        self.client.err(ER_MASTER_FATAL_READING_BINLOG, reason)
+
+    def after(self, named: str | None, offset: int | None):
+        """The folder's ``(next file, refusal)`` after the open one, whose ROTATE at
+        ``offset`` names ``named`` (:meth:`BinlogFolder.after
+        <.server_files.BinlogFolder.after>`); a refusal says the files of this dump when
+        the ROTATE names one of them."""
+        following, reason = self.folder.after(self.name, named, offset)
+        if reason is not None and named in self.served and named != self.name:
+            reason += f" (this dump: {' -> '.join(self.served)} -> {named})"
+        return following, reason
+
+    def next_file(self, named: str | None, offset: int | None) -> str | None:
+        """The file to serve after the open one (see :meth:`after`), waited for (heartbeats
+        going) while it is not there yet; None: the dump ended (an EOF with NON_BLOCK, or a
+        refusal)."""
+        while True:
+            following, reason = self.after(named, offset)
+            if reason is not None:
+                self.refuse(reason)
+                return None
+            if following is not None:
+                return following
             if self.flags & BINLOG_DUMP_NON_BLOCK:
                 self.client.send(conn.EofPacket, {"warnings": 0, "status": []})
-                return False
+                return None
             self.idle()
-        return True
 
     def idle(self):
         """One pause at the end of the stream: a heartbeat when one is due; notices a client
@@ -385,14 +409,11 @@ class Streamer:
 
     def send_file(self, first: bool) -> str | None:
         """Stream one file from ``self.position``; the name of the next file (None: done)."""
-        if not self.wait_for(self.name):
-            return None
         with open(self.folder.file(self.name), "rb") as f:
             blocks = Blocks(f)
             fde = self.read_fde(blocks)
             if fde is None:
-                self.client.err(ER_MASTER_FATAL_READING_BINLOG,
-                                f"{self.name}: no FORMAT_DESCRIPTION at offset 4")
+                self.refuse(f"{self.name}: no FORMAT_DESCRIPTION at offset 4")
                 return None
             fde_raw, fde_value = fde
             self.ctx = context_from_fde(fde_value["body"], Context(checksum=False))
@@ -443,6 +464,13 @@ class Streamer:
         while True:
             sent = 0
             for offset, kind, size, buf, i in blocks.walk(self.position, MAX_EVENT_SIZE):
+                if kind == codes.ROTATE_EVENT:   # (checked before it is sent: a replica
+                    # refused keeps the position before it)
+                    named = parse_event(bytes(buf[i:i + size]), self.ctx)["body"]["next_file"]
+                    reason = self.after(named, offset)[1]
+                    if reason is not None:
+                        self.refuse(reason)
+                        return None
                 self.position = offset + size
                 sent += 1
                 if kind == codes.ANNOTATE_ROWS_EVENT and not annotate:
@@ -455,18 +483,17 @@ class Streamer:
                 self.send_event(bytes(buf[i:i + size]), flush=False, kind=kind)
                 if kind == codes.ROTATE_EVENT:
                     self.client.writer.flush()
-                    return parse_event(bytes(buf[i:i + size]), self.ctx)["body"]["next_file"]
+                    return self.next_file(named, offset)
             if sent:
                 self.client.writer.flush()
             if blocks.bad is not None:
-                self.client.err(ER_MASTER_FATAL_READING_BINLOG,
-                                f"{self.name}: bad event size {blocks.bad[1]} at offset "
-                                f"{blocks.bad[0]}")
+                self.refuse(f"{self.name}: bad event size {blocks.bad[1]} at offset "
+                            f"{blocks.bad[0]}")
                 return None
             if sent:
                 continue
             if blocks.tail is None:   # the file ends with a whole event
-                later = self.folder.next_name(self.name)
+                later = self.folder.after(self.name)[0]
                 if later is not None and self.position == self.folder.size(self.name):
                     self.send_event(self.artificial(codes.ROTATE_EVENT, {
                         "position": 4, "next_file": later}))

@@ -1,0 +1,357 @@
+"""serve and stream never loop (issue 26), without a database server: ``binlog-schema serve``
+over folders of synthetic binlogs, read by ``binlog-schema stream`` (each bounded by a
+timeout: the code before this looped forever, printing the same events again and again).
+
+* The next file is the folder's next one, and each ROTATE must agree with it
+  (``BinlogFolder.after``, case by case): a ROTATE that names the file itself (renamed
+  copies), an earlier file (a cycle ``a -> b -> a``), a file past the next one, or a file
+  missing between two of the folder's, ends the dump with ERR 1236 naming the files, and a
+  line on serve's stderr; ``stream`` says it (status 1) having printed every event before the
+  ROTATE once. Renamed copies whose ROTATEs name files not in the folder are served in the
+  folder's order. A folder with no binlog is refused at start; index, state and info files
+  beside binlogs are left alone.
+* The stream client itself stops (RepeatError, status 1, never retried) when a server goes
+  back over what it delivered: a rotation to a file and position before the end of what it
+  delivered from that file, or an event that does not end after the one before it; the
+  legitimate cases go on (the fake ROTATE of each connection, a resumed stream, a
+  FORMAT_DESCRIPTION sent again).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+from binlog_schema.context import Context
+from binlog_schema.mysql.codes import ROTATE_EVENT
+from binlog_schema.protocol import framing, replication as rp
+from binlog_schema.replication.client import RepeatError, ReplicationStream
+from binlog_schema.replication.server_files import BinlogFolder
+from binlog_schema.stream import BinlogReader, read_events
+from binlog_schema.synthetic.randomspec import random_spec
+from binlog_schema.synthetic.writer import generate
+
+from ..conftest import ROOT
+
+CLI = [sys.executable, "-m", "binlog_schema"]
+pytest.importorskip("pymysql")
+
+
+def _binlog(path, next_file, seed=1, transactions=3):
+    """A synthetic MariaDB binlog at ``path`` whose ROTATE names ``next_file``."""
+    spec = random_spec(seed=seed, tables=2, transactions=transactions, flavor="mariadb-10.11",
+                       rows=2)
+    spec["settings"]["next_file"] = next_file
+    generate(spec, path)
+    return path
+
+
+# ------------------------------------------------------------------ the folder's rule
+
+
+def _folder(tmp_path, *names):
+    for name in names:
+        (tmp_path / name).write_bytes(b"\xfebin")   # (the magic: a binlog to names())
+    (tmp_path / "x.index").write_text("./x.000001\n")   # (not one)
+    return BinlogFolder(tmp_path)
+
+
+@pytest.mark.parametrize("names, name, named, want", [
+    # the ROTATE names the next file: it is served
+    (["b.1", "b.2"], "b.1", "b.2", ("b.2", None)),
+    # the file has no ROTATE: the next file, none after the last
+    (["b.1", "b.2"], "b.1", None, ("b.2", None)),
+    (["b.1", "b.2"], "b.2", None, (None, None)),
+    # a name after the last file, not there yet: waited for
+    (["b.1", "b.2"], "b.2", "b.3", (None, None)),
+    # renamed copies: the ROTATE names a file not in the folder, sorting elsewhere
+    (["a.1", "a.2"], "a.1", "mysql-bin.2", ("a.2", None)),
+    (["z.1", "z.2"], "z.1", "mysql-bin.2", ("z.2", None)),
+    # refused: the file itself, an earlier one, one past the next, a missing one
+    (["b.2"], "b.2", "b.2", (None, "b.2: the ROTATE at offset 99 names b.2, the file itself")),
+    (["b.1", "b.2"], "b.2", "b.1", (None, "b.2: the ROTATE at offset 99 names b.1, which "
+                                          "comes before it")),
+    (["b.1", "b.2", "b.3"], "b.1", "b.3", (None, "b.1: the ROTATE at offset 99 names b.3, "
+                                                 "but b.2 comes between")),
+    (["b.1", "b.3"], "b.1", "b.2", (None, "b.1: the ROTATE at offset 99 names b.2, which is "
+                                          "not in the folder, while a later file is (b.3)")),
+])
+def test_the_next_file_agrees_with_the_rotate(tmp_path, names, name, named, want):
+    following, reason = _folder(tmp_path, *names).after(name, named, 99)
+    assert following == want[0]
+    if want[1] is None:
+        assert reason is None
+    else:
+        assert reason is not None and reason.startswith(want[1]), reason
+
+
+# ------------------------------------------------------------------ serve and stream
+
+
+class _Serve:
+    """``binlog-schema serve FOLDER --port 0`` in a subprocess; its port from stderr."""
+
+    def __init__(self, folder):
+        self.proc = subprocess.Popen([*CLI, "serve", str(folder), "--port", "0"], cwd=ROOT,
+                                     stderr=subprocess.PIPE, text=True)
+        line = self.proc.stderr.readline()
+        m = re.search(r" on 127\.0\.0\.1:(\d+)", line)
+        if m is None:
+            self.proc.kill()
+            raise AssertionError(f"serve did not start: {line}{self.proc.stderr.read()}")
+        self.port = int(m.group(1))
+
+    def stop(self) -> str:
+        """Stopped; what it wrote on stderr after its first line."""
+        self.proc.terminate()
+        try:
+            return self.proc.communicate(timeout=30)[1]
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            raise
+
+
+def _stream(folder, *options):
+    """``stream`` of ``serve FOLDER`` (to the end: without --stop-never): (its result, serve's
+    stderr). Bounded: a stream that loops is stopped by the timeout, a failure."""
+    serve = _Serve(folder)
+    try:
+        out = subprocess.run([*CLI, "stream", "--port", str(serve.port), *options],
+                             capture_output=True, text=True, timeout=60, cwd=ROOT)
+    finally:
+        log = serve.stop()
+    return out, log
+
+
+def _decoded(*paths, stop=None):
+    """decode's JSON records of ``paths`` (the file's base name), up to offset ``stop`` of
+    the last."""
+    out = []
+    for path in paths:
+        run = subprocess.run([*CLI, "decode", str(path)], capture_output=True, text=True,
+                             timeout=60, cwd=ROOT)
+        assert run.returncode == 0, run.stderr
+        for line in run.stdout.splitlines():
+            rec = json.loads(line)
+            rec["file"] = path.name
+            if path == paths[-1] and stop is not None and rec["offset"] >= stop:
+                break
+            out.append(rec)
+    return out
+
+
+def _streamed(text):
+    records = [json.loads(line) for line in text.splitlines()]
+    places = [(r["file"], r["offset"]) for r in records]
+    assert len(places) == len(set(places)), "an event printed twice"
+    return records
+
+
+def _rotate_offset(path):
+    return next(r.offset for r in read_events(path) if r.type_code == ROTATE_EVENT)
+
+
+def test_a_rotate_naming_its_own_file_is_refused(tmp_path):
+    """Renamed copies: the server's binlog.000001 copied as binlog.000002, the last file,
+    whose ROTATE names binlog.000002."""
+    served = tmp_path / "served"
+    served.mkdir()
+    path = _binlog(served / "binlog.000002", "binlog.000002")
+    at = _rotate_offset(path)
+    out, log = _stream(served)
+    assert out.returncode == 1, out.stderr
+    want = (f"binlog.000002: the ROTATE at offset {at} names binlog.000002, the file itself")
+    assert "server error 1236: " + want in out.stderr and out.stderr.count("\n") == 1, \
+        out.stderr
+    assert "Traceback" not in out.stderr
+    assert _streamed(out.stdout) == _decoded(path, stop=at)   # each event once, up to it
+    assert f"serve: {want}" in log
+
+
+def test_a_cycle_of_two_files_is_refused(tmp_path):
+    """a -> b -> a: binlog.000002's ROTATE names binlog.000001."""
+    served = tmp_path / "served"
+    served.mkdir()
+    a = _binlog(served / "binlog.000001", "binlog.000002", seed=1)
+    b = _binlog(served / "binlog.000002", "binlog.000001", seed=2)
+    at = _rotate_offset(b)
+    out, log = _stream(served)
+    assert out.returncode == 1, out.stderr
+    want = (f"binlog.000002: the ROTATE at offset {at} names binlog.000001, which comes "
+            "before it in the folder")
+    assert want in out.stderr and out.stderr.count("\n") == 1, out.stderr
+    assert "this dump: binlog.000001 -> binlog.000002 -> binlog.000001" in out.stderr
+    assert _streamed(out.stdout) == _decoded(a, b, stop=at)
+    assert f"serve: {want}" in log
+
+
+def test_a_file_missing_between_two_is_refused(tmp_path):
+    served = tmp_path / "served"
+    served.mkdir()
+    a = _binlog(served / "binlog.000001", "binlog.000002", seed=1)
+    _binlog(served / "binlog.000003", "binlog.000004", seed=3)
+    at = _rotate_offset(a)
+    out, log = _stream(served)
+    assert out.returncode == 1, out.stderr
+    want = (f"binlog.000001: the ROTATE at offset {at} names binlog.000002, which is not in "
+            "the folder, while a later file is (binlog.000003): a file is missing")
+    assert want in out.stderr and want in log, (out.stderr, log)
+    assert _streamed(out.stdout) == _decoded(a, stop=at)
+
+
+def test_renamed_copies_are_served_in_the_folders_order(tmp_path):
+    """a.000001, a.000002: copies of a server's binlog.000001 and binlog.000002 (their
+    ROTATEs name binlog.000002 and binlog.000003), beside the server's index, GTID state and
+    a replica's info file: both served, each event once, to the end."""
+    served = tmp_path / "served"
+    served.mkdir()
+    a = _binlog(served / "a.000001", "binlog.000002", seed=1)
+    b = _binlog(served / "a.000002", "binlog.000003", seed=2)
+    (served / "binlog.index").write_text("./binlog.000001\n./binlog.000002\n")
+    (served / "binlog.state").write_text("0-1-3\n")
+    (served / "relay-log.info").write_text("7\n./relay-bin.000002\n4\nbinlog.000002\n4\n")
+    out, log = _stream(served)
+    assert out.returncode == 0, out.stderr
+    assert _streamed(out.stdout) == _decoded(a, b)
+    assert "serve: " not in log
+
+
+def test_a_folder_without_binlogs_is_refused_at_start(tmp_path):
+    (tmp_path / "binlog.index").write_text("./binlog.000001\n")
+    (tmp_path / "binlog.state").write_text("")
+    out = subprocess.run([*CLI, "serve", str(tmp_path), "--port", "0"], capture_output=True,
+                         text=True, timeout=60, cwd=ROOT)
+    assert out.returncode == 1
+    assert out.stderr == f"serve: {tmp_path}: no binlog file (none of its files starts " \
+                         "with the binlog magic number)\n"
+
+
+# ------------------------------------------------------------------ the client's own check
+
+FILE = "binlog.000001"
+
+
+@pytest.fixture(scope="module")
+def events():
+    """``raw`` of each event of a synthetic binlog (three transactions, a ROTATE last)."""
+    data = generate(random_spec(seed=5, tables=2, transactions=3, flavor="mariadb-10.11"))
+    return [r.raw for r in read_events(io.BytesIO(data))]
+
+
+def _artificial_rotate(file, position):
+    from binlog_schema.envelope import build_event
+    return build_event({"header": {"timestamp": 0, "type_code": ROTATE_EVENT, "server_id": 1,
+                                   "log_pos": 0, "flags": ["ARTIFICIAL"]},
+                        "body": {"position": position, "next_file": file}},
+                       Context(checksum=True))
+
+
+def _with_log_pos_0(raw):
+    """A FORMAT_DESCRIPTION as a server sends it to a dump that starts past it."""
+    from binlog_schema.envelope import build_event, parse_event
+    value = parse_event(raw, Context(checksum=False))
+    value["header"]["log_pos"] = 0
+    return build_event(value, Context(checksum=False).replace(offset=4))
+
+
+class _Packets(ReplicationStream):
+    """A ReplicationStream whose connections each read the next list of events as the
+    server's packets (then an EOF, or a lost connection when ``lost``)."""
+
+    def __init__(self, connections, lost=False, **kw):
+        super().__init__(file=FILE, backoff=0, **kw)
+        self.connections, self.lost, self.started = list(connections), lost, 0
+
+    def _start(self):
+        events = self.connections[self.started]
+        self.started += 1
+        buf = io.BytesIO()
+        for raw in events:
+            framing.write_packet(buf, bytes((rp.OK_STATUS,)) + raw, 1)
+        if not self.lost:
+            framing.write_packet(buf, b"\xfe\x00\x00\x02\x00", 1)
+        self.reader = BinlogReader(None, decode="lazy", ctx=Context(checksum=True))
+        self._rfile = io.BytesIO(buf.getvalue())
+        self._conn = None
+
+    def _refuse_a_clashing_id(self):
+        pass
+
+
+def _delivered(stream):
+    out = []
+    try:
+        for _file, batch in stream.transactions():
+            out += [(stream.file, rec.offset) for rec in batch]
+    except RepeatError as e:
+        return out, str(e)
+    return out, None
+
+
+def _offsets(events):
+    """``(FILE, offset)`` of each event but the last (the ROTATE)."""
+    return [(FILE, r.offset) for r in read_events(io.BytesIO(b"\xfebin" + b"".join(
+        events)))][:-1]
+
+
+def test_a_server_that_sends_its_file_again_is_stopped(events):
+    from binlog_schema.envelope import build_event, parse_event
+    whole = [_artificial_rotate(FILE, 4), *events[:-1]]
+    offsets = _offsets(events)
+    # the file's ROTATE names the file itself
+    value = parse_event(events[-1], Context(checksum=True))
+    value["body"]["next_file"] = FILE
+    value["header"]["log_pos"] = None   # (computed: where it ends)
+    at = offsets[-1][1] + len(events[-2])
+    named = build_event(value, Context(checksum=True, offset=at))
+    got, error = _delivered(_Packets([whole + [named] + whole[1:]]))
+    assert got == offsets   # (each event once; the ROTATE not delivered)
+    assert error == (f"replication: {FILE}: the ROTATE at offset {at} names {FILE} at "
+                     f"position 4, but this stream delivered {FILE} up to {at}: the server "
+                     "would send those events again (a server looping over its files?); the "
+                     "stream stops"), error
+    # a server going back to the start without a ROTATE of the file: its rotation
+    got, error = _delivered(_Packets([whole + whole]))
+    assert got == offsets and "the server's rotation names binlog.000001 at position 4" in error
+    # or sending its events again without a word: the first event that does not end after
+    # the one before
+    got, error = _delivered(_Packets([whole + whole[2:]]))
+    assert got == offsets and f"{FILE}: the server sent the event at offset" in error
+    # with --stop-never (reconnect): stopped all the same, not retried
+    stream = _Packets([whole + whole, whole], blocking=True, reconnect=True)
+    got, error = _delivered(stream)
+    assert error is not None and stream.started == 1 and stream.reconnects == 0
+
+
+def test_what_a_server_legitimately_sends_again_goes_on(events):
+    whole = [_artificial_rotate(FILE, 4), *events[:-1]]
+    offsets = _offsets(events)
+    # a reconnection (the connection lost after the second transaction's first events):
+    # from the checkpoint, a fake ROTATE to it, the FORMAT_DESCRIPTION again (log_pos 0, or
+    # its own: not delivered again), the rest
+    stream = _Packets([whole[:11]], blocking=True, reconnect=True, lost=True)
+    first, _ = _delivered_until_lost(stream)
+    ck = stream.checkpoint
+    assert ck == {"file": FILE, "position": 2143, "gtid": "0-1-1"}, ck
+    assert first == [o for o in offsets if o[1] < ck["position"]]
+    rest = [raw for raw, (_f, off) in zip(events, offsets) if off >= ck["position"]]
+    for fde in (_with_log_pos_0(events[0]), events[0]):
+        resumed = _Packets([[_artificial_rotate(FILE, ck["position"]), fde, *rest]],
+                           resume=ck)
+        got, error = _delivered(resumed)
+        assert error is None and first + got == offsets
+
+
+def _delivered_until_lost(stream):
+    out = []
+    try:
+        for _file, batch in stream.transactions():
+            out += [(stream.file, rec.offset) for rec in batch]
+    except IndexError:   # (no further connection in the list: the retry after the loss)
+        return out, None
+    return out, None
