@@ -9,7 +9,9 @@ the binlog files of a folder (:mod:`.server_files`) as a real master does:
   and no creation time when the dump starts past it), then the events from the position;
 * a MariaDB GTID dump (``SET @slave_connect_state=...`` and an empty file name): from the
   GTID event of the first transaction the state does not hold (empty state: the first file),
-  with a fake GTID_LIST holding the state after the FORMAT_DESCRIPTION;
+  with a fake GTID_LIST holding the state after the FORMAT_DESCRIPTION (an ERR when the
+  first file's GTID_LIST is past the state's seq_no in a domain: purged);
+* a dump from a position past the file's end: an ERR, as a real master;
 * to a semi-sync replica (``SET @rpl_semi_sync_slave=1``), each packet with the semi-sync
   header; with ``semi_sync`` (serve --semi-sync) the last event of each transaction asks for
   an ack, and the replica's acks are read and counted (:attr:`BinlogServer.semi_sync_counts`);
@@ -17,7 +19,10 @@ the binlog files of a folder (:mod:`.server_files`) as a real master does:
   last file whose PREVIOUS_GTIDS the set covers, the transactions in the set left out (an ERR
   when even the first file's PREVIOUS_GTIDS holds GTIDs the set lacks: purged);
 * the next file after a file's end (a fake ROTATE to it when the file has no ROTATE of its
-  own), again with a fake ROTATE and its FORMAT_DESCRIPTION; a ROTATE to a file not there yet waits for it; at the end of the last file, the
+  own), again with a fake ROTATE and its FORMAT_DESCRIPTION: the folder's next file, which a
+  ROTATE must agree with (:meth:`.server_files.BinlogFolder.after`: never a file twice, never
+  one skipped; an ERR instead of a ROTATE that disagrees); a ROTATE to a file not there yet
+  after the last waits for it; at the end of the last file, the
   server follows it as it grows and waits for new files, sending HEARTBEAT_LOG_EVENTs at the
   period the replica set (``@master_heartbeat_period``, nanoseconds); with
   BINLOG_DUMP_NON_BLOCK an EOF packet ends the dump there.
@@ -227,6 +232,15 @@ class Connection:
                 return
         elif not name and state is not None:
             gtid_mode = True
+            purged = folder.purged(parse_gtid_state(state))
+            if purged:
+                self.err(ER_MASTER_FATAL_READING_BINLOG, "Could not find GTID state requested "
+                         "by slave in any binlog files. Probably the slave state is too old "
+                         "and required binlog files have been purged. (" + ", ".join(
+                             f"domain {d}: the slave has seq_no {have}, the first file served, "
+                             f"{folder.names()[0]}, starts after {first}"
+                             for d, (have, first) in purged.items()) + ")")
+                return
             start = folder.start_after(parse_gtid_state(state))
             if start is None:
                 self.err(ER_MASTER_FATAL_READING_BINLOG, "no binlog files to serve")
@@ -242,6 +256,11 @@ class Connection:
             self.err(ER_MASTER_FATAL_READING_BINLOG,
                      f"Could not find first log file name in binary log index file "
                      f"(no file {name!r} in the served folder)")
+            return
+        if position > folder.size(name):   # (as a real master: never an empty dump)
+            self.err(ER_MASTER_FATAL_READING_BINLOG, "Client requested master to start "
+                     f"replication from position > file size ({name} is "
+                     f"{folder.size(name)} bytes, the position {position})")
             return
         if folder.description(name)["checksum"] and \
                 self.session.user_vars.get("master_binlog_checksum") is None:

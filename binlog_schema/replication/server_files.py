@@ -180,6 +180,18 @@ class BinlogFolder:
                     return name, offset
         return (names[-1], self.size(names[-1])) if names else None
 
+    def purged(self, state: dict) -> dict:
+        """``{domain: (state's seq_no, first file's)}`` of the domains whose transactions
+        after the MariaDB GTID ``state`` begin before the first file: its GTID_LIST (the state
+        before it) is past the state's seq_no there, so they are gone with files no longer
+        served. (A domain the state does not hold starts where the files do.)"""
+        names = self.names()
+        if not names:
+            return {}
+        before = self.gtid_events(names[0])[0]
+        return {d: (state[d][1], n) for d, (_s, n) in sorted(before.items())
+                if d in state and state[d][1] < n}
+
     def previous_gtids(self, name: str):
         """The MySQL GTID set of the file's PREVIOUS_GTIDS event (a
         :class:`~binlog_schema.model.selection.GtidSet`; None when the file has none: MariaDB,

@@ -42,11 +42,11 @@ CLI = [sys.executable, "-m", "binlog_schema"]
 pytest.importorskip("pymysql")
 
 
-def _binlog(path, next_file, seed=1, transactions=3):
+def _binlog(path, next_file, seed=1, transactions=3, **settings):
     """A synthetic MariaDB binlog at ``path`` whose ROTATE names ``next_file``."""
     spec = random_spec(seed=seed, tables=2, transactions=transactions, flavor="mariadb-10.11",
                        rows=2)
-    spec["settings"]["next_file"] = next_file
+    spec["settings"].update(next_file=next_file, **settings)
     generate(spec, path)
     return path
 
@@ -229,6 +229,39 @@ def test_a_folder_without_binlogs_is_refused_at_start(tmp_path):
     assert out.returncode == 1
     assert out.stderr == f"serve: {tmp_path}: no binlog file (none of its files starts " \
                          "with the binlog magic number)\n"
+
+
+def test_a_start_past_the_end_of_the_file_is_refused(tmp_path):
+    """As a real master: a dump from beyond the file's end is an error, not an empty
+    stream that ends well."""
+    path = _binlog(tmp_path / "binlog.000001", "binlog.000002")
+    size = path.stat().st_size
+    out, _log = _stream(tmp_path, "--file", path.name, "--position", str(size + 1))
+    assert out.returncode == 1 and out.stdout == "", out.stderr
+    assert f"position > file size (binlog.000001 is {size} bytes, the position {size + 1})" \
+        in out.stderr, out.stderr
+    out, _log = _stream(tmp_path, "--file", path.name, "--position", str(size))
+    assert out.returncode == 0 and out.stdout == "", out.stderr   # (the end: nothing more)
+
+
+def test_a_gtid_start_whose_transactions_are_purged_is_refused(tmp_path):
+    """MariaDB GTID mode: the first file served starts after 0-1-9 (its GTID_LIST); a
+    replica at 0-1-3 lacks 4..9, gone with files no longer served: ERR 1236, as a real
+    master says it (before: the stream started at 0-1-10, 4..9 left out without a word).
+    At 0-1-9 and after, the stream goes on."""
+    path = _binlog(tmp_path / "binlog.000010", "binlog.000011", gtid_start=10,
+                   previous_gtids=["0-1-9"])
+    out, _log = _stream(tmp_path, "--gtid", "0-1-3")
+    assert out.returncode == 1 and out.stdout == "", out.stderr
+    assert "the slave state is too old and required binlog files have been purged" in \
+        out.stderr and "domain 0: the slave has seq_no 3, the first file served, " \
+        "binlog.000010, starts after 9" in out.stderr, out.stderr
+    for start, first in (("0-1-9", 10), ("0-1-10", 11), ("1-1-3", 10)):
+        out, _log = _stream(tmp_path, "--gtid", start)
+        assert out.returncode == 0, out.stderr
+        gtids = [r["body"]["seq_no"] for r in _streamed(out.stdout) if r["type"] == "GTID_EVENT"]
+        assert gtids == list(range(first, 13)), (start, gtids)
+    assert path.exists()
 
 
 # ------------------------------------------------------------------ the client's own check
