@@ -107,7 +107,10 @@ class ReplicationStream:
 
     Iterating yields records; :meth:`transactions` yields ``(file, records)`` batches, one
     complete transaction (or one event outside transactions) each. ``file`` is the file of
-    the last batch delivered, ``checkpoint`` the position after it."""
+    the last batch delivered, ``checkpoint`` the position after it. A non-blocking stream
+    whose server's binlog ends inside a transaction does not deliver that transaction's
+    events: it tells ``on_warning`` and sets :attr:`unfinished` (file, offset, events).
+    A server that goes back over what was delivered stops the stream: :class:`RepeatError`."""
 
     def __init__(self, host: str = "127.0.0.1", port: int = 3306, user: str = "root",
                  password: str = "", server_id: int = 1001, *, file: str | None = None,
@@ -137,6 +140,9 @@ class ReplicationStream:
         self.flavor = None
         self.reconnects = 0
         self.heartbeats = 0   # (received, when idle at the end of the last file)
+        # (file, offset, events) of a transaction the end of a non-blocking dump left open:
+        # not delivered (told to on_warning)
+        self.unfinished = None
         # (the report port this stream registers with: tells its own registration from
         # another replica's of the same server id)
         self.report_port = random.randint(1024, 65535)
@@ -267,13 +273,16 @@ class ReplicationStream:
     def _semi_sync_off(self, why: str) -> bool:
         if not self._warned:
             self._warned = True
-            message = f"{why}: streaming without semi-sync (no acks)"
-            if self.on_warning is not None:
-                self.on_warning(message)
-            else:
-                import warnings
-                warnings.warn(message, RuntimeWarning, stacklevel=4)
+            self._tell(f"{why}: streaming without semi-sync (no acks)")
         return False
+
+    def _tell(self, message: str) -> None:
+        """``on_warning(message)``, else a RuntimeWarning."""
+        if self.on_warning is not None:
+            self.on_warning(message)
+        else:
+            import warnings
+            warnings.warn(message, RuntimeWarning, stacklevel=4)
 
     def _write(self, payload: bytes) -> None:
         """``payload`` as one packet of sequence 0 (a command, or a semi-sync ack), sent at
@@ -408,6 +417,7 @@ class ReplicationStream:
         begun = False         # its BEGIN seen (else a GTID alone: a DDL statement follows)
         gtid = self.checkpoint["gtid"] if self.checkpoint else None
         tx_gtid = None
+        start = None           # where the open transaction begins
         last = self.position   # the end of the last event read from self.file
         for raw in self._semi_sync_events() if self.semi_sync_on else self._events():
             code = raw[TYPE_AT]
@@ -447,13 +457,13 @@ class ReplicationStream:
             if kind in GTID_KINDS:
                 if held is not None and len(held):   # (an open one never ended: delivered)
                     yield self.file, list(held.drain())
-                held, begun = Held(self.hold), False
+                held, begun, start = Held(self.hold), False, offset
                 tx_gtid = _gtid_text(rec)
                 held.add(rec)
                 continue
             if held is None:
                 if kind == QUERY_EVENT and begins_transaction(statement_of(rec) or ""):
-                    held, begun, tx_gtid = Held(self.hold), True, None
+                    held, begun, tx_gtid, start = Held(self.hold), True, None, offset
                     held.add(rec)
                     continue
                 rotation = None
@@ -478,6 +488,11 @@ class ReplicationStream:
                     gtid = tx_gtid
                 self._advance(end, gtid)
                 yield self.file, batch
+        if held is not None and len(held):   # (the end of a non-blocking dump)
+            self.unfinished = (self.file, start, len(held))
+            self._tell(f"the server's binlog ends inside a transaction: its {len(held)} events "
+                       f"from {self.file} offset {start} are not delivered (the checkpoint "
+                       "stays before them)")
 
     def _advance(self, end: int, gtid) -> None:
         self.position = end

@@ -518,6 +518,12 @@ class Streamer:
                         "position": 4, "next_file": later}))
                     return later
             if self.flags & BINLOG_DUMP_NON_BLOCK:
+                if blocks.tail is not None:   # (not an end: what is left is not sent)
+                    at, have, need = blocks.tail
+                    self.refuse(f"{self.name}: the file ends inside an event at offset {at} "
+                                f"({have} bytes{f' of {need}' if need else ''}): cut short, "
+                                "or still being written")
+                    return None
                 self.client.send(conn.EofPacket, {"warnings": 0, "status": []})
                 return None
             self.idle()

@@ -264,6 +264,32 @@ def test_a_gtid_start_whose_transactions_are_purged_is_refused(tmp_path):
     assert path.exists()
 
 
+def test_a_file_cut_inside_a_transaction_or_an_event_is_said(tmp_path):
+    """The end of a non-blocking dump inside a transaction (a crashed server's last file):
+    stream prints every complete transaction and says the open one's events are not
+    printed (status 3; before: status 0, not a word). Inside an event (a file cut short):
+    serve ends the dump with ERR 1236 naming the offset instead of an EOF (status 1)."""
+    whole = _binlog(tmp_path / "binlog.000001", "binlog.000002")
+    records = read_events(whole)
+    xid = [r.offset for r in records if r.type_name == "XID_EVENT"][-1]
+    begin = [r.offset for r in records if r.type_name == "GTID_EVENT"][-1]
+    for cut, status, said in (
+            (xid, 3, f"warning: the server's binlog ends inside a transaction: its "
+                     f"{sum(1 for r in records if begin <= r.offset < xid)} events from "
+                     f"binlog.000001 offset {begin} are not delivered"),
+            (xid + 7, 1, f"server error 1236: binlog.000001: the file ends inside an event "
+                         f"at offset {xid} (7 bytes): cut short, or still being written")):
+        served = tmp_path / f"cut-{cut}"
+        served.mkdir()
+        (served / "binlog.000001").write_bytes(whole.read_bytes()[:cut])
+        out, log = _stream(served)
+        assert out.returncode == status and said in out.stderr, out.stderr
+        assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
+        assert _streamed(out.stdout) == _decoded(whole, stop=begin)
+        if status == 1:
+            assert f"serve: binlog.000001: the file ends inside an event at offset {xid}" in log
+
+
 # ------------------------------------------------------------------ the client's own check
 
 FILE = "binlog.000001"
