@@ -27,8 +27,9 @@ to verify the certificate).
 
 exit status:
   0  stopped by SIGINT/SIGTERM
-  1  the folder cannot be served (not a folder, no binlog file in it), or the password file, a TLS certificate or
-     key, or the RSA key cannot be read or used (one line: serve: FILE: reason)
+  1  the folder cannot be served (not a folder, no binlog file in it), or the password
+     file, a TLS certificate or key, or the RSA key cannot be read or used (one line:
+     serve: FILE: reason)
   2  bad command line
   3  the port cannot be listened on (in use, not allowed)
 """
