@@ -75,6 +75,12 @@ SEMI_SYNC_ANNOUNCE = {"mariadb": "SET @rpl_semi_sync_slave= 1",
                       "mysql": "SET @rpl_semi_sync_replica= 1, @rpl_semi_sync_slave= 1"}
 
 
+class RepeatError(ReplicationError):
+    """The server went back over what this stream has delivered (a rotation to a file and
+    position before the end of what was delivered from that file, or an event that does not
+    end after the one before it): the stream stops here, never reconnects to get it again."""
+
+
 def checkpoint_dict(file: str, position: int, gtid: str | None) -> dict:
     return {"file": file, "position": position, "gtid": gtid}
 
@@ -101,7 +107,10 @@ class ReplicationStream:
 
     Iterating yields records; :meth:`transactions` yields ``(file, records)`` batches, one
     complete transaction (or one event outside transactions) each. ``file`` is the file of
-    the last batch delivered, ``checkpoint`` the position after it."""
+    the last batch delivered, ``checkpoint`` the position after it. A non-blocking stream
+    whose server's binlog ends inside a transaction does not deliver that transaction's
+    events: it tells ``on_warning`` and sets :attr:`unfinished` (file, offset, events).
+    A server that goes back over what was delivered stops the stream: :class:`RepeatError`."""
 
     def __init__(self, host: str = "127.0.0.1", port: int = 3306, user: str = "root",
                  password: str = "", server_id: int = 1001, *, file: str | None = None,
@@ -125,9 +134,15 @@ class ReplicationStream:
             self.gtid = None   # (the position says where; the GTID is kept for the record)
         self.checkpoint = (checkpoint_dict(self.file, self.position, resume.get("gtid"))
                            if resume else None)
+        # {file: the end of the last event delivered from it}: a server never goes back
+        # before it (see _batches: RepeatError)
+        self.delivered = {self.file: self.position} if resume else {}
         self.flavor = None
         self.reconnects = 0
         self.heartbeats = 0   # (received, when idle at the end of the last file)
+        # (file, offset, events) of a transaction the end of a non-blocking dump left open:
+        # not delivered (told to on_warning)
+        self.unfinished = None
         # (the report port this stream registers with: tells its own registration from
         # another replica's of the same server id)
         self.report_port = random.randint(1024, 65535)
@@ -258,13 +273,16 @@ class ReplicationStream:
     def _semi_sync_off(self, why: str) -> bool:
         if not self._warned:
             self._warned = True
-            message = f"{why}: streaming without semi-sync (no acks)"
-            if self.on_warning is not None:
-                self.on_warning(message)
-            else:
-                import warnings
-                warnings.warn(message, RuntimeWarning, stacklevel=4)
+            self._tell(f"{why}: streaming without semi-sync (no acks)")
         return False
+
+    def _tell(self, message: str) -> None:
+        """``on_warning(message)``, else a RuntimeWarning."""
+        if self.on_warning is not None:
+            self.on_warning(message)
+        else:
+            import warnings
+            warnings.warn(message, RuntimeWarning, stacklevel=4)
 
     def _write(self, payload: bytes) -> None:
         """``payload`` as one packet of sequence 0 (a command, or a semi-sync ack), sent at
@@ -304,6 +322,7 @@ class ReplicationStream:
         (non-blocking) or the connection's end (raised); ERR packets raised."""
         read = framing.read_packet
         rfile = self._rfile
+        started = False   # (an ERR after events: no longer about the start position)
         while True:
             try:
                 _seq, payload = read(rfile)
@@ -315,11 +334,12 @@ class ReplicationStream:
                 raise ReplicationError("the server closed the connection")
             head = payload[0]
             if head == rp.OK_STATUS:
+                started = True
                 yield payload
             elif head == conn.EOF_HEADER and len(payload) < 9:
                 return
             elif head == conn.ERR_HEADER:
-                raise _server_error(payload)
+                raise _server_error(payload, at_start=not started)
             else:
                 raise ReplicationError(f"unexpected packet starting with {head:#04x} in the "
                                        "binlog stream", path="packet")
@@ -372,7 +392,8 @@ class ReplicationStream:
                 self.close()
                 # (the server's refusals stand; a lost or refused connection is retried:
                 # PyMySQL's client errors are numbered from 2000)
-                if not self.reconnect or (e.code is not None and e.code < 2000):
+                if not self.reconnect or isinstance(e, RepeatError) or (
+                        e.code is not None and e.code < 2000):
                     raise
                 self.reconnects += 1
                 time.sleep(delay)
@@ -396,6 +417,8 @@ class ReplicationStream:
         begun = False         # its BEGIN seen (else a GTID alone: a DDL statement follows)
         gtid = self.checkpoint["gtid"] if self.checkpoint else None
         tx_gtid = None
+        start = None           # where the open transaction begins
+        last = self.position   # the end of the last event read from self.file
         for raw in self._semi_sync_events() if self.semi_sync_on else self._events():
             code = raw[TYPE_AT]
             log_pos = int.from_bytes(raw[LOG_POS_AT:LOG_POS_END], "little")
@@ -409,13 +432,23 @@ class ReplicationStream:
                     rec = reader.read_event(0, raw)
                     if rec is not None and rec.value is not None:
                         body = rec.value["body"]
-                        self.file = _text(body["next_file"])
-                        self.position = body["position"]
+                        self._rotate(_text(body["next_file"]), body["position"],
+                                     "the server's rotation")
+                        last = self.position
                 elif code == FORMAT_DESCRIPTION_EVENT:
                     reader.read_event(4, raw)   # (the context of what follows)
                 continue
-            offset = 4 if code == FORMAT_DESCRIPTION_EVENT and log_pos - size <= 4 else \
-                log_pos - size
+            first = code == FORMAT_DESCRIPTION_EVENT and log_pos - size <= 4
+            if first and last > 4:   # (the file's FORMAT_DESCRIPTION again, the stream past
+                reader.read_event(4, raw)   # it: its context, not an event to deliver)
+                continue
+            offset = 4 if first else log_pos - size
+            if log_pos <= last:
+                raise RepeatError(
+                    f"{self.file}: the server sent the event at offset {offset} (ending at "
+                    f"{log_pos}) after the one ending at {last}: events already read, sent "
+                    "again (a server looping over its files?); the stream stops")
+            last = log_pos
             rec = reader.read_event(offset, raw)
             if rec is None:
                 continue
@@ -424,20 +457,25 @@ class ReplicationStream:
             if kind in GTID_KINDS:
                 if held is not None and len(held):   # (an open one never ended: delivered)
                     yield self.file, list(held.drain())
-                held, begun = Held(self.hold), False
+                held, begun, start = Held(self.hold), False, offset
                 tx_gtid = _gtid_text(rec)
                 held.add(rec)
                 continue
             if held is None:
                 if kind == QUERY_EVENT and begins_transaction(statement_of(rec) or ""):
-                    held, begun, tx_gtid = Held(self.hold), True, None
+                    held, begun, tx_gtid, start = Held(self.hold), True, None, offset
                     held.add(rec)
                     continue
+                rotation = None
+                if kind == ROTATE_EVENT and rec.value is not None:
+                    body = rec.value["body"]
+                    rotation = _text(body["next_file"]), body["position"]
+                    self._going_back(*rotation, f"{self.file}: the ROTATE at offset {offset}")
                 self._advance(end, None)
                 yield self.file, [rec]
-                if kind == ROTATE_EVENT and rec.value is not None:
-                    self.file = _text(rec.value["body"]["next_file"])
-                    self.position = rec.value["body"]["position"]
+                if rotation is not None:
+                    self._rotate(*rotation, None)
+                    last = self.position
                 continue
             held.add(rec)
             done = kind in (XID_EVENT, XA_PREPARE_LOG_EVENT)
@@ -450,11 +488,35 @@ class ReplicationStream:
                     gtid = tx_gtid
                 self._advance(end, gtid)
                 yield self.file, batch
+        if held is not None and len(held):   # (the end of a non-blocking dump)
+            self.unfinished = (self.file, start, len(held))
+            self._tell(f"the server's binlog ends inside a transaction: its {len(held)} events "
+                       f"from {self.file} offset {start} are not delivered (the checkpoint "
+                       "stays before them)")
 
     def _advance(self, end: int, gtid) -> None:
         self.position = end
+        self.delivered[self.file] = end
         prior = self.checkpoint["gtid"] if self.checkpoint else None
         self.checkpoint = checkpoint_dict(self.file, end, gtid or prior)
+
+    def _rotate(self, file: str, position: int, what: str | None) -> None:
+        """The stream goes on in ``file`` at ``position`` (``what``: the rotation, checked
+        first: see :meth:`_going_back`)."""
+        if what is not None:
+            self._going_back(file, position, what)
+        self.file, self.position = file, position
+
+    def _going_back(self, file: str, position: int, what: str) -> None:
+        """RepeatError when ``what`` (a rotation to ``file`` at ``position``) goes back over
+        events of ``file`` this stream delivered. (A rotation to where the stream is, as at
+        the start of each connection from the checkpoint, is none.)"""
+        done = self.delivered.get(file)
+        if done is not None and position < done:
+            raise RepeatError(
+                f"{what} names {file} at position {position}, but this stream delivered "
+                f"{file} up to {done}: the server would send those events again (a server "
+                "looping over its files?); the stream stops")
 
 
 def _stream_packet_parser():
@@ -470,14 +532,16 @@ def semi_sync_ack(file: str, position: int) -> bytes:
     return rp.SemiSyncAck.build({"position": position, "file": file})
 
 
-def _server_error(payload: bytes) -> ReplicationError:
+def _server_error(payload: bytes, at_start: bool = True) -> ReplicationError:
+    """The ERR packet's error (``at_start``: the answer to a command or the dump's first
+    packet, where 1236 is about the start position)."""
     try:
         err = conn.ErrPacket.parse(payload)
     except Exception:  # noqa: BLE001 (a malformed ERR: its bytes said)
         return ReplicationError(f"the server sent a malformed error packet {payload[:64]!r}")
     message = _text(err.message)
     hint = ""
-    if err.error_code == 1236:
+    if err.error_code == 1236 and at_start:
         hint = (" (the start file or position is not on the server: purged, or never "
                 "written; or another replica uses this --server-id)")
     return ReplicationError(f"server error {err.error_code}: {message}{hint}",

@@ -16,15 +16,20 @@ A replica connects as to a master: CHANGE MASTER TO MASTER_HOST='127.0.0.1',
 MASTER_PORT=3307, MASTER_USER=..., MASTER_PASSWORD=..., MASTER_LOG_FILE='<a file of DIR>',
 MASTER_LOG_POS=4 (or MASTER_USE_GTID=slave_pos with MariaDB; MASTER_AUTO_POSITION=1 with
 MySQL and --flavor mysql: its GTID set is honoured); START SLAVE.
-The files of DIR (those that start with the binlog magic number) are served in name order;
-the last one is followed as it grows, and new files are picked up.
+The files of DIR (those that start with the binlog magic number; an index, .state or .info
+file beside them is not read) are served in name order; the last one is followed as it
+grows, and new files are picked up. Each file's ROTATE must agree with that order: it names
+the next file, or a name not in DIR (renamed copies: the next file is served). A ROTATE that
+names the file itself, an earlier or a later file, or a file missing between two of DIR's,
+ends the dump with ERR 1236 naming the files (and a line here): never a repeat or a skip.
 With --ssl-cert/--ssl-key a replica connects over TLS with MASTER_SSL=1 (MASTER_SSL_CA=...
 to verify the certificate).
 
 exit status:
   0  stopped by SIGINT/SIGTERM
-  1  the folder cannot be served (not a folder), or the password file, a TLS certificate or
-     key, or the RSA key cannot be read or used (one line: serve: FILE: reason)
+  1  the folder cannot be served (not a folder, no binlog file in it), or the password
+     file, a TLS certificate or key, or the RSA key cannot be read or used (one line:
+     serve: FILE: reason)
   2  bad command line
   3  the port cannot be listened on (in use, not allowed)
 """
@@ -35,6 +40,7 @@ def cmd_serve(args) -> int:
     import signal
 
     from ..errors import BinlogError
+    from ..statuses import STOPPED
     from .server import BinlogServer, ServerConfig
     from .server_auth import ConfigError
     if bool(args.ssl_cert) != bool(args.ssl_key) or (args.require_ssl and not args.ssl_cert):
@@ -63,6 +69,11 @@ def cmd_serve(args) -> int:
     except OSError as e:
         print(f"serve: cannot listen on {args.host}:{args.port}: {e.strerror}", file=sys.stderr)
         return 3
+    if not server.folder.names():
+        server.tcp.server_close()
+        print(f"serve: {args.dir}: no binlog file (none of its files starts with the binlog "
+              "magic number)", file=sys.stderr)
+        return STOPPED
 
     def stop(*_):
         raise KeyboardInterrupt

@@ -9,7 +9,9 @@ the binlog files of a folder (:mod:`.server_files`) as a real master does:
   and no creation time when the dump starts past it), then the events from the position;
 * a MariaDB GTID dump (``SET @slave_connect_state=...`` and an empty file name): from the
   GTID event of the first transaction the state does not hold (empty state: the first file),
-  with a fake GTID_LIST holding the state after the FORMAT_DESCRIPTION;
+  with a fake GTID_LIST holding the state after the FORMAT_DESCRIPTION (an ERR when the
+  first file's GTID_LIST is past the state's seq_no in a domain: purged);
+* a dump from a position past the file's end: an ERR, as a real master;
 * to a semi-sync replica (``SET @rpl_semi_sync_slave=1``), each packet with the semi-sync
   header; with ``semi_sync`` (serve --semi-sync) the last event of each transaction asks for
   an ack, and the replica's acks are read and counted (:attr:`BinlogServer.semi_sync_counts`);
@@ -17,7 +19,10 @@ the binlog files of a folder (:mod:`.server_files`) as a real master does:
   last file whose PREVIOUS_GTIDS the set covers, the transactions in the set left out (an ERR
   when even the first file's PREVIOUS_GTIDS holds GTIDs the set lacks: purged);
 * the next file after a file's end (a fake ROTATE to it when the file has no ROTATE of its
-  own), again with a fake ROTATE and its FORMAT_DESCRIPTION; a ROTATE to a file not there yet waits for it; at the end of the last file, the
+  own), again with a fake ROTATE and its FORMAT_DESCRIPTION: the folder's next file, which a
+  ROTATE must agree with (:meth:`.server_files.BinlogFolder.after`: never a file twice, never
+  one skipped; an ERR instead of a ROTATE that disagrees); a ROTATE to a file not there yet
+  after the last waits for it; at the end of the last file, the
   server follows it as it grows and waits for new files, sending HEARTBEAT_LOG_EVENTs at the
   period the replica set (``@master_heartbeat_period``, nanoseconds); with
   BINLOG_DUMP_NON_BLOCK an EOF packet ends the dump there.
@@ -227,6 +232,15 @@ class Connection:
                 return
         elif not name and state is not None:
             gtid_mode = True
+            purged = folder.purged(parse_gtid_state(state))
+            if purged:
+                self.err(ER_MASTER_FATAL_READING_BINLOG, "Could not find GTID state requested "
+                         "by slave in any binlog files. Probably the slave state is too old "
+                         "and required binlog files have been purged. (" + ", ".join(
+                             f"domain {d}: the slave has seq_no {have}, the first file served, "
+                             f"{folder.names()[0]}, starts after {first}"
+                             for d, (have, first) in purged.items()) + ")")
+                return
             start = folder.start_after(parse_gtid_state(state))
             if start is None:
                 self.err(ER_MASTER_FATAL_READING_BINLOG, "no binlog files to serve")
@@ -242,6 +256,11 @@ class Connection:
             self.err(ER_MASTER_FATAL_READING_BINLOG,
                      f"Could not find first log file name in binary log index file "
                      f"(no file {name!r} in the served folder)")
+            return
+        if position > folder.size(name):   # (as a real master: never an empty dump)
+            self.err(ER_MASTER_FATAL_READING_BINLOG, "Client requested master to start "
+                     f"replication from position > file size ({name} is "
+                     f"{folder.size(name)} bytes, the position {position})")
             return
         if folder.description(name)["checksum"] and \
                 self.session.user_vars.get("master_binlog_checksum") is None:
@@ -274,6 +293,7 @@ class Streamer:
         self.asking = self.semi and client.config.semi_sync
         self.this = {"_params": {"semi_sync": self.semi}}
         self.in_transaction = False
+        self.served: list = []   # the files of this dump, in order (none is served twice)
         self.inbox = bytearray()   # (a semi-sync replica's acks, as they arrive)
         period = client.config.heartbeat
         if period is None:
@@ -355,21 +375,44 @@ class Streamer:
     def run(self):
         first = True
         while True:
+            self.served.append(self.name)
             next_name = self.send_file(first)
             first = False
             if next_name is None:
                 return
             self.name, self.position = next_name, 4
 
-    def wait_for(self, name: str) -> bool:
-        """Wait (heartbeats going) until the file ``name`` exists; with NON_BLOCK, an EOF
-        instead of waiting (False: the dump ends)."""
-        while not self.folder.exists(name):
+    def refuse(self, reason: str) -> None:
+        """The dump ends with an ERR (1236) saying ``reason``, and a line on serve's stderr."""
+        log.warning("%s (the dump of client %s ends: ERR %s)", reason, self.client.conn_id,
+                    ER_MASTER_FATAL_READING_BINLOG)
+        self.client.err(ER_MASTER_FATAL_READING_BINLOG, reason)
+
+    def after(self, named: str | None, offset: int | None):
+        """The folder's ``(next file, refusal)`` after the open one, whose ROTATE at
+        ``offset`` names ``named`` (:meth:`BinlogFolder.after
+        <.server_files.BinlogFolder.after>`); a refusal says the files of this dump when
+        the ROTATE names one of them."""
+        following, reason = self.folder.after(self.name, named, offset)
+        if reason is not None and named in self.served and named != self.name:
+            reason += f" (this dump: {' -> '.join(self.served)} -> {named})"
+        return following, reason
+
+    def next_file(self, named: str | None, offset: int | None) -> str | None:
+        """The file to serve after the open one (see :meth:`after`), waited for (heartbeats
+        going) while it is not there yet; None: the dump ended (an EOF with NON_BLOCK, or a
+        refusal)."""
+        while True:
+            following, reason = self.after(named, offset)
+            if reason is not None:
+                self.refuse(reason)
+                return None
+            if following is not None:
+                return following
             if self.flags & BINLOG_DUMP_NON_BLOCK:
                 self.client.send(conn.EofPacket, {"warnings": 0, "status": []})
-                return False
+                return None
             self.idle()
-        return True
 
     def idle(self):
         """One pause at the end of the stream: a heartbeat when one is due; notices a client
@@ -385,14 +428,11 @@ class Streamer:
 
     def send_file(self, first: bool) -> str | None:
         """Stream one file from ``self.position``; the name of the next file (None: done)."""
-        if not self.wait_for(self.name):
-            return None
         with open(self.folder.file(self.name), "rb") as f:
             blocks = Blocks(f)
             fde = self.read_fde(blocks)
             if fde is None:
-                self.client.err(ER_MASTER_FATAL_READING_BINLOG,
-                                f"{self.name}: no FORMAT_DESCRIPTION at offset 4")
+                self.refuse(f"{self.name}: no FORMAT_DESCRIPTION at offset 4")
                 return None
             fde_raw, fde_value = fde
             self.ctx = context_from_fde(fde_value["body"], Context(checksum=False))
@@ -443,6 +483,13 @@ class Streamer:
         while True:
             sent = 0
             for offset, kind, size, buf, i in blocks.walk(self.position, MAX_EVENT_SIZE):
+                if kind == codes.ROTATE_EVENT:   # (checked before it is sent: a replica
+                    # refused keeps the position before it)
+                    named = parse_event(bytes(buf[i:i + size]), self.ctx)["body"]["next_file"]
+                    reason = self.after(named, offset)[1]
+                    if reason is not None:
+                        self.refuse(reason)
+                        return None
                 self.position = offset + size
                 sent += 1
                 if kind == codes.ANNOTATE_ROWS_EVENT and not annotate:
@@ -455,23 +502,28 @@ class Streamer:
                 self.send_event(bytes(buf[i:i + size]), flush=False, kind=kind)
                 if kind == codes.ROTATE_EVENT:
                     self.client.writer.flush()
-                    return parse_event(bytes(buf[i:i + size]), self.ctx)["body"]["next_file"]
+                    return self.next_file(named, offset)
             if sent:
                 self.client.writer.flush()
             if blocks.bad is not None:
-                self.client.err(ER_MASTER_FATAL_READING_BINLOG,
-                                f"{self.name}: bad event size {blocks.bad[1]} at offset "
-                                f"{blocks.bad[0]}")
+                self.refuse(f"{self.name}: bad event size {blocks.bad[1]} at offset "
+                            f"{blocks.bad[0]}")
                 return None
             if sent:
                 continue
             if blocks.tail is None:   # the file ends with a whole event
-                later = self.folder.next_name(self.name)
+                later = self.folder.after(self.name)[0]
                 if later is not None and self.position == self.folder.size(self.name):
                     self.send_event(self.artificial(codes.ROTATE_EVENT, {
                         "position": 4, "next_file": later}))
                     return later
             if self.flags & BINLOG_DUMP_NON_BLOCK:
+                if blocks.tail is not None:   # (not an end: what is left is not sent)
+                    at, have, need = blocks.tail
+                    self.refuse(f"{self.name}: the file ends inside an event at offset {at} "
+                                f"({have} bytes{f' of {need}' if need else ''}): cut short, "
+                                "or still being written")
+                    return None
                 self.client.send(conn.EofPacket, {"warnings": 0, "status": []})
                 return None
             self.idle()

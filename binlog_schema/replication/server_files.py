@@ -68,10 +68,40 @@ class BinlogFolder:
     def size(self, name: str) -> int:
         return os.path.getsize(self.file(name))
 
-    def next_name(self, name: str) -> str | None:
-        """The file after ``name`` in name order (None: it is the last)."""
-        later = [n for n in self.names() if n > name]
-        return later[0] if later else None
+    def after(self, name: str, named: str | None = None, offset: int | None = None):
+        """What is served after ``name`` once its last event is sent: ``(file, None)`` the
+        file to serve; ``(None, None)`` none yet (a blocking dump waits, a non-blocking one
+        ends); ``(None, reason)`` refused, never a repeat or a skip. ``named``: the file the
+        ROTATE at ``offset`` (the file's last event) names; None: the file has no ROTATE.
+
+        The folder's order (the names') is the order of the files; a ROTATE must agree with
+        it: it names the next file, or a file not in the folder that would not sort between
+        this one and the next (renamed copies: ``a.000001`` whose ROTATE names
+        ``mysql-bin.000002``, then ``a.000002``: the next file is served), or a file not
+        there yet after the last one (waited for). A ROTATE naming the file itself, an
+        earlier file or one past the next, or a file missing between this one and the next,
+        is refused."""
+        names = self.names()
+        later = [n for n in names if n > name]
+        following = later[0] if later else None
+        if named is None or named == following:
+            return following, None
+        where = f"{name}: the ROTATE at offset {offset} names {named}"
+        if named == name:
+            return None, (f"{where}, the file itself: serving it again would repeat its "
+                          "events (copies renamed? name each file as the ROTATE before it "
+                          "does)")
+        if named in names:
+            return None, (f"{where}, which comes before it in the folder: serving it again "
+                          "would repeat its events" if named < name else
+                          f"{where}, but {following} comes between: serving {named} next "
+                          f"would skip {following}")
+        if following is None:
+            return None, None
+        if name < named < following:
+            return None, (f"{where}, which is not in the folder, while a later file is "
+                          f"({following}): a file is missing")
+        return following, None
 
     # ------------------------------------------------------------------ facts
 
@@ -149,6 +179,18 @@ class BinlogFolder:
                 if domain not in state or seq > state[domain][1]:
                     return name, offset
         return (names[-1], self.size(names[-1])) if names else None
+
+    def purged(self, state: dict) -> dict:
+        """``{domain: (state's seq_no, first file's)}`` of the domains whose transactions
+        after the MariaDB GTID ``state`` begin before the first file: its GTID_LIST (the state
+        before it) is past the state's seq_no there, so they are gone with files no longer
+        served. (A domain the state does not hold starts where the files do.)"""
+        names = self.names()
+        if not names:
+            return {}
+        before = self.gtid_events(names[0])[0]
+        return {d: (state[d][1], n) for d, (_s, n) in sorted(before.items())
+                if d in state and state[d][1] < n}
 
     def previous_gtids(self, name: str):
         """The MySQL GTID set of the file's PREVIOUS_GTIDS event (a

@@ -22,8 +22,9 @@ on without.
 exit status: 0 the stream ended cleanly (without --stop-never: at the end of the server's
 last file); 1 the connection failed or the server refused (wrong password, a purged or
 missing start file or position, a clashing --server-id: said on stderr with the server's
-error number); 2 the command line is wrong; 3 an event had an error (said on stderr, the
-stream went on)."""
+error number; or a server that sends again what the stream delivered, a loop); 2 the
+command line is wrong; 3 an event had an error (said on stderr, the stream went on), or the
+server's binlog ended inside a transaction (its events not printed: said on stderr)."""
 
 
 def register(sub) -> None:
@@ -200,4 +201,7 @@ def cmd_stream(args) -> int:
         print(f"binlog-schema stream: {os_problem(e)}", file=sys.stderr)
         return 1
     out.flush()
+    if stream.unfinished is not None:   # (said by on_warning)
+        from ..statuses import DAMAGED, worst
+        status = worst(status, DAMAGED)
     return status

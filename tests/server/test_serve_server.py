@@ -9,7 +9,12 @@ workload over three files), ``serve`` (the command, in a subprocess) serves copi
   same row values as ``binlog-schema decode --rows`` of the files;
 * bad peers (a client gone mid-stream, garbage instead of a handshake reply, a dump of a
   missing file, a wrong password) get an ERR or a closed connection while ``serve`` goes on
-  answering another client.
+  answering another client;
+* serve never loops: over renamed copies whose ROTATE names the file itself, and over a
+  cycle of two files (the second's ROTATE naming the first), the MariaDB replica,
+  python-mysql-replication and ``stream`` each get every event before the ROTATE once, then
+  ERR 1236 naming the files (serve says it on stderr); a folder holding the server's index
+  and state files and a replica's info file beside the binlogs serves the binlogs.
 """
 
 from __future__ import annotations
@@ -209,10 +214,10 @@ def test_replica_in_gtid_mode_follows_growing_files(writer, folder, serve, repli
         writer.q("SELECT @@gtid_binlog_pos")[0][0]
 
 
-def decoded_rows(folder, *options):
+def decoded_rows(folder, *options, files=None):
     """(table, kind, values, after) of every row change, as ``binlog-schema decode --rows``
-    gives (the values as its JSON has them)."""
-    files = sorted(str(p) for p in folder.iterdir())
+    gives (the values as its JSON has them), of ``folder``'s files (or of ``files``)."""
+    files = sorted(str(p) for p in (folder.iterdir() if files is None else files))
     out = fw.binlog_schema("decode", "--rows", *options, *files)
     assert out.returncode == 0, out.stderr.decode()
     rows, tables = [], {}
@@ -311,10 +316,11 @@ def row_differences(theirs: list, ours: list) -> list:
     return out
 
 
-def pmr_rows(port, **options):
+def pmr_rows(port, got=None, most=None, **options):
     """(table, kind, values, after) of every row change python-mysql-replication's
     BinLogStreamReader decodes from ``port`` (non-blocking: to the end of the last file);
-    ``options``: BinLogStreamReader's (default: a MariaDB server)."""
+    ``options``: BinLogStreamReader's (default: a MariaDB server). ``got``: the list the rows
+    are added to (the rows read before an error); more than ``most`` rows: a failure."""
     from pymysqlreplication import BinLogStreamReader
     from pymysqlreplication.row_event import DeleteRowsEvent, UpdateRowsEvent, WriteRowsEvent
     stream = BinLogStreamReader(
@@ -323,9 +329,10 @@ def pmr_rows(port, **options):
         server_id=99, blocking=False, only_events=[WriteRowsEvent, UpdateRowsEvent,
                                                    DeleteRowsEvent],
         **({"is_mariadb": True} | options))
-    got = []
+    got = [] if got is None else got
     try:
         for ev in stream:
+            assert most is None or len(got) <= most, f"more than {most} rows: read again?"
             name = f"{ev.schema}.{ev.table}"
             for r in ev.rows:
                 if isinstance(ev, UpdateRowsEvent):
@@ -414,5 +421,142 @@ def test_caching_sha2_password(folder):
         with pytest.raises(pymysql.err.OperationalError) as e:
             _connect(s.port, "wrong")
         assert e.value.args[0] == 1045
+    finally:
+        s.stop()
+
+
+# ------------------------------------------------------------------ never a loop
+
+
+def _rename_rotate(source, target, next_file):
+    """``source`` copied to ``target``, its ROTATE naming ``next_file`` (the CRC32 rebuilt);
+    the ROTATE's offset."""
+    from binlog_schema.stream import BinlogReader, BinlogWriter
+    at = None
+    with open(target, "wb") as out:
+        w = BinlogWriter(out)
+        for rec in BinlogReader(str(source)):
+            value = rec.value
+            if rec.type_name == "ROTATE_EVENT":
+                at = rec.offset
+                value["body"]["next_file"] = next_file
+            w.write_record(rec, value)
+    assert at is not None and target.stat().st_size == source.stat().st_size
+    return at
+
+
+def _stream_to_the_end(port):
+    """``binlog-schema stream`` of ``port`` (to the end of the last file; bounded: a stream
+    that loops ends in the timeout, a failure): (status, stdout's records, stderr)."""
+    out = subprocess.run([sys.executable, "-m", "binlog_schema", "stream", "--port", str(port),
+                          "--user", USER], capture_output=True, text=True, timeout=60, cwd=fw.ROOT,
+                         env={**os.environ, "MYSQL_PWD": PASSWORD})
+    return out.returncode, [json.loads(x) for x in out.stdout.splitlines()], out.stderr
+
+
+def _decoded_before(paths, stop):
+    """decode's records of ``paths`` (file base names), up to offset ``stop`` of the last."""
+    out = []
+    for path in paths:
+        run = fw.binlog_schema("decode", path)
+        assert run.returncode == 0, run.stderr.decode()
+        for line in run.stdout.decode().splitlines():
+            rec = json.loads(line)
+            rec["file"] = path.name
+            if path == paths[-1] and rec["offset"] >= stop:
+                break
+            out.append(rec)
+    return out
+
+
+def _stops_once(port, paths, stop, refusal):
+    """``stream`` of ``port``: status 1, the refusal on stderr (one line), each event of
+    ``paths`` before offset ``stop`` of the last printed once (the FORMAT_DESCRIPTION as a
+    server sends it: its in-use flag cleared)."""
+    status, records, err = _stream_to_the_end(port)
+    assert status == 1 and refusal in err and err.count("\n") == 1, err
+    places = [(r["file"], r["offset"]) for r in records]
+    assert len(places) == len(set(places)), "an event printed twice"
+    for r in records:
+        if r["type"] == "FORMAT_DESCRIPTION_EVENT":
+            r["header"]["flags"] = [f for f in r["header"]["flags"] if f != "BINLOG_IN_USE"]
+    want = _decoded_before(paths, stop)
+    for r in want:
+        if r["type"] == "FORMAT_DESCRIPTION_EVENT":
+            r["header"]["flags"] = [f for f in r["header"]["flags"] if f != "BINLOG_IN_USE"]
+    assert records == want
+
+
+def test_a_rotate_naming_its_own_file_stops_the_replica_and_stream(writer, replica, tmp_path):
+    """Renamed copies: the writer's first file served as mariadb-bin.000002, its ROTATE
+    naming mariadb-bin.000002. The MariaDB replica stops with ERR 1236 at the ROTATE (its
+    position the one before it, nothing applied twice); so does ``stream``."""
+    source = writer.binlog_dir / "mariadb-bin.000001"
+    folder = tmp_path / "renamed"
+    folder.mkdir()
+    copy = folder / "mariadb-bin.000002"
+    at = _rename_rotate(source, copy, "mariadb-bin.000002")   # (as it was: the file's own)
+    refusal = f"mariadb-bin.000002: the ROTATE at offset {at} names mariadb-bin.000002, " \
+              "the file itself"
+    s = Serve(folder, "--heartbeat", "0.5")
+    try:
+        _replicate(replica, s.port, "MASTER_LOG_FILE='mariadb-bin.000002', MASTER_LOG_POS=4, "
+                                    "MASTER_USE_GTID=no")
+        deadline = time.monotonic() + 60
+        while True:
+            st = replica.slave_status()
+            if st["Slave_IO_Running"] == "No" and st["Exec_Master_Log_Pos"] == at:
+                break
+            assert time.monotonic() < deadline, f"the replica did not stop at {at}: {st}"
+            time.sleep(0.3)
+        assert st["Last_IO_Errno"] == 1236 and refusal in st["Last_IO_Error"], st
+        assert (st["Master_Log_File"], st["Read_Master_Log_Pos"]) == (copy.name, at)
+        assert not st["Last_SQL_Error"] and st["Slave_SQL_Running"] == "Yes", st
+        _stops_once(s.port, [copy], at, "server error 1236: " + refusal)
+    finally:
+        replica.q("STOP SLAVE")
+        s.stop()
+    assert f"serve: {refusal}" in s.proc.stderr.read()
+
+
+def test_a_cycle_of_two_files_stops_python_mysql_replication_and_stream(writer, tmp_path):
+    """a -> b -> a: the writer's first two files, the second's ROTATE naming the first.
+    python-mysql-replication reads every row of both once, then gets ERR 1236."""
+    import pymysql
+    folder = tmp_path / "cycle"
+    folder.mkdir()
+    a, b = folder / "mariadb-bin.000001", folder / "mariadb-bin.000002"
+    shutil.copyfile(writer.binlog_dir / a.name, a)
+    at = _rename_rotate(writer.binlog_dir / b.name, b, a.name)
+    refusal = f"{b.name}: the ROTATE at offset {at} names {a.name}, which comes before it " \
+              f"in the folder"
+    want = decoded_rows(folder)
+    assert len(want) > 50
+    s = Serve(folder)
+    try:
+        got = []
+        with pytest.raises(pymysql.err.OperationalError) as e:
+            pmr_rows(s.port, got=got, most=len(want))
+        assert e.value.args[0] == 1236 and refusal in e.value.args[1], e.value.args
+        assert not row_differences(got, want)
+        _stops_once(s.port, [a, b], at, refusal)
+    finally:
+        s.stop()
+    assert f"serve: {refusal}" in s.proc.stderr.read()
+
+
+def test_a_server_folder_with_its_index_and_state_files(writer, tmp_path):
+    """The writer's binlog folder as the server keeps it (its index), with a GTID state file
+    and a replica's info file beside: the binlogs are served, as decode reads them."""
+    folder = tmp_path / "server-folder"
+    shutil.copytree(writer.binlog_dir, folder)
+    assert (folder / "mariadb-bin.index").is_file()
+    (folder / "mariadb-bin.state").write_text(writer.q("SELECT @@gtid_binlog_state")[0][0])
+    (folder / "relay-log.info").write_text("7\n./relay-bin.000002\n4\nmariadb-bin.000002\n4\n")
+    binlogs = sorted(p for p in folder.iterdir() if p.name[-1].isdigit())
+    s = Serve(folder)
+    try:
+        assert [n for n, _size in _answers(s.port)] == [p.name for p in binlogs]
+        assert not row_differences(pmr_rows(s.port), decoded_rows(folder, files=binlogs))
     finally:
         s.stop()
