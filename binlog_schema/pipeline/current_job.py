@@ -271,12 +271,12 @@ def _last_complete(spark, tables, okey_of) -> dict | None:
         F.col("query").isNotNull()
     certain = F.col("type").isin(type_name(XID_EVENT), type_name(XA_PREPARE_LOG_EVENT)) | \
         (statement & (role == ENDS)) | \
-        (statement & role.isNull() & F.col("transaction").isNull())
-    maybe = statement & role.isNull() & F.col("transaction").isNotNull()
+        (statement & role.isNull() & F.col("transaction_offset").isNull())
+    maybe = statement & role.isNull() & F.col("transaction_offset").isNotNull()
     place = F.struct(
         F.coalesce("in_payload_at", "offset").alias("at"),
         F.when(F.col("in_payload_at").isNotNull(), F.col("offset")).otherwise(0).alias("inner"),
-        "size", F.col("transaction").alias("txn"))
+        "size", F.col("transaction_offset").alias("txn"))
     rows = ev.where(certain | maybe).groupBy("file").agg(
         F.max(F.when(certain, place)).alias("m"),
         F.max(F.when(maybe, place)).alias("a")).collect()
