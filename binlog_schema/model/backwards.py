@@ -30,8 +30,8 @@ from ..records import factory, record
 from ..values.rows import operation_of
 from .flashback import FlashbackError
 from .row_change import gtid_of, is_schema_statement, is_statement_dml, query_verb
-from .statements import statement_head
-from .transactions import Transactions, event_time
+from .statements import BEGINS, statement_head
+from .transactions import Transactions, event_time, record_role
 
 # what an indexed event is to its transaction
 BEGIN, MAP, ROWS, PAYLOAD, END = 1, 2, 3, 4, 5
@@ -384,7 +384,7 @@ def transactions_backwards(index: Index):
                 if payloads:
                     tx.inner = [r for o in payloads for r in by[o].inner or ()]
                     tx.head += [r for r in tx.inner if r.kind == QUERY_EVENT
-                                and query_verb(r) == "begin"]
+                                and record_role(r) is BEGINS]
                     ends_in = [r for r in tx.inner if r.kind == XID_EVENT]
                     tx.end = tx.end or (ends_in[-1] if ends_in else None)
             else:

@@ -58,7 +58,7 @@ from ..mysql.flavor import checksum_length
 from ..mysql.framing import HEADER_SIZE
 from ..stream import EventRecord
 from ..values.rows import RowsCodec
-from .statements import statement_head
+from .statements import BEGINS, BELONGS, ENDS, statement_head, statement_role
 from .table_map import TableMap, table_map_from_event
 
 # WRITE <-> DELETE, each in its own version (pre-GA, v1, v2, MariaDB compressed v1 and v2)
@@ -357,17 +357,18 @@ def invert_transaction(records, file: str | None = None, *, begin_status=None) -
                 else None
             head = statement_head(query) if query is not None else ""
             word = head.split()[0] if head.split() else ""
-            if word == "BEGIN" or head.startswith("START TRANSACTION"):
+            role = statement_role(query)   # (the one table: model/statements.py)
+            if role is BEGINS and word != "XA":   # (XA transactions: refused below)
                 if begin is not None or started or maria_gtid is not None:
                     raise _refuse(rec, f"{head.strip()!r} inside the transaction", file)
                 begin = rec
                 session_query = session_query or rec
                 continue
-            if word == "COMMIT":
+            if role is ENDS and word == "COMMIT":
                 commit = rec
                 session_query = session_query or rec
                 continue
-            if word == "SAVEPOINT" or head.startswith("RELEASE SAVEPOINT"):
+            if role is BELONGS and word in ("SAVEPOINT", "RELEASE"):
                 session_query = session_query or rec
                 continue
             if word == "ROLLBACK":

@@ -40,7 +40,7 @@ from ..mysql.flavor import checksum_length
 from ..mysql.framing import HEADER_SIZE
 from ..serial.value_forms import jsonable
 from ..values.rows import RowsCodec, operation_of
-from .statements import raw_statement, statement_verb
+from .statements import CONTROL_VERBS, raw_statement, statement_verb
 from .table_map import Column, TableMap, table_map_from_event
 
 
@@ -107,7 +107,7 @@ def gtid_of(rec, body=None) -> str | None:
 
 # the statements of QUERY events that are not schema changes: transaction control (not
 # replayed) and statement-based row changes (counted, never turned into rows)
-_CONTROL = frozenset({"begin", "commit", "rollback", "savepoint", "release", "xa", "start"})
+_CONTROL = CONTROL_VERBS   # (model/statements.py's table)
 _STATEMENT_DML = frozenset({"insert", "update", "delete", "replace", "load"})
 _QUERY_KINDS = STATEMENT_KINDS | {EXECUTE_LOAD_QUERY_EVENT}
 

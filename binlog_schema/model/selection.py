@@ -290,88 +290,151 @@ class Selection:
         return True
 
 
-def select_events(records, selection: Selection):
-    """The records of a stream that ``decode`` prints under ``selection``: rows events of
-    selected tables and operations, the table maps of selected tables, QUERY events whose
-    database is selected, in selected transactions (GTID set, thread, the time window on the
-    transaction's first event); events outside transactions (FORMAT_DESCRIPTION, ROTATE...)
-    stay unless a GTID or thread filter is given (the time window judges them by their own
-    time). Errors and skipped ranges always pass (every byte accounted for). A GTID event
-    waits for the BEGIN that says its transaction's thread. A compressed transaction
-    (TRANSACTION_PAYLOAD) is judged whole, by its transaction."""
-    from ..mysql.codes import GTID_KINDS, QUERY_EVENT, ROWS_KINDS, TABLE_MAP_EVENT
+def select_events(records, selection: Selection, *, limit: int = 8 << 20):
+    """The records of a stream that ``decode`` prints under ``selection``, whole transactions
+    at a time (transactions as model/transactions.py's :class:`Boundary` tells them):
+
+    * A transaction is printed when it is selected (``--gtid``, ``--thread-id``, the time
+      window on its first event) and, under ``--database``, ``--table`` or ``--operation``,
+      when it holds a selected change: a rows event of a selected table and operation, or a
+      statement (statement-based DML, DDL) whose default database may hold a selected table.
+      Of a transaction printed: its own events (GTID, BEGIN, ANNOTATE_ROWS, INTVAR..., the
+      XID or COMMIT), the table maps of selected tables, its selected rows events and
+      statements; the rows events and table maps of other tables and operations are not. A
+      transaction with no selected change prints nothing, not even its GTID or XID.
+    * A compressed transaction (TRANSACTION_PAYLOAD) is printed whole when it holds a
+      selected change.
+    * Events outside transactions (FORMAT_DESCRIPTION, ROTATE..., a statement outside any
+      transaction) stay unless a GTID or thread filter is given (the time window judges them
+      by their own time); a statement outside any transaction when its database may hold a
+      selected table.
+    * Errors and skipped ranges always pass (every byte accounted for), and with them the
+      transaction they are in (damage may hide its selected change).
+
+    Until a transaction holds a selected change (or ends), its events wait, in memory up to
+    ``limit`` bytes, the rest in a temporary file (:class:`HeldRecords`)."""
+    from ..mysql.codes import (ROWS_KINDS, STATEMENT_KINDS, TABLE_MAP_EVENT,
+                               TRANSACTION_PAYLOAD_EVENT)
     from ..values.rows import operation_of
-    from .transactions import BOUNDARY_KINDS, Transactions, event_time
+    from .statements import BEGINS
+    from .transactions import (ALONE, BOUNDARY_KINDS, CLOSES, INSIDE, OPENS, OUTSIDE,
+                               HeldRecords, Transactions, event_time, record_role)
     txs = Transactions()
-    maps: dict = {}
-    held = None           # a GTID event waiting for the BEGIN that says its thread
+    maps: dict = {}           # table id -> selected (the table maps of the transaction)
     by_tx = selection.filters_transactions
     by_id = selection.gtids is not None or selection.thread_ids is not None
+    by_content = selection.filters_tables or selection.operations is not None
+    held = HeldRecords(limit)
+    group = None              # the open transaction
+    mode = _DROP              # _WAIT (its events held), _KEEP or _DROP
+    opening = True            # only its opening events (GTID, BEGIN) seen so far
 
     def tx_ok(tx) -> bool:
         return not by_tx or selection.transaction(tx.gtid, tx.thread_id, tx.timestamp)
 
+    def end_group():
+        nonlocal group
+        if group is not None and mode == _WAIT:
+            if not by_content and tx_ok(group):
+                yield from held.drain()
+            held.clear()
+        group = None
+
+    def content(r) -> bool | None:
+        """True: a selected change; False: a change not selected, or a table map of a table
+        not selected (never printed); None: an event of the transaction itself."""
+        k = r.kind
+        if k == TABLE_MAP_EVENT:
+            body = r.value["body"] if r.value is not None else None
+            if body is None:
+                return None
+            ok = maps[body["table_id"]] = selection.table(body.get("database"),
+                                                          body.get("table"))
+            return None if ok else False
+        if k in ROWS_KINDS:
+            body = r.value["body"] if r.value is not None else None
+            return body is None or (maps.get(body["table_id"], not selection.filters_tables)
+                                    and selection.operation(operation_of(k)))
+        if k in STATEMENT_KINDS and record_role(r) is None:
+            return _query_db_ok(r, selection)
+        if k == TRANSACTION_PAYLOAD_EVENT and r.inner is not None:
+            return any(r.error is not None or content(x) for x in r.inner)
+        return None
+
     for rec in records:
         if rec.gap is not None or rec.error is not None:
-            if held is not None:
-                yield held
-                held = None
+            if group is not None and mode == _WAIT:   # (damage: the transaction is printed)
+                yield from held.drain()
+                mode = _KEEP
             yield rec
             continue
         kind = rec.kind
-        ended = txs.feed(rec, rec.offset) if kind in BOUNDARY_KINDS else None
-        tx = txs.open
-        if held is not None:
-            gtid_rec, held = held, None
-            subject = ended if ended is not None and (tx is None or kind in GTID_KINDS) \
-                else tx
-            if subject is None or tx_ok(subject):
-                yield gtid_rec
-        if kind in GTID_KINDS:
-            held = rec
-            continue
-        if tx is None:
-            if ended is not None:            # a commit: with its transaction
-                if tx_ok(ended):
-                    yield rec
+        ended = None
+        if kind in BOUNDARY_KINDS:
+            ended = txs.feed(rec, rec.offset)
+            step = txs.last
+        elif kind == TRANSACTION_PAYLOAD_EVENT and rec.inner is not None:
+            if txs.open is None:
+                txs.current(rec.offset, event_time(rec))
+            step = INSIDE
+            for r in rec.inner:    # (its events: BEGIN, ..., the XID that ends it)
+                if r.error is None and r.kind in BOUNDARY_KINDS:
+                    txs.feed(r, rec.offset)
+                    if txs.last == CLOSES:
+                        step = CLOSES
+        elif txs.boundary.open:
+            step = INSIDE
+        elif kind in ROWS_KINDS or kind == TABLE_MAP_EVENT:   # (read from a transaction's
+            txs.current(rec.offset, event_time(rec))            # middle: it begins here)
+            step = INSIDE
+        else:
+            step = OUTSIDE
+        if step == OPENS or (step != OUTSIDE and step != ALONE and group is None):
+            yield from end_group()
+            group = txs.open if txs.open is not None else ended   # (an end met alone)
+            maps.clear()
+            mode, opening = _WAIT, True
+        elif step == OUTSIDE or step == ALONE:
+            yield from end_group()
+            ts = event_time(rec)
+            if by_id or (selection.start_time is not None and ts < selection.start_time) \
+                    or (selection.stop_time is not None and ts >= selection.stop_time):
                 continue
-            if kind in ROWS_KINDS or kind == TABLE_MAP_EVENT:
-                tx = txs.current(rec.offset, event_time(rec))
-            else:                            # outside transactions: context events, DDL
-                ts = event_time(rec)
-                if by_id or (selection.start_time is not None and ts < selection.start_time) \
-                        or (selection.stop_time is not None and ts >= selection.stop_time):
-                    continue
-                if kind != QUERY_EVENT or _query_db_ok(rec, selection):
-                    yield rec
-                continue
-        if not tx_ok(tx):
+            if step == OUTSIDE or _query_db_ok(rec, selection):
+                yield rec
             continue
-        if kind == TABLE_MAP_EVENT:
-            body = rec.value["body"] if rec.value is not None else None
-            ok = body is None or selection.table(body.get("database"), body.get("table"))
-            if body is not None:
-                maps[body["table_id"]] = ok
-            if ok:
+        if mode == _DROP:
+            pass
+        elif mode == _KEEP:
+            if content(rec) is not False:
                 yield rec
-        elif kind in ROWS_KINDS:
-            body = rec.value["body"] if rec.value is not None else None
-            if body is None or (maps.get(body["table_id"], not selection.filters_tables)
-                                and selection.operation(operation_of(kind))):
-                yield rec
-        elif kind != QUERY_EVENT or _query_db_ok(rec, selection):
-            yield rec
-    if held is not None:
-        yield held
+        else:
+            got = content(rec)
+            if opening and (step == OPENS or (kind in STATEMENT_KINDS and
+                                              record_role(rec) is BEGINS)):
+                held.add(rec)   # (its GTID, BEGIN: the thread and GTID are known after them)
+            else:
+                opening = False
+                if not tx_ok(group):
+                    held.clear()
+                    mode = _DROP
+                elif got or (got is None and not by_content):
+                    yield from held.drain()
+                    mode = _KEEP
+                    yield rec
+                elif got is None:
+                    held.add(rec)
+        if step == CLOSES:
+            yield from end_group()
+    yield from end_group()
+
+
+_WAIT, _KEEP, _DROP = range(3)   # select_events: a transaction's events held, printed, dropped
 
 
 def _query_db_ok(rec, selection) -> bool:
-    """A QUERY's default database selected (BEGIN/COMMIT always are)."""
+    """A statement's default database selected (it may hold a selected table)."""
     if not selection.filters_tables:
-        return True
-    from .row_change import query_verb
-    verb = query_verb(rec, False)
-    if verb in ("begin", "commit", "rollback"):
         return True
     body = rec.value["body"] if rec.value is not None else None
     return body is None or selection.database(body.get("database") or None)

@@ -26,12 +26,14 @@ import re
 import tempfile
 
 from ..mysql.codes import (ANONYMOUS_GTID_LOG_EVENT, GTID_KINDS, GTID_LOG_EVENT,
-                           GTID_TAGGED_LOG_EVENT, QUERY_EVENT,
-                           XA_PREPARE_LOG_EVENT, XID_EVENT)
+                           GTID_TAGGED_LOG_EVENT, MARIA_GTID_EVENT, QUERY_EVENT,
+                           STATEMENT_KINDS, XA_PREPARE_LOG_EVENT, XID_EVENT)
 from ..mysql.framing import HEADER_SIZE
+from ..mysql.names import MARIA_GTID_FLAGS2
+from ..mysql.post_header import MARIA_GTID_FLAGS2_AT
 from ..records import factory, record
 from .row_change import RowChange, gtid_of
-from .statements import record_statement, statement_head
+from .statements import BEGINS, BELONGS, ENDS, record_statement, statement_head, statement_role
 
 # the order key's fields and their widths (decimal digits): the file's sequence number (up to
 # 2^32), the event's offset in its file (13 digits: past 2^40, any file), the offset inside a
@@ -89,63 +91,155 @@ def statement_of(rec) -> str | None:
     return None if query is None else statement_head(query)
 
 
-def begins_transaction(what: str) -> bool:
-    """Whether a statement's head (:func:`statement_of`) begins a transaction."""
-    return what.startswith(("BEGIN", "XA START", "START TRANSACTION"))
-
-
-def ends_transaction(what: str) -> bool:
-    """Whether a statement's head ends a transaction (COMMIT, ROLLBACK, XA COMMIT/ROLLBACK;
-    not ROLLBACK TO a savepoint)."""
-    return what.startswith(("COMMIT", "ROLLBACK", "XA COMMIT", "XA ROLLBACK")) and \
-        not what.startswith("ROLLBACK TO")
-
-
-def query_boundary(what: str, open_: bool) -> tuple:
-    """``(ends, open after)`` for a QUERY statement's head ``what`` met while a transaction
-    is ``open_`` (its BEGIN seen): BEGIN opens one; COMMIT or ROLLBACK ends it; a statement
-    inside one belongs to it; a statement outside one (DDL) is a transaction of its own."""
-    if begins_transaction(what):
-        return False, True
-    if ends_transaction(what):
-        return True, False
-    return (False, True) if open_ else (True, False)
-
-
 def event_time(rec) -> int:
     """An event's header timestamp (its first four bytes), without parsing it."""
     return int.from_bytes(rec.raw[:4], "little")
 
 
-# the events that begin or end transactions (besides rows events, which join one)
-BOUNDARY_KINDS = GTID_KINDS | {QUERY_EVENT, XID_EVENT, XA_PREPARE_LOG_EVENT}
+# ------------------------------------------------------------------ the boundary rule
+
+# What an event does to the transactions of a stream (Boundary.step)
+OUTSIDE = 0   # nothing: no transaction is open (FORMAT_DESCRIPTION, ROTATE...)
+OPENS = 1     # begins a transaction (one still open ends before it: its end never seen)
+INSIDE = 2    # belongs to the open transaction
+CLOSES = 3    # belongs to the open transaction and ends it
+ALONE = 4     # a statement outside any transaction: a transaction of its own
+
+# the events that begin or end transactions (the others join the open one, or none)
+BOUNDARY_KINDS = GTID_KINDS | STATEMENT_KINDS | {XID_EVENT, XA_PREPARE_LOG_EVENT}
+_STANDALONE = MARIA_GTID_FLAGS2["STANDALONE"]
+
+
+def gtid_standalone(kind, flags2=None) -> bool:
+    """Whether a GTID event announces a group with no commit of its own, one statement: a
+    MySQL GTID does (what follows it without a BEGIN is a DDL statement, a group of its own:
+    MySQL's rpl_trx_boundary_parser.cc), a MariaDB GTID when flagged STANDALONE (``flags2``:
+    the decoded names, or the byte)."""
+    if kind != MARIA_GTID_EVENT:
+        return True
+    if isinstance(flags2, int):
+        return bool(flags2 & _STANDALONE)
+    return "STANDALONE" in (flags2 or ())
+
+
+class Boundary:
+    """The one transaction-boundary rule, every reader's (the model here, the Spark
+    pre-scan and split decoding, the stream client and server): where transactions begin and
+    end along a stream of events, from their kinds, the roles of their statements
+    (:data:`~.statements.TRANSACTION_STATEMENTS`) and the GTID's STANDALONE flag.
+
+    * A GTID event opens a transaction (a BEGIN right after it continues it).
+    * A statement that begins (BEGIN, XA START...) opens one, outside a transaction or inside
+      one already begun (whose end was never seen).
+    * XID, XA_PREPARE and a statement that ends (COMMIT, ROLLBACK, XA COMMIT...) close it.
+    * An ordinary statement (DML, DDL) belongs to the open transaction, unless that one is a
+      GTID's group of one statement not begun by BEGIN (:func:`gtid_standalone`), which it
+      closes; outside any transaction it is a transaction of its own (:data:`ALONE`).
+    * Other events (TABLE_MAP, rows, ANNOTATE_ROWS, INTVAR...) belong to the open one.
+
+    ``open``: a transaction is open; ``begun``: by a BEGIN (or XA START...); ``standalone``:
+    its GTID announced one statement."""
+
+    __slots__ = ("open", "begun", "standalone")
+
+    def __init__(self):
+        self.open = self.begun = self.standalone = False
+
+    def step(self, kind: int, role=None, standalone: bool = False) -> int:
+        """What one event does (:data:`OPENS`, :data:`INSIDE`, :data:`CLOSES`,
+        :data:`ALONE`, :data:`OUTSIDE`), the state moved past it. ``role``: a statement's
+        (:func:`~.statements.statement_role`); ``standalone``: a GTID's
+        (:func:`gtid_standalone`)."""
+        if kind in GTID_KINDS:
+            self.open, self.begun, self.standalone = True, False, standalone
+            return OPENS
+        if kind in STATEMENT_KINDS:
+            if role is BEGINS:
+                if self.open and not self.begun:   # (after its GTID)
+                    self.begun = True
+                    return INSIDE
+                self.open, self.begun, self.standalone = True, True, False
+                return OPENS
+            if role is ENDS:
+                self.open = self.begun = False
+                return CLOSES
+            if not self.open:
+                return OUTSIDE if role is BELONGS else ALONE
+            if role is None and self.standalone and not self.begun:
+                self.open = False
+                return CLOSES
+            return INSIDE
+        if kind == XID_EVENT or kind == XA_PREPARE_LOG_EVENT:
+            self.open = self.begun = False
+            return CLOSES
+        return INSIDE if self.open else OUTSIDE
+
+    def join(self) -> None:
+        """A transaction's event met with none open (a rows event: a stream read from the
+        middle of a transaction): from there on, as inside one begun."""
+        if not self.open:
+            self.open, self.begun, self.standalone = True, True, False
+
+    def feed(self, rec) -> int:
+        """:meth:`step` for an event record (its statement read undecoded when it is, its
+        GTID's flags from the body)."""
+        kind = rec.kind
+        if kind in STATEMENT_KINDS:
+            return self.step(kind, record_role(rec))
+        if kind == MARIA_GTID_EVENT:
+            return self.step(kind, None, gtid_standalone(kind, _flags2(rec)))
+        return self.step(kind)
+
+
+def record_role(rec):
+    """The role of a QUERY record's statement (model/statements.py's table; its first bytes
+    when it is undecoded; None for a compressed one not decoded: MariaDB compresses only
+    statements longer than the ones that begin or end transactions)."""
+    if rec.unparsed and rec.kind != QUERY_EVENT:
+        return None
+    return statement_role(record_statement(rec, 64))
+
+
+def _flags2(rec):
+    if rec.unparsed:
+        at = HEADER_SIZE + MARIA_GTID_FLAGS2_AT
+        return rec.raw[at] if len(rec.raw) > at else 0
+    body = rec.value["body"] if rec.error is None and rec.value is not None else None
+    return body.get("flags2") if isinstance(body, dict) else None
 
 
 class Transactions:
-    """The transaction in force along a stream of event records. :meth:`feed` takes every
-    event of :data:`BOUNDARY_KINDS` (others change nothing) and returns the transactions it
-    ends; :meth:`current` gives the transaction a rows event belongs to (one begins at that
-    event when none is open: a stream read from the middle of a transaction)."""
+    """The transaction in force along a stream of event records (:class:`Boundary`'s rule).
+    :meth:`feed` takes every event of :data:`BOUNDARY_KINDS` (others change nothing) and
+    returns the transactions it ends; :meth:`current` gives the transaction a rows event
+    belongs to (one begins at that event when none is open: a stream read from the middle of
+    a transaction). ``last``: what the last event fed did (:meth:`Boundary.step`)."""
 
     def __init__(self):
         self.open: Transaction | None = None
+        self.boundary = Boundary()
+        self.last = OUTSIDE
 
     def current(self, offset: int, timestamp: int | None = None) -> Transaction:
         tx = self.open
         if tx is None:
             tx = self.open = Transaction(offset, timestamp=timestamp)
+            self.boundary.join()
         return tx
 
     def feed(self, rec, offset: int) -> Transaction | None:
         """Follow one event (``offset``: its offset in the file, the payload's for an event
         inside one). Returns the transaction this event ends: committed, with its XID and
         commit timestamp; or, for an event that begins a transaction while one is open
-        (whose end was never seen: a file cut inside it), that one, uncommitted."""
+        (whose end was never seen: a file cut inside it), that one, uncommitted; or, for a
+        statement outside any transaction, its own (committed, no XID)."""
         kind = rec.kind
         if kind in GTID_KINDS:
             body = rec.value["body"] if rec.value is not None else None
             if not isinstance(body, dict):
                 return None
+            self.last = self.boundary.step(
+                kind, None, gtid_standalone(kind, body.get("flags2")))
             ended, self.open = self.open, Transaction(offset, gtid_of(rec, body),
                                                       timestamp=event_time(rec))
             tx = self.open
@@ -156,25 +250,26 @@ class Transactions:
             else:
                 tx.thread_id = body.get("thread_id")
             return ended
+        if kind in STATEMENT_KINDS:
+            role = record_role(rec)
+            step = self.last = self.boundary.step(kind, role)
+            if step == OPENS:
+                ended = self.open if self.open is not None and self.open.rows else None
+                tx = self.open = Transaction(offset, timestamp=event_time(rec))
+                tx.thread_id = _thread_of(rec)
+                return ended
+            if step == INSIDE:
+                if role is BEGINS and self.open is not None:
+                    self.open.thread_id = _thread_of(rec)   # (a BEGIN after its GTID)
+                return None
+            if step == CLOSES:
+                return self._end(rec, offset, None)
+            return None   # (ALONE: a statement of its own, no rows; OUTSIDE)
         if kind == XID_EVENT or kind == XA_PREPARE_LOG_EVENT:
+            self.last = self.boundary.step(kind)
             return self._end(rec, offset, rec.value["body"].get("xid")
                              if kind == XID_EVENT and rec.value is not None else None)
-        if kind == QUERY_EVENT:
-            what = statement_of(rec)
-            if what is None:
-                return None
-            if begins_transaction(what):
-                tx = self.open
-                ended = None
-                if tx is None or tx.rows or tx.thread_id is not None:
-                    # (after its GTID event, a BEGIN continues the transaction it named)
-                    ended = tx if tx is not None and tx.rows else None
-                    tx = self.open = Transaction(offset, timestamp=event_time(rec))
-                # (the QUERY post-header's first field: the thread id)
-                tx.thread_id = int.from_bytes(rec.raw[HEADER_SIZE:HEADER_SIZE + 4], "little")
-                return ended
-            if ends_transaction(what):
-                return self._end(rec, offset, None)
+        self.last = INSIDE if self.boundary.open else OUTSIDE
         return None
 
     def _end(self, rec, offset, xid) -> Transaction:
@@ -189,6 +284,11 @@ class Transactions:
         """The transaction left open at the end of the stream (its end never seen)."""
         tx, self.open = self.open, None
         return tx
+
+
+def _thread_of(rec) -> int:
+    """The thread id of a QUERY (its post-header's first field)."""
+    return int.from_bytes(rec.raw[HEADER_SIZE:HEADER_SIZE + 4], "little")
 
 
 class Pending:
@@ -283,6 +383,65 @@ class Held:
             finally:
                 spill.close()
         yield from items
+
+
+class HeldRecords:
+    """Event records kept in order until their transaction is decided (``select_events``):
+    in memory up to ``limit`` bytes of them, the rest spilled (offset, bytes and context) to
+    a temporary file, deleted when drained; a spilled record comes back lazy, as it was read
+    (parsed again when its value is asked). Records with inner events or skipped ranges are
+    not for it."""
+
+    def __init__(self, limit: int = 8 << 20):
+        self.limit = limit
+        self.items: list = []
+        self.size = 0
+        self.spill = None     # a temporary file: pickled chunks, the records before ``items``
+        self.chunks = 0
+        self.spilled = 0
+        self.contexts: dict = {}   # id -> the context of spilled records
+
+    def __len__(self) -> int:
+        return self.spilled + len(self.items)
+
+    def add(self, rec) -> None:
+        self.items.append(rec)
+        self.size += len(rec.raw)
+        if self.size > self.limit:
+            if self.spill is None:
+                self.spill = tempfile.TemporaryFile()
+            chunk = []
+            for r in self.items:
+                self.contexts.setdefault(id(r.ctx), r.ctx)
+                chunk.append((r.offset, bytes(r.raw), id(r.ctx), r.parent_offset))
+            pickle.dump(chunk, self.spill, pickle.HIGHEST_PROTOCOL)
+            self.chunks += 1
+            self.spilled += len(self.items)
+            self.items, self.size = [], 0
+
+    def drain(self):
+        """The records in order; empties the buffer."""
+        from ..stream import EventRecord
+        spill, chunks, items, contexts = self.spill, self.chunks, self.items, self.contexts
+        self.spill, self.chunks, self.spilled, self.items, self.size = None, 0, 0, [], 0
+        self.contexts = {}
+        if spill is not None:
+            try:
+                spill.seek(0)
+                for _ in range(chunks):
+                    for offset, raw, ctx, parent in pickle.load(spill):
+                        yield EventRecord(offset, raw, contexts[ctx], parent_offset=parent,
+                                          lazy=True)
+            finally:
+                spill.close()
+        yield from items
+
+    def clear(self) -> None:
+        """Drop the records."""
+        if self.spill is not None:
+            self.spill.close()
+        self.spill, self.chunks, self.spilled, self.items, self.size = None, 0, 0, [], 0
+        self.contexts = {}
 
 
 def transaction_events(records, decoder, on_error=None, note=None):
@@ -421,4 +580,5 @@ def change_records(source, schema=None, *, file_index: int = 0, on_error=None, n
 
 __all__ = ["BOUNDARY_KINDS", "event_time", "ORDER_KEY_FIELDS", "ChangeRecord", "Held", "Pending",
            "Transaction", "Transactions", "change_records", "file_sequence", "gtid_of", "order_key",
-           "order_key_fields", "query_boundary", "transaction_events"]
+           "order_key_fields", "transaction_events", "Boundary", "gtid_standalone", "record_role",
+           "OUTSIDE", "OPENS", "INSIDE", "CLOSES", "ALONE", "HeldRecords"]

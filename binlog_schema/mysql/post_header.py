@@ -97,6 +97,8 @@ def has_status_vars(this, code, known) -> bool:
 # for the readers that find BEGIN/COMMIT without decoding the event.
 QUERY_DB_LEN_AT = 8
 QUERY_STATUS_VARS_LEN_AT = 11
+# MariaDB's GTID post-header: seq_no (8), domain_id (4), then flags2 (events/gtid.py)
+MARIA_GTID_FLAGS2_AT = 12
 
 
 def query_status_vars_len(head: bytes, this, code: int, known: int = 0) -> int:

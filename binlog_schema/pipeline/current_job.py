@@ -239,24 +239,54 @@ def _lives(plan, applied, new, spark):
     return lives, fold_plan(lives, arrow_type(VALUE, session_time_zone(spark)))
 
 
-def _last_complete(spark, tables, okey_of) -> dict | None:
-    """The last event that ends a transaction (XID, COMMIT/ROLLBACK, XA PREPARE, a statement
-    outside one): its order key, file and end; None when there is none."""
+def statement_role_column(query):
+    """The Spark SQL form of the one table of transaction statements
+    (model/statements.py's :data:`TRANSACTION_STATEMENTS`): a Column that is, for a
+    statement Column ``query``, the role of the entry it starts with ("begins", "ends",
+    "belongs"), null for an ordinary statement (as :func:`statement_role` says in Python)."""
     from pyspark.sql import functions as F
+    from ..model.statements import ROLE_OF_WORDS, ROLE_PATTERN
+    words = F.upper(F.regexp_replace(F.regexp_extract(query, ROLE_PATTERN, 1),
+                                     r"[ \t\n\r\f\x0B]+", " "))
+    roles = F.create_map(*[F.lit(x) for w, role in ROLE_OF_WORDS.items() if role is not None
+                           for x in (w, role)])
+    return F.element_at(roles, words)
+
+
+def _last_complete(spark, tables, okey_of) -> dict | None:
+    """The last event that ends a transaction (XID, XA PREPARE, a statement that ends one:
+    COMMIT, ROLLBACK, XA COMMIT...; an ordinary statement outside any transaction): its
+    order key, file and end; None when there is none. The statements' roles are
+    :func:`statement_role_column`'s; an ordinary statement inside a transaction ends it only
+    in a GTID's group of one statement (a DDL), which the events table does not say: when one
+    comes after a file's last certain end, the file is read from its transaction's start by
+    the one rule (model/transactions.py's :class:`Boundary`) to find the last end."""
+    from pyspark.sql import functions as F
+    from ..model.statements import ENDS
     from ..model.transactions import file_sequence, order_key
+    from ..mysql.codes import STATEMENT_KINDS, XA_PREPARE_LOG_EVENT, XID_EVENT, type_name
     ev = tables.events
-    q = F.upper(F.trim(F.col("query")))
-    ends = ev.where(F.col("type").isin("XID_EVENT", "XA_PREPARE_LOG_EVENT")
-                    | (F.col("type").startswith("QUERY") & F.col("query").isNotNull()
-                       & ~q.startswith("BEGIN") & ~q.startswith("XA START")
-                       & ~q.startswith("XA END") & ~q.startswith("SAVEPOINT")))
-    rows = ends.groupBy("file").agg(F.max(F.struct(
+    role = statement_role_column(F.col("query"))
+    statement = F.col("type").isin(*[type_name(k) for k in STATEMENT_KINDS]) & \
+        F.col("query").isNotNull()
+    certain = F.col("type").isin(type_name(XID_EVENT), type_name(XA_PREPARE_LOG_EVENT)) | \
+        (statement & (role == ENDS)) | \
+        (statement & role.isNull() & F.col("transaction_offset").isNull())
+    maybe = statement & role.isNull() & F.col("transaction_offset").isNotNull()
+    place = F.struct(
         F.coalesce("in_payload_at", "offset").alias("at"),
         F.when(F.col("in_payload_at").isNotNull(), F.col("offset")).otherwise(0).alias("inner"),
-        "size")).alias("m")).collect()
+        "size", F.col("transaction_offset").alias("txn"))
+    rows = ev.where(certain | maybe).groupBy("file").agg(
+        F.max(F.when(certain, place)).alias("m"),
+        F.max(F.when(maybe, place)).alias("a")).collect()
     best = None
     for r in rows:
-        m = r["m"]
+        m, a = r["m"], r["a"]
+        if a is not None and (m is None or (a["at"], a["inner"]) > (m["at"], m["inner"])):
+            m = _last_end_after(r["file"], a["txn"]) or m
+        if m is None:
+            continue
         key = order_key(file_sequence(r["file"]), m["at"], m["inner"], 0)
         if best is None or key > best["okey"]:
             best = {"okey": key, "file": _display(r["file"]),
@@ -270,6 +300,35 @@ def _last_complete(spark, tables, okey_of) -> dict | None:
     else:
         best["position"] = best["at"] + best["size"]
     return {"okey": best["okey"], "file": best["file"], "position": best["position"]}
+
+
+def _last_end_after(uri: str, start: int) -> dict | None:
+    """The last event at or after ``start`` (where a transaction begins) that ends a
+    transaction by the one rule (model/transactions.py's :class:`Boundary`: it closes one, or
+    is a statement of its own), the file read from there as a split is: ``{"at", "inner",
+    "size"}`` as the events table places it; None when there is none."""
+    from ..errors import BinlogError
+    from ..model.transactions import ALONE, CLOSES, Boundary
+    from . import tasks
+    from .fsio import open_input
+    last = None
+    boundary = Boundary()
+    with open_input(uri) as f:
+        size = f.seek(0, 2)
+        f.seek(0)
+        split = tasks.Split(uri, size, 0, start, size)
+        try:
+            for rec in tasks.split_records(f, split, tasks.file_context(f)):
+                if rec.gap is not None or rec.error is not None:
+                    boundary = Boundary()   # (damage: what follows starts afresh)
+                    continue
+                for r in (rec, *(rec.inner or ())):
+                    if r.error is None and boundary.feed(r) in (CLOSES, ALONE):
+                        last = {"at": rec.offset, "inner": 0 if r is rec else r.offset,
+                                "size": len(rec.raw) if r is rec else len(r.raw)}
+        except BinlogError:
+            pass
+    return last
 
 
 def _fold_and_write(spark, tables, fold: FoldPlan, lives, base, base_origins, state,

@@ -33,7 +33,8 @@ from __future__ import annotations
 from pyspark.sql.datasource import DataSourceStreamReader
 
 from binlog_schema.errors import BinlogError
-from binlog_schema.mysql.codes import GTID_KINDS, QUERY_EVENT
+from binlog_schema.mysql.codes import GTID_KINDS, STATEMENT_KINDS
+from binlog_schema.model.transactions import Boundary
 from binlog_schema.pipeline import tasks
 from binlog_schema.pipeline.fsio import list_files, open_input
 from binlog_schema.pipeline.source_split import SplitPartition, read_split
@@ -52,7 +53,8 @@ class _Transaction:
 
     def __init__(self):
         self.gtid = self.txn = None
-        self.open = self.begun = self.standalone = False
+        self.open = False
+        self.boundary = Boundary()   # (the one rule: model/transactions.py)
 
 
 def boundaries(uri: str, size: int, start: int = START, gtid_at: int | None = None):
@@ -81,7 +83,7 @@ def boundaries(uri: str, size: int, start: int = START, gtid_at: int | None = No
                     k = r.kind
                     if r.error is not None:
                         continue
-                    body = r.value["body"] if k in GTID_KINDS or k == QUERY_EVENT else None
+                    body = r.value["body"] if k in GTID_KINDS or k in STATEMENT_KINDS else None
                     if tasks.follow_transaction(tx, r, k, body if type(body) is dict else {},
                                                 rec):
                         tx.open = False

@@ -40,15 +40,17 @@ from ..envelope import HEADER_SIZE, parse_event
 from ..errors import BinlogError, FormatError, TruncatedError
 from ..mysql.codes import (CONTEXT_KINDS, FORMAT_DESCRIPTION_EVENT, GTID_KINDS,
                            MARIA_GTID_EVENT, NAMED_GTID_KINDS, QUERY_EVENT, QUERY_KINDS,
-                           ROWS_KINDS, START_ENCRYPTION_EVENT, TABLE_MAP_EVENT,
-                           WRITTEN_KINDS, XA_PREPARE_LOG_EVENT, XID_EVENT, type_name)
+                           ROWS_KINDS, START_ENCRYPTION_EVENT, STATEMENT_KINDS,
+                           TABLE_MAP_EVENT, WRITTEN_KINDS, XID_EVENT, type_name)
 from ..mysql.flavor import (checksum_length, checksummed, context_from_fde,
                             context_from_start_v3, json_is_binary)
 from ..mysql.framing import LOG_POS_AT, LOG_POS_END, SIZE_AT, SIZE_END, TYPE_AT, event_parse
-from ..mysql.post_header import query_statement_at
+from ..mysql.post_header import MARIA_GTID_FLAGS2_AT, query_statement_at
 from ..context import Context
 from ..model.row_change import RowDecoder, column_names, gtid_of
-from ..model.transactions import BOUNDARY_KINDS, Held, Transactions, file_sequence
+from ..model.statements import statement_role
+from ..model.transactions import (BOUNDARY_KINDS, CLOSES, OPENS, Boundary, Held,
+                                  Transactions, file_sequence, gtid_standalone)
 from ..serial.value_forms import jsonable
 from ..stream import MAGIC, MAX_EVENT_SIZE, BinlogReader, EventRecord
 from ..values import temporal
@@ -101,6 +103,22 @@ def _query_text(raw: bytes, ctx: Context) -> bytes:
     body = raw[HEADER_SIZE:len(raw) - checksum_length(QUERY_EVENT, None, ctx)]
     at = query_statement_at(body, {"_params": {"ctx": ctx}}, QUERY_EVENT)
     return b"" if at is None else bytes(body[at:])
+
+
+def _boundary_facts(blocks, pos: int, n: int, kind: int, ctx: Context) -> tuple:
+    """``(role, standalone)`` of an event of ``BOUNDARY_KINDS`` for :meth:`Boundary.step`,
+    from its bytes: a QUERY's statement role read from its first bytes (by the table's bytes
+    regex; a QUERY longer than ``MAX_QUERY_PEEK`` or compressed is an ordinary statement: the
+    ones that begin or end transactions are short); a MariaDB GTID's STANDALONE flag."""
+    if kind == QUERY_EVENT:
+        if n <= MAX_QUERY_PEEK:
+            return statement_role(_query_text(blocks.at(pos, n), ctx)), False
+        return None, False
+    if kind == MARIA_GTID_EVENT:
+        at = HEADER_SIZE + MARIA_GTID_FLAGS2_AT
+        head = blocks.at(pos, min(n, at + 1))
+        return None, gtid_standalone(kind, head[at] if len(head) > at else 0)
+    return None, kind in GTID_KINDS and gtid_standalone(kind)
 
 
 def _context_event(raw: bytes, ctx: Context, pos: int) -> Context:
@@ -190,7 +208,7 @@ def prescan(uri: str, size: int, split_bytes: int) -> list:
         cuts = []               # (offset, last GTID event before it, work before it)
         last_cut = 0
         events = 0
-        gtid_open = begin_open = False
+        boundary = Boundary()
         last_gtid = None
         done = False
         while not done and pos + HEADER_SIZE <= size:
@@ -233,17 +251,9 @@ def prescan(uri: str, size: int, split_bytes: int) -> list:
                     second.ctx = ctx
                 elif not contexts:
                     return whole   # no FORMAT_DESCRIPTION first: one split, read as a whole
-                elif kind in GTID_KINDS:
-                    candidate, gtid_open, begin_open = True, True, False
-                elif kind == QUERY_EVENT and n <= MAX_QUERY_PEEK:
-                    query = _query_text(blocks.at(pos, n), ctx).strip().upper()
-                    if query == b"BEGIN" or query.startswith(b"XA START"):
-                        candidate = not gtid_open and not begin_open
-                        begin_open = True
-                    elif query in (b"COMMIT", b"ROLLBACK"):
-                        gtid_open = begin_open = False
-                elif kind == XID_EVENT:
-                    gtid_open = begin_open = False
+                elif kind in BOUNDARY_KINDS:   # (the one rule: model/transactions.py)
+                    candidate = boundary.step(kind, *_boundary_facts(blocks, pos, n, kind,
+                                                                     ctx)) == OPENS
                 elif kind == START_ENCRYPTION_EVENT:
                     done = True
                     break   # (the headers after it are not read as such)
@@ -270,7 +280,7 @@ def prescan(uri: str, size: int, split_bytes: int) -> list:
                 break
             events += 1
             pos = nxt
-            gtid_open = begin_open = False
+            boundary = Boundary()
     if not cuts:
         return whole
     starts = [0] + [c[0] for c in cuts]
@@ -778,9 +788,8 @@ class _SplitState:
         self.gtid = None              # GTID of the current transaction (events table)
         self.txn = None               # offset of the event that started it
         self.open = False             # inside a transaction
+        self.boundary = Boundary()    # (the one rule's state: model/transactions.py)
         self.statements = 0           # statement-based changes (QUERY events: not rows)
-        self.begun = False            # ... that had a BEGIN
-        self.standalone = False       # ... whose GTID announces a single statement
 
 
 def _error_row(st, offset, stage, err=None, *, kind=None, message=None, rec=None,
@@ -1122,30 +1131,31 @@ def _event_row(st, r, kind, top, decoder, nrows):
 
 def follow_transaction(st, r, kind, body, top) -> bool:
     """The transaction an event is in, as the ``events`` table tells it (``st``: ``gtid``,
-    ``txn``, ``open``, ``begun``, ``standalone``): a GTID (or a BEGIN outside one) opens it;
-    XID, COMMIT, ROLLBACK, XA_PREPARE close it, as does the statement of a DDL group (a MySQL
-    GTID followed by a statement rather than BEGIN; a MariaDB GTID flagged STANDALONE).
-    ``body``: the event's parsed body (a dict); ``top``: the event itself, or the payload
-    that holds it. Returns whether the event closes the transaction (``st.open`` is then
-    still true: the event belongs to it)."""
-    closes = kind == XID_EVENT or kind == XA_PREPARE_LOG_EVENT
+    ``txn``, ``open``, and ``boundary``, the one rule's state: model/transactions.py's
+    :class:`Boundary`): a GTID, or a BEGIN outside one, opens it; XID, COMMIT, ROLLBACK,
+    XA_PREPARE close it, as does the statement of a DDL group (a MySQL GTID followed by a
+    statement rather than BEGIN; a MariaDB GTID flagged STANDALONE); a statement outside any
+    transaction is in none. ``body``: the event's parsed body (a dict); ``top``: the event
+    itself, or the payload that holds it. Returns whether the event closes the transaction
+    (``st.open`` is then still true: the event belongs to it)."""
+    if kind not in BOUNDARY_KINDS:
+        return False
+    b = st.boundary
     if kind in GTID_KINDS:
-        st.gtid = gtid_of(r)
-        st.txn = r.offset if r is top else top.offset
-        st.open, st.begun = True, False
-        st.standalone = kind != MARIA_GTID_EVENT or "STANDALONE" in (body.get("flags2") or ())
-    elif kind == QUERY_EVENT:
+        step = b.step(kind, None, gtid_standalone(kind, body.get("flags2")))
+    elif kind in STATEMENT_KINDS:
         q = body.get("query")
-        q = q.strip().upper() if isinstance(q, str) else ""
-        if q == "BEGIN" or q.startswith("XA START"):
-            if not st.open:
-                st.gtid, st.txn, st.open, st.standalone = None, r.offset, True, False
-            st.begun = True
-        elif q in ("COMMIT", "ROLLBACK"):
-            closes = True
-        elif st.open and not st.begun and st.standalone:
-            closes = True
-    return closes
+        step = b.step(kind, statement_role(q) if isinstance(q, str) else None)
+    else:
+        step = b.step(kind)
+    if step == OPENS:
+        if kind in GTID_KINDS:
+            st.gtid = gtid_of(r)
+            st.txn = r.offset if r is top else top.offset
+        else:
+            st.gtid, st.txn = None, r.offset
+        st.open = True
+    return step == CLOSES
 
 
 def _note_shape(st, r, decoder):

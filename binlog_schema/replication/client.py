@@ -55,8 +55,7 @@ import time
 from ..context import Context
 from ..errors import ReplicationError
 from ..mysql.codes import (FORMAT_DESCRIPTION_EVENT, GTID_KINDS, HEARTBEAT_LOG_EVENT,
-                           HEARTBEAT_LOG_EVENT_V2, QUERY_EVENT,
-                           ROTATE_EVENT, XA_PREPARE_LOG_EVENT, XID_EVENT)
+                           HEARTBEAT_LOG_EVENT_V2, ROTATE_EVENT)
 from ..mysql.flavor import flavor_name_of
 from ..mysql.framing import FLAGS_AT, LOG_POS_AT, LOG_POS_END, SIZE_AT, SIZE_END, TYPE_AT
 from ..protocol import connection as conn
@@ -410,11 +409,10 @@ class ReplicationStream:
             yield from batch
 
     def _batches(self):
-        from ..model.transactions import (Held, begins_transaction, query_boundary,
-                                          statement_of)
+        from ..model.transactions import CLOSES, OPENS, Boundary, Held
         reader = self.reader
         held = None           # the open transaction's records
-        begun = False         # its BEGIN seen (else a GTID alone: a DDL statement follows)
+        boundary = Boundary()   # (the one rule: model/transactions.py)
         gtid = self.checkpoint["gtid"] if self.checkpoint else None
         tx_gtid = None
         start = None           # where the open transaction begins
@@ -454,18 +452,15 @@ class ReplicationStream:
                 continue
             kind = rec.kind
             end = log_pos
-            if kind in GTID_KINDS:
+            step = boundary.feed(rec)
+            if step == OPENS:
                 if held is not None and len(held):   # (an open one never ended: delivered)
                     yield self.file, list(held.drain())
-                held, begun, start = Held(self.hold), False, offset
-                tx_gtid = _gtid_text(rec)
+                held, start = Held(self.hold), offset
+                tx_gtid = _gtid_text(rec) if kind in GTID_KINDS else None
                 held.add(rec)
                 continue
-            if held is None:
-                if kind == QUERY_EVENT and begins_transaction(statement_of(rec) or ""):
-                    held, begun, tx_gtid, start = Held(self.hold), True, None, offset
-                    held.add(rec)
-                    continue
+            if held is None:   # (outside transactions, or a statement of its own: DDL)
                 rotation = None
                 if kind == ROTATE_EVENT and rec.value is not None:
                     body = rec.value["body"]
@@ -478,10 +473,7 @@ class ReplicationStream:
                     last = self.position
                 continue
             held.add(rec)
-            done = kind in (XID_EVENT, XA_PREPARE_LOG_EVENT)
-            if kind == QUERY_EVENT:   # (a GTID, then one statement: DDL, done)
-                done, begun = query_boundary(statement_of(rec) or "", begun)
-            if done:
+            if step == CLOSES:
                 batch = list(held.drain())
                 held = None
                 if tx_gtid is not None:

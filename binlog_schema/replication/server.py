@@ -292,8 +292,8 @@ class Streamer:
             "0", "")
         self.asking = self.semi and client.config.semi_sync
         self.this = {"_params": {"semi_sync": self.semi}}
-        self.in_transaction = False
         self.served: list = []   # the files of this dump, in order (none is served twice)
+        self.boundary = None       # (model/transactions.py's rule, for the acks asked for)
         self.inbox = bytearray()   # (a semi-sync replica's acks, as they arrive)
         period = client.config.heartbeat
         if period is None:
@@ -322,17 +322,16 @@ class Streamer:
 
     def ends_transaction(self, kind: int, raw: bytes) -> bool:
         """Whether a file's event ends a transaction (the one a semi-sync master asks an ack
-        for): an XID or XA_PREPARE, a COMMIT or ROLLBACK, a statement outside BEGIN (DDL)."""
-        if kind in (codes.XID_EVENT, codes.XA_PREPARE_LOG_EVENT):
-            self.in_transaction = False
-            return True
-        if kind != codes.QUERY_EVENT:
+        for), by the one boundary rule (model/transactions.py's :class:`Boundary`): an XID or
+        XA_PREPARE, a COMMIT or ROLLBACK, a DDL statement (after a GTID without BEGIN, or
+        outside any transaction)."""
+        from ..model.transactions import ALONE, BOUNDARY_KINDS, CLOSES, Boundary
+        from ..stream import EventRecord
+        if kind not in BOUNDARY_KINDS:
             return False
-        from ..model.statements import statement_head
-        from ..model.transactions import query_boundary
-        head = statement_head(parse_event(raw, self.ctx)["body"].get("query") or "")
-        ends, self.in_transaction = query_boundary(head, self.in_transaction)
-        return ends
+        if self.boundary is None:
+            self.boundary = Boundary()
+        return self.boundary.feed(EventRecord(0, raw, self.ctx, lazy=True)) in (CLOSES, ALONE)
 
     def received(self, wait: float) -> bytes | None:
         """What the client sent, once it has sent something (waiting up to ``wait`` seconds;
