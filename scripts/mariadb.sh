@@ -100,7 +100,9 @@ cmd_start() {
     INSTALL_DB="$(find_bin mariadb-install-db mysql_install_db)"
     ADMIN="$(find_bin mariadb-admin mysqladmin)"
 
-    mkdir -p "$DIR" "$BINLOG_DIR"
+    # a private tmpdir: servers started at once (parallel test runs) never share temporary
+    # tables' names in /tmp (mariadb-install-db failed on a clash, seen here)
+    mkdir -p "$DIR" "$BINLOG_DIR" "$DIR/tmp"
     rm -f "$SOCK" "$PIDFILE"
 
     if [ ! -d "$DATADIR/mysql" ]; then
@@ -108,7 +110,7 @@ cmd_start() {
         mkdir -p "$DATADIR"
         if ! "$INSTALL_DB" --no-defaults --datadir="$DATADIR" --user=root \
                 --auth-root-authentication-method=normal \
-                --skip-test-db --skip-name-resolve \
+                --skip-test-db --skip-name-resolve --tmpdir="$DIR/tmp" \
                 >"$DIR/install-db.log" 2>&1; then
             tail -n 30 "$DIR/install-db.log" >&2
             die "mariadb-install-db failed (log: $DIR/install-db.log)"
@@ -123,6 +125,7 @@ cmd_start() {
     setsid "$MARIADBD" --no-defaults \
         --datadir="$DATADIR" \
         --socket="$SOCK" \
+        --tmpdir="$DIR/tmp" \
         --port="$port" \
         --bind-address=127.0.0.1 \
         --pid-file="$PIDFILE" \
