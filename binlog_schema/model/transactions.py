@@ -371,7 +371,9 @@ def change_records(source, schema=None, *, file_index: int = 0, on_error=None, n
     ``skip_errors=True``), else the error is raised. A rows event whose rows cannot be decoded
     (an image that does not fit its TABLE_MAP, no TABLE_MAP before it) raises its
     :class:`~binlog_schema.errors.RowsError` (file, offset, table, column, reason), unless
-    ``note(text)`` is given: then it is said there and passed over.
+    ``note(text)`` is given: then it is said there and passed over. A file whose last event
+    is cut short raises :class:`~binlog_schema.errors.TruncatedError` after the records before
+    it (a reader with ``skip_errors=True`` hands it to ``on_error`` as a SKIPPED range).
 
     A transaction's records are yielded when its end is seen, with its ``xid``,
     ``commit_timestamp`` and ``committed=True`` (a transaction whose end is not in the file:
@@ -422,6 +424,13 @@ def change_records(source, schema=None, *, file_index: int = 0, on_error=None, n
                 held.add(c)
     if held is not None:
         yield from held.drain()
+    if reader.tail is not None and not reader.skip_errors:   # (a file cut short)
+        from ..errors import TruncatedError
+        err = TruncatedError(f"truncated last event at {reader.tail.offset}: the file is cut, "
+                             "the changes after it are not in it", offset=reader.tail.offset,
+                             path="event")
+        err.file = path
+        raise err
 
 
 __all__ = ["BOUNDARY_KINDS", "event_time", "ORDER_KEY_FIELDS", "ChangeRecord", "Held", "Pending",

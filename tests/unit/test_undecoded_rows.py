@@ -59,6 +59,24 @@ def test_change_records_raise_by_default_and_go_on_when_asked(tmp_path):
     assert len(said) == 1 and bad.said(said[0])
 
 
+def test_change_records_of_a_cut_file_raise_after_the_changes_before_it(tmp_path):
+    from binlog_schema import BinlogReader
+    from binlog_schema.synthetic import generate
+    data = generate(undecodable.spec(transactions=3))
+    last = list(BinlogReader(data))[-1]
+    path = tmp_path / "cut.000001"
+    path.write_bytes(data[:last.offset + 10])
+    got = []
+    with pytest.raises(TruncatedError) as e:
+        for c in change_records(str(path)):
+            got.append(c)
+    assert len(got) == 4 and e.value.offset == last.offset and e.value.file == str(path)
+    skipped = []   # (with skip_errors, the cut is a SKIPPED range handed to on_error)
+    reader = BinlogReader(str(path), skip_errors=True)
+    assert len(list(change_records(reader, on_error=skipped.append))) == 4
+    assert [r.gap for r in skipped] == [(last.offset, last.offset + 10)]
+
+
 # ------------------------------------------------------------------ decode, one process or many
 
 
