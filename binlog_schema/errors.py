@@ -21,6 +21,10 @@ class BinlogError(Exception):
         self.expected = expected
         super().__init__(self._render())
 
+    def __reduce__(self):
+        # (pickled by its fields, not through __init__, whose arguments differ per class)
+        return _restored, (type(self), self.args, self.__dict__)
+
     def __str__(self) -> str:
         # (rendered from the fields as they are now: a caller may fill the path or offset in
         # after construction, as the row decoder does with a row image's column)
@@ -41,6 +45,13 @@ class BinlogError(Exception):
     def to_dict(self) -> dict:
         return {"kind": self.kind, "offset": self.offset, "path": self.path,
                 "message": self.message, "expected": self.expected}
+
+
+def _restored(cls, args, state):
+    err = cls.__new__(cls, *args)
+    err.args = args
+    err.__dict__.update(state)
+    return err
 
 
 class TruncatedError(BinlogError):

@@ -44,6 +44,9 @@ def test_the_rows_error_names_table_column_and_reason(tmp_path):
     assert e.kind == "truncated" and isinstance(e, BinlogError)
     assert bad.said(f"{e.file}: {e}")
     assert e.to_dict()["table"] == bad.table and e.to_dict()["column"] == bad.column
+    import pickle   # (as a worker process hands it over)
+    again = pickle.loads(pickle.dumps(e))
+    assert type(again) is RowsError and str(again) == str(e) and again.table == bad.table
 
 
 # ------------------------------------------------------------------ the Python API
