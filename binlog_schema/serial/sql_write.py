@@ -253,13 +253,13 @@ def write_sql(paths, out, selection, *, start=None, stop=None, schema=None,
               flashback: bool = False, err=None) -> int:
     """Write :func:`sql_statements` to ``out`` (an :class:`~.write.Output`); problems on
     ``err`` (stderr). The script is whole or absent: it is written to a temporary file
-    (:func:`spooled`) and copied to ``out`` only once every statement was made, so a script
-    piped into a server is never applied in part. Returns the exit status: 0; 1 a file could
+    (:class:`~.write.Spool`) and copied to ``out`` only once every statement was made, so a
+    script piped into a server is never applied in part. Returns the exit status: 0; 1 a file could
     not be read or is cut short, or a change could not be written or inverted (rows that
     cannot be decoded among them), said with the file, offset and reason: nothing is written;
     3 (flashback) a schema change ended the range early (said)."""
     import sys
-    from .write import os_problem
+    from .write import Spool, os_problem
     err = err or sys.stderr
     stopped = []
 
@@ -270,7 +270,7 @@ def write_sql(paths, out, selection, *, start=None, stop=None, schema=None,
             stopped.append(text)
 
     try:
-        with spooled(out) as spool:
+        with Spool(out) as spool:
             for line in sql_statements(paths, flashback=flashback, selection=selection,
                                        start=start, stop=stop, schema=schema, note=say):
                 spool.add(line)
@@ -285,37 +285,6 @@ def write_sql(paths, out, selection, *, start=None, stop=None, schema=None,
         say(f"{getattr(e, 'filename', '') or ''}: {os_problem(e)}")
         return STOPPED
     return DAMAGED if stopped else CLEAN
-
-
-class spooled:
-    """``with spooled(out) as spool``: an :class:`~.write.Output` over a temporary file (on
-    disk: memory stays flat), copied to ``out`` when the block ends without an exception;
-    on an exception nothing reaches ``out``."""
-
-    def __init__(self, out):
-        self.out = out
-
-    def __enter__(self):
-        import tempfile
-        from .write import Output
-        self.file = tempfile.TemporaryFile(prefix="binlog-schema-")
-        self.spool = Output(self.file)
-        return self.spool
-
-    def __exit__(self, kind, value, tb):
-        with self.file as f:
-            if kind is None:
-                self.spool.flush()
-                out = self.out
-                out.flush()
-                f.seek(0)
-                while True:
-                    chunk = f.read(1 << 20)
-                    if not chunk:
-                        break
-                    out.write(chunk)
-                out.flush()
-        return False
 
 
 __all__ = ["flashback_statements", "forward_statements", "sql_statements", "write_sql"]

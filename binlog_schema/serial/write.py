@@ -65,6 +65,32 @@ class Output:
         self._flush()
 
 
+class Spool:
+    """``with Spool(out) as spool``: an :class:`Output` over a temporary file (on disk: memory
+    stays flat), copied to ``out`` when the block ends; when it ends by an exception nothing
+    reaches ``out`` (a script written whole or not at all)."""
+
+    def __init__(self, out: Output):
+        self.out = out
+
+    def __enter__(self) -> Output:
+        import tempfile
+        self.file = tempfile.TemporaryFile(prefix="binlog-schema-")
+        self.spool = Output(self.file)
+        return self.spool
+
+    def __exit__(self, kind, value, tb) -> bool:
+        with self.file as f:
+            if kind is None:
+                self.spool.flush()
+                self.out.flush()
+                f.seek(0)
+                while chunk := f.read(1 << 20):
+                    self.out.write(chunk)
+                self.out.flush()
+        return False
+
+
 def _records(rec):
     yield rec
     for inner in rec.inner or ():
