@@ -7,14 +7,7 @@ from __future__ import annotations
 
 import sys
 
-from .statuses import worst
-
-STATUSES = """exit status: 0 every file read cleanly; 1 a file could not be read (missing, a
-directory, empty, not a binlog), or (without --skip-errors) reading stopped at its first error,
-said on stderr with the file, offset, field and reason; 2 the command line is wrong (said with
-the usage); 3 (with --skip-errors) something was skipped or had an error: each said on stderr,
-with a summary line per file; or (decode --rows --schema) a table map disagreed with the
-schema."""
+from .statuses import CLEAN, DAMAGED, STOPPED, epilog, worst
 
 
 def cmd_decode(args) -> int:
@@ -37,9 +30,9 @@ def cmd_decode(args) -> int:
                                    "must include QUERY")
         schema = load_schema(args.schema, args.files)
         if schema is None:
-            return 1
+            return STOPPED
     out = Output()
-    status = 0
+    status = CLEAN
     options = dict(fmt=args.format, rows=args.rows, binary=args.binary,
                    skip_errors=args.skip_errors)
     # a whole file: large ones are decoded by several processes (the same output); not with
@@ -48,7 +41,7 @@ def cmd_decode(args) -> int:
         selection is None
     for index, path in enumerate(args.files):
         if start and _past_end(path, start, out):
-            status = worst(status, 1)
+            status = worst(status, STOPPED)
             continue
         done = None
         if whole:
@@ -73,7 +66,7 @@ def cmd_sql(args) -> int:
     if args.schema:
         schema = load_schema(args.schema, args.files)
         if schema is None:
-            return 1
+            return STOPPED
     return write_sql(args.files, Output(), selection, start=start, stop=stop, schema=schema,
                      flashback=args.flashback)
 
@@ -126,7 +119,7 @@ def _past_end(path, start, out) -> bool:
 def cmd_table_maps(args) -> int:
     from .serial.write import Output, write_table_maps
     out = Output()
-    status = 0
+    status = CLEAN
     for path in args.files:
         status = worst(status, write_table_maps(path, out, skip_errors=args.skip_errors))
     out.flush()
@@ -137,7 +130,7 @@ def cmd_roundtrip(args) -> int:
     from .errors import BinlogError
     from .roundtrip import roundtrip_file
     totals = {"files": 0, "events": 0, "identical": 0, "differ": 0, "failed": 0, "tails": 0}
-    status = 0
+    status = CLEAN
     for path in args.files:
         try:
             r = roundtrip_file(path, rows=not args.no_rows, skip_errors=args.skip_errors)
@@ -145,8 +138,9 @@ def cmd_roundtrip(args) -> int:
             from .serial.write import os_problem
             print(f"{path}: {os_problem(e) if isinstance(e, OSError) else e}",
                   file=sys.stderr, flush=True)
-            status = 1
+            status = STOPPED
             continue
+        status = worst(status, _roundtrip_problems(path, r, args.skip_errors))
         totals["files"] += 1
         totals["events"] += r["events"]
         totals["identical"] += r["identical"]
@@ -190,10 +184,37 @@ def cmd_roundtrip(args) -> int:
           f"{totals.get('rows_identical', 0)}, rows not decodable in "
           f"{totals.get('rows_failed', 0)} events"
           + (f", bytes skipped {totals['skipped']}" if totals.get("skipped") else ""))
-    if totals["differ"] or totals["failed"]:
-        status = worst(status, 3 if args.skip_errors else 1)
-    elif totals.get("skipped"):
-        status = worst(status, 3)
+    return status
+
+
+def _roundtrip_problems(path, r, skip_errors: bool) -> int:
+    """The stderr lines of one file's roundtrip (each event that fails or differs, each rows
+    event whose rows are not decodable, each range skipped, a cut last event) and its status:
+    without ``skip_errors`` an event that fails or differs, or a cut, is 1; with it, 3;
+    rows not decodable and ranges skipped are 3."""
+    lines, status = [], CLEAN
+    for f in r["failed"]:
+        lines.append(f"{path}: event at {f['offset']} does not parse: {f['error']}")
+    for d in r["differ"]:
+        lines.append(f"{path}: {d['type']} at {d['offset']} rebuilds differently: byte "
+                     f"{d['byte']}, field {d['path']}")
+    if r["failed"] or r["differ"]:
+        status = DAMAGED if skip_errors else STOPPED
+    for f in r["rows_failed"]:
+        lines.append(f"{path}: {f['error']}")
+    for k in r["skipped"]:
+        lines.append(f"{path}: skipped bytes {k['offset']} to {k['offset'] + k['size']} "
+                     f"({k['size']} bytes): {k['error']}")
+    if r["rows_failed"] or r["skipped"]:
+        status = worst(status, DAMAGED)
+    t = r["tail"]
+    if t is not None:
+        lines.append(f"{path}: truncated last event at {t['offset']} ({t['have']} bytes"
+                     + (f" of {t['need']}" if t["need"] is not None else "") + ")")
+        status = worst(status, DAMAGED if skip_errors else STOPPED)
+    for line in lines:
+        print(line, file=sys.stderr)
+    sys.stderr.flush()
     return status
 
 
@@ -201,10 +222,10 @@ def cmd_build_table_map(args) -> int:
     import json
     from .errors import BinlogError
     from .model.table_map import TableMap
-    status = 0
+    status = CLEAN
     for name, lines in _inputs(args.files):
         if lines is None:
-            status = 1
+            status = STOPPED
             continue
         for n, line in enumerate(lines, 1):
             where = f"line {n}" if name is None else f"{name}, line {n}"
@@ -221,7 +242,7 @@ def cmd_build_table_map(args) -> int:
                     IndexError) as e:
                 print(f"{where}: cannot build: {type(e).__name__}: {e}", file=sys.stderr)
                 print("")
-                status = 1
+                status = worst(status, DAMAGED)
     return status
 
 
@@ -259,7 +280,7 @@ def cmd_validate(args) -> int:
             print(f"no such file: {root}", file=sys.stderr)
         else:
             print(f"no such file or folder: {root}", file=sys.stderr)
-        return 1
+        return STOPPED
     results = validate(root)
     failed = [r for r in results if not r.ok]
     for r in failed:
@@ -273,9 +294,9 @@ def cmd_validate(args) -> int:
     if not results:
         print(f"no vectors in {root} (validate reads the *.yaml, *.yml and *.ddl files under "
               "it)", file=sys.stderr)
-        return 1
+        return STOPPED
     print(summary(results))
-    return 1 if failed else 0
+    return STOPPED if failed else CLEAN
 
 
 # ------------------------------------------------------------------------------ options
@@ -416,10 +437,11 @@ SQL_NOTES = (
     "engine and are not in the binlog: their changes are not in the output (undoing a parent's "
     "delete does not bring its children back). Without FULL metadata "
     "(binlog_row_metadata=MINIMAL) give the schema with --schema: without column names the "
-    "command refuses. exit status: 0 done; 1 a file could not be read, or a change could not be "
-    "written or inverted (said with the file, event, offset and the missing columns: nothing "
-    "after it is written); 2 the command line is wrong; 3 (flashback) a schema change in the "
-    "range ended it early (said on stderr).")
+    "command refuses.")
+# what is particular to the statuses of sql and flashback (statuses.epilog)
+REFUSALS = ("A change that cannot be written or inverted (named with the file, event, offset "
+            "and the missing columns), rows that cannot be decoded, a file cut short: 1, and "
+            "nothing is written. 3: a schema change ended a flashback's range early.")
 
 SPECS = [
     Cmd("decode", "one JSON object (or text line) per event", cmd_decode, [
@@ -433,7 +455,7 @@ SPECS = [
             help="print the events that start at or after byte N (0 to 4: from the first "
                  "event). The FORMAT_DESCRIPTION before N is still read, for the context, "
                  "not printed (with --rows, a rows event whose TABLE_MAP is before N is "
-                 "printed without its rows). N inside an event is not an error: a stderr "
+                 "printed without its rows, and said on stderr: exit 3). N inside an event is not an error: a stderr "
                  "note names that event and printing starts at the next one. N past the end "
                  "of the file: an error (exit 1)"),
         Opt("--stop-position", type=_position, metavar="N",
@@ -459,7 +481,10 @@ SPECS = [
                  "TABLE_MAP's line (the rows keep @N names; with FULL metadata the map's "
                  "names), exit 3; a table it does not have, a note (rows keep @N names)"),
         *FILTERS,
-    ], epilog=STATUSES),
+    ], epilog=epilog("A rows event whose rows cannot be decoded keeps its line (a rows_error; "
+                     "text: a '### rows not decoded' line) and is a stderr line naming the "
+                     "file, offset, table, column and reason: 3, with or without "
+                     "--skip-errors.")),
     Cmd("sql", "row changes as SQL statements (or, with --flashback, the SQL that undoes "
                "them)", cmd_sql, [
         Opt("files", nargs="+", metavar="FILE", help=FILES_HELP + "; in binlog order"),
@@ -481,7 +506,10 @@ SPECS = [
               "by its primary key when known, else by every column (<=>, LIMIT 1). The "
               "output starts with SET NAMES utf8mb4, time_zone '+00:00' and a sql_mode that "
               "accepts what binlogs hold (zero dates, AUTO_INCREMENT 0). Apply it with "
-              "`mariadb --binary-mode` (or `mysql --binary-mode`). " + SQL_NOTES),
+              "`mariadb --binary-mode` (or `mysql --binary-mode`). The script is written "
+              "whole or not at all (made in a temporary file, copied out when complete): "
+              "piped into a server, it is never applied in part. " + SQL_NOTES + " "
+              + epilog(REFUSALS)),
     Cmd("flashback", "one binlog file that undoes the row changes of the inputs",
         cmd_flashback, [
         Opt("files", nargs="+", metavar="FILE", help=FILES_HELP + "; in binlog order"),
@@ -495,7 +523,8 @@ SPECS = [
               "its table maps, its rows events are inverted (WRITE <-> DELETE, UPDATE images "
               "swapped, rows and events last first), transactions last first; GTIDs are "
               "dropped (MySQL) or replaced by BEGIN (MariaDB), so the server gives the "
-              "undo its own; positions and checksums are computed. " + SQL_NOTES),
+              "undo its own; positions and checksums are computed. " + SQL_NOTES + " "
+              + epilog(REFUSALS.replace("nothing is written", "OUT is left as it was"))),
     Cmd("roundtrip", "parse and rebuild every event, compare bytes", cmd_roundtrip, [
         Opt("files", nargs="+", metavar="FILE", help=FILES_HELP),
         Opt("--no-rows", action="store_true",
@@ -505,23 +534,26 @@ SPECS = [
                  "(exit 3 when anything was skipped, failed or differs). Without it an event "
                  "that fails or differs is counted (exit 1) and reading goes on while the "
                  "framing holds"),
-    ], epilog=STATUSES),
+    ], epilog=epilog("An event that does not parse or rebuilds differently, or a file cut "
+                     "short: 1 (3 with --skip-errors); a rows event whose rows cannot be "
+                     "decoded: 3 (not counted as identical), a stderr line each.")),
     Cmd("table-maps", "one typed JSON object per TABLE_MAP", cmd_table_maps, [
         Opt("files", nargs="+", metavar="FILE", help=FILES_HELP),
         Opt("--skip-errors", action="store_true",
             help="go on after damage (reading with recovery); one stderr line per problem, "
                  "a summary per file, exit 3 when anything was skipped or had an error. "
                  "Without it: reading stops at the first error, said on stderr (exit 1)"),
-    ], epilog=STATUSES),
+    ], epilog=epilog()),
     Cmd("build-table-map", "table-maps JSON Lines -> TABLE_MAP event hex", cmd_build_table_map,
         [Opt("files", nargs="*", metavar="FILE",
              help="JSON Lines files (default: stdin): one table-maps object per line, as "
                   "`binlog-schema table-maps` writes them (edited or not); each gives one "
                   "line of hex, the TABLE_MAP event's bytes. A line that cannot be built "
                   "gives an empty line (the output stays line for line) and a stderr line "
-                  "naming it; exit 1 then")],
+                  "naming it; exit 3 then")],
         epilog="example: binlog-schema table-maps binlog.000001 | binlog-schema "
-               "build-table-map"),
+               "build-table-map. " + epilog("A line that cannot be built: 3 (an empty line "
+                                             "in its place, a stderr line naming it).")),
     Cmd("validate", "check the golden vectors both ways", cmd_validate, [
         Opt("dir", nargs="?", default=None, metavar="DIR",
             help="a vector file, or a folder whose *.yaml and *.yml files (event vectors) "
@@ -534,8 +566,8 @@ SPECS = [
               "the vectors passed and failed (and each kind when there are DDL vectors). A "
               "file that is not YAML, or a document that is "
               "not a vector, is one FAIL line naming the file and line; the other files are "
-              "still checked. exit status: 0 all passed; 1 a failure, a bad file, no vector "
-              "found or no such file or folder; 2 the command line is wrong."),
+              "still checked. " + epilog("1 also when a vector fails (a FAIL line), a file is "
+                                          "not vectors, or none is found.")),
 ]
 SPEC_OF = {c.name: c for c in SPECS}
 
@@ -723,8 +755,8 @@ def main(argv=None) -> int:
         args = build_parser(only).parse_args(argv)
     try:
         return args.func(args)
-    except BrokenPipeError:
-        return 0
+    except BrokenPipeError:   # (the reader of the output left: what it read was whole)
+        return CLEAN
     except KeyboardInterrupt:  # (Ctrl-C: the usual status, no traceback)
         print("interrupted", file=sys.stderr)
         return 130

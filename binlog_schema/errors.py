@@ -21,6 +21,15 @@ class BinlogError(Exception):
         self.expected = expected
         super().__init__(self._render())
 
+    def __reduce__(self):
+        # (pickled by its fields, not through __init__, whose arguments differ per class)
+        return _restored, (type(self), self.args, self.__dict__)
+
+    def __str__(self) -> str:
+        # (rendered from the fields as they are now: a caller may fill the path or offset in
+        # after construction, as the row decoder does with a row image's column)
+        return self._render()
+
     def _render(self) -> str:
         parts = []
         if self.offset is not None:
@@ -36,6 +45,13 @@ class BinlogError(Exception):
     def to_dict(self) -> dict:
         return {"kind": self.kind, "offset": self.offset, "path": self.path,
                 "message": self.message, "expected": self.expected}
+
+
+def _restored(cls, args, state):
+    err = cls.__new__(cls, *args)
+    err.args = args
+    err.__dict__.update(state)
+    return err
 
 
 class TruncatedError(BinlogError):
@@ -138,6 +154,43 @@ class SchemaMismatch(BinlogError):
     def to_dict(self) -> dict:
         d = super().to_dict()
         d.update(table=self.table, differences=self.differences, names=self.names)
+        return d
+
+
+class RowsError(BinlogError):
+    """The rows of a rows event that cannot be decoded through the table map in force (an
+    image that does not fit the map, no TABLE_MAP before the event): ``offset`` the rows
+    event's (in its TRANSACTION_PAYLOAD, at file offset ``in_payload_at``, for one inside a
+    payload), ``event`` its type name, ``table`` its ``database.table`` (None when no TABLE_MAP
+    names it), ``column`` the column where reading failed (None when not known), ``cause``
+    the layout's typed error (its ``kind``, truncated or format, is this error's). One line
+    names them all; the caller puts the file before it."""
+
+    def __init__(self, cause: BinlogError, *, offset: int | None, event: str,
+                 table: str | None = None, column: str | None = None,
+                 file: str | None = None, in_payload_at: int | None = None):
+        self.kind = cause.kind
+        self.cause, self.event, self.table, self.column, self.file = \
+            cause, event, table, column, file
+        self.in_payload_at = in_payload_at
+        super().__init__(cause.message, offset=offset, path=cause.path,
+                         expected=cause.expected)
+
+    def _render(self) -> str:
+        where = [self.event]
+        if self.table is not None:
+            where.append(f"table {self.table}")
+        if self.column is not None:
+            where.append(f"column {self.column}")
+        at = f"{self.offset}" if self.in_payload_at is None else \
+            f"{self.in_payload_at} (payload +{self.offset})"
+        text = (f"rows not decoded at offset {at} ({', '.join(where)}): {self.kind}"
+                + (f" in {self.path}" if self.path else "") + f": {self.message}")
+        return text + (f" (expected {self.expected})" if self.expected else "")
+
+    def to_dict(self) -> dict:
+        d = super().to_dict()
+        d.update(table=self.table, column=self.column)
         return d
 
 

@@ -37,9 +37,17 @@ def worst(a: int, b: int) -> int:
     return STOPPED if STOPPED in (a, b) else max(a, b)
 
 
-def epilog() -> str:
-    """The statuses as one paragraph, for a command's ``--help``."""
-    return "exit status: " + "; ".join(f"{code} {text}" for code, text in TABLE) + "."
+def epilog(note: str = "", width: int | None = None) -> str:
+    """The statuses as one paragraph, for a command's ``--help``; ``note``: what is particular
+    to the command (a short sentence, after the table's); ``width``: wrapped to it (for a
+    help formatter that keeps the text's lines)."""
+    text = "exit status: " + "; ".join(f"{code} {text}" for code, text in TABLE) + "."
+    if note:
+        text += " " + note
+    if width:
+        import textwrap
+        text = textwrap.fill(text, width)
+    return text
 
 
 def markdown() -> str:

@@ -235,10 +235,13 @@ def invert_rows_event(rec, table_map, file: str | None = None, codec=None) -> di
     spans: list = []   # per row: its images' (start, middle, end) in ``data``
     try:
         codec.decode(body, kind, spans=spans)
-    except BinlogError as e:
-        raise _refuse(rec, f"its rows do not decode: {e}", file, path="body.rows") from None
     except Exception as e:  # noqa: BLE001 - only typed errors leave the package
-        raise _refuse(rec, f"its rows do not decode: {type(e).__name__}: {e}", file,
+        column = getattr(e, "column", None)   # (its key: the codec's, an index or a name)
+        where = f"table {_text(tm.database)}.{_text(tm.table)}" + (
+            "" if column is None else f", column "
+            f"{_column_label(tm, column) if isinstance(column, int) else column}")
+        reason = e if isinstance(e, BinlogError) else f"{type(e).__name__}: {e}"
+        raise _refuse(rec, f"{where}: its rows do not decode: {reason}", file,
                       path="body.rows") from None
     # (the images are the event's own bytes, cut where the decoding found them to end)
     chunks = [(data[a:m], data[m:e]) for a, m, e in spans]

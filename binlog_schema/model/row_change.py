@@ -32,7 +32,7 @@ from ..records import factory, fields, record
 
 from ..construct_ext.errors import LayoutError
 from ..envelope import convert_error
-from ..errors import BinlogError, FormatError, SchemaMismatch
+from ..errors import BinlogError, FormatError, RowsError, SchemaMismatch
 from ..mysql.codes import (EXECUTE_LOAD_QUERY_EVENT, GTID_KINDS, GTID_LOG_EVENT,
                            GTID_TAGGED_LOG_EVENT, MARIA_GTID_EVENT, QUERY_EVENT, ROWS_KINDS,
                            STATEMENT_KINDS, TABLE_MAP_EVENT)
@@ -156,11 +156,13 @@ class RowDecoder:
     history's (see the module's docstring). ``file_index``: this file's place among the files
     of one history (positions are ``(file_index, offset)``). ``on_problem(error)`` and
     ``on_notice(text)`` are called as a :class:`SchemaMismatch` or a notice is found (they are
-    also kept in :attr:`problems` and :attr:`notices`). :attr:`statements` counts the
+    also kept in :attr:`problems` and :attr:`notices`); ``on_undecoded(error)`` as a rows
+    event's rows cannot be decoded (:meth:`rows_of` raises that error after it; they are
+    counted in :attr:`undecoded`). :attr:`statements` counts the
     statement-based changes by verb (``{"insert": 3}``)."""
 
     def __init__(self, file: str | None = None, schema=None, file_index: int = 0,
-                 on_problem=None, on_notice=None):
+                 on_problem=None, on_notice=None, on_undecoded=None):
         self.file = file
         self.table_maps: dict = {}
         self.codecs: dict = {}
@@ -170,6 +172,8 @@ class RowDecoder:
         self.schema = schema
         self.file_index = file_index
         self.on_problem, self.on_notice = on_problem, on_notice
+        self.on_undecoded = on_undecoded   # (a RowsError, as :meth:`rows_of` raises it)
+        self.undecoded = 0            # rows events whose rows could not be decoded
         self.problems: list = []      # SchemaMismatch, one per table map shape and table version
         self.notices: list = []       # sentences: tables not in the history, DDL refused
         self.statements: dict = {}    # statement-based changes by verb
@@ -207,23 +211,39 @@ class RowDecoder:
 
     def rows_of(self, rec):
         """The decoded rows of one rows event (list of dicts, or (before, after) pairs), with
-        the typed table map it was decoded through."""
+        the typed table map it was decoded through. Rows that cannot be decoded raise a
+        :class:`~binlog_schema.errors.RowsError` (file, offset, table, column, reason), counted
+        in :attr:`undecoded` and handed to ``on_undecoded`` first."""
         body = rec.value["body"]
         codec = self.codec_of(rec)
         if codec is None:
-            raise FormatError(f"rows event for table id {body['table_id']} with no TABLE_MAP "
-                              "before it", offset=rec.offset, path="body.table_id")
+            raise self._undecoded(rec, None, FormatError(
+                f"rows event for table id {body['table_id']} with no TABLE_MAP before it",
+                offset=rec.offset, path="body.table_id"))
         tm = self.table_maps[body["table_id"]]
         try:
             return codec.decode(body, rec.kind), tm
         except LayoutError as e:
             err = convert_error(e, rec.offset)
             err.path = "body.rows" + (f" ({err.path})" if err.path else "")
-            raise err from None
+            raise self._undecoded(rec, tm, err, getattr(e, "column", None)) from None
         except Exception as e:  # noqa: BLE001 - only typed errors leave the package
             err = FormatError(f"{type(e).__name__}: {e}", offset=rec.offset, path="body.rows")
             err.original = e  # a crash, kept for bug reports (see envelope.convert_error)
-            raise err from None
+            raise self._undecoded(rec, tm, err, getattr(e, "column", None)) from None
+
+    def _undecoded(self, rec, tm, cause, column=None) -> RowsError:
+        """The error of a rows event whose rows cannot be decoded: counted, and handed to
+        ``on_undecoded``."""
+        table = None if tm is None else f"{_text(tm.database)}.{_text(tm.table)}"
+        err = RowsError(cause, offset=rec.offset, in_payload_at=rec.parent_offset,
+                        event=rec.type_name, table=table,
+                        column=None if column is None else str(column), file=self.file)
+        err.original = getattr(cause, "original", None)
+        self.undecoded += 1
+        if self.on_undecoded is not None:
+            self.on_undecoded(err)
+        return err
 
     def encode_rows(self, rec, rows) -> bytes:
         tm = self.table_maps[rec.value["body"]["table_id"]]

@@ -454,10 +454,12 @@ def transaction_events(records, decoder, on_error=None, note=None):
     and ``(None, None, None, tx, None, None)`` for each transaction with rows that ends
     (committed, or not: a transaction whose end is not in the stream, or one cut by the next
     one's start). A record with an error: ``on_error(record)``, else the error is raised. A
-    rows event whose rows cannot be read (no TABLE_MAP before it: a read that starts inside a
-    transaction) is said through ``note(text)`` and passed over."""
+    rows event whose rows cannot be decoded (an image that does not fit its TABLE_MAP, no
+    TABLE_MAP before it: a read that starts inside a transaction) is passed over when it was
+    reported, by the decoder's ``on_undecoded`` or through ``note(text)``; else its
+    :class:`~binlog_schema.errors.RowsError` is raised."""
     from ..errors import BinlogError
-    from ..mysql.codes import ROWS_KINDS, type_name
+    from ..mysql.codes import ROWS_KINDS
     state = decoder.state_kinds  # (table maps, GTIDs, QUERYs: the schema history's DDL)
     tx = Transactions()
     for rec in records:
@@ -479,8 +481,9 @@ def transaction_events(records, decoder, on_error=None, note=None):
                     rows, tm = decoder.rows_of(r)
                 except BinlogError as e:
                     if note is not None:
-                        note(f"{decoder.file}: {type_name(kind)} at {offset}: rows not "
-                             f"decoded: {e}")
+                        note(f"{decoder.file}: {e}")
+                    elif decoder.on_undecoded is None:
+                        raise
                     continue
                 yield r, rows, tm, tx.open if tx.open is not None else \
                     tx.current(offset, event_time(r)), offset, payload
@@ -524,8 +527,12 @@ def change_records(source, schema=None, *, file_index: int = 0, on_error=None, n
     :class:`~binlog_schema.schema.SchemaHistory` at the start of the file (column names for
     MINIMAL metadata, ``schema_version``), ``file_index`` its place among the history's files.
     ``on_error(record)``: called for a record with an error (a reader with
-    ``skip_errors=True``), else the error is raised; ``note(text)``: a rows event whose rows
-    cannot be read (no TABLE_MAP before it), passed over.
+    ``skip_errors=True``), else the error is raised. A rows event whose rows cannot be decoded
+    (an image that does not fit its TABLE_MAP, no TABLE_MAP before it) raises its
+    :class:`~binlog_schema.errors.RowsError` (file, offset, table, column, reason), unless
+    ``note(text)`` is given: then it is said there and passed over. A file whose last event
+    is cut short raises :class:`~binlog_schema.errors.TruncatedError` after the records before
+    it (a reader with ``skip_errors=True`` hands it to ``on_error`` as a SKIPPED range).
 
     A transaction's records are yielded when its end is seen, with its ``xid``,
     ``commit_timestamp`` and ``committed=True`` (a transaction whose end is not in the file:
@@ -576,6 +583,13 @@ def change_records(source, schema=None, *, file_index: int = 0, on_error=None, n
                 held.add(c)
     if held is not None:
         yield from held.drain()
+    if reader.tail is not None and not reader.skip_errors:   # (a file cut short)
+        from ..errors import TruncatedError
+        err = TruncatedError(f"truncated last event at {reader.tail.offset}: the file is cut, "
+                             "the changes after it are not in it", offset=reader.tail.offset,
+                             path="event")
+        err.file = path
+        raise err
 
 
 __all__ = ["BOUNDARY_KINDS", "event_time", "ORDER_KEY_FIELDS", "ChangeRecord", "Held", "Pending",

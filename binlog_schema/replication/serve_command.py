@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import sys
 
+from ..statuses import CLEAN, STOPPED, USAGE, epilog
+
 _EPILOG = """\
 A replica connects as to a master: CHANGE MASTER TO MASTER_HOST='127.0.0.1',
 MASTER_PORT=3307, MASTER_USER=..., MASTER_PASSWORD=..., MASTER_LOG_FILE='<a file of DIR>',
@@ -24,15 +26,12 @@ names the file itself, an earlier or a later file, or a file missing between two
 ends the dump with ERR 1236 naming the files (and a line here): never a repeat or a skip.
 With --ssl-cert/--ssl-key a replica connects over TLS with MASTER_SSL=1 (MASTER_SSL_CA=...
 to verify the certificate).
-
-exit status:
-  0  stopped by SIGINT/SIGTERM
-  1  the folder cannot be served (not a folder, no binlog file in it), or the password
-     file, a TLS certificate or key, or the RSA key cannot be read or used (one line:
-     serve: FILE: reason)
-  2  bad command line
-  3  the port cannot be listened on (in use, not allowed)
 """
+# what is particular to serve's exit statuses (statuses.epilog)
+_STATUS_NOTE = ("0: stopped by SIGINT or SIGTERM; 1 also when the folder cannot be served, the "
+                "port cannot be listened on (in use, not allowed), or the password file, a "
+                "TLS certificate or key, or the RSA key cannot be read or used (one line: "
+                "serve: FILE: reason).")
 
 
 def cmd_serve(args) -> int:
@@ -46,7 +45,7 @@ def cmd_serve(args) -> int:
     if bool(args.ssl_cert) != bool(args.ssl_key) or (args.require_ssl and not args.ssl_cert):
         print("serve: TLS needs both --ssl-cert and --ssl-key (--require-ssl too)",
               file=sys.stderr)
-        return 2
+        return USAGE
     password = b""
     if args.password_file:
         try:
@@ -54,7 +53,7 @@ def cmd_serve(args) -> int:
                 password = f.read().rstrip(b"\r\n")
         except OSError as e:
             print(f"serve: {args.password_file}: {e.strerror}", file=sys.stderr)
-            return 1
+            return STOPPED
     config = ServerConfig(folder=args.dir, user=args.user, password=password,
                           server_id=args.server_id, flavor=args.flavor,
                           heartbeat=args.heartbeat, auth=args.auth, ssl_cert=args.ssl_cert,
@@ -65,10 +64,10 @@ def cmd_serve(args) -> int:
         server = BinlogServer(config, args.host, args.port)
     except (BinlogError, ConfigError) as e:
         print(f"serve: {e}", file=sys.stderr)
-        return 1
+        return STOPPED
     except OSError as e:
         print(f"serve: cannot listen on {args.host}:{args.port}: {e.strerror}", file=sys.stderr)
-        return 3
+        return STOPPED
     if not server.folder.names():
         server.tcp.server_close()
         print(f"serve: {args.dir}: no binlog file (none of its files starts with the binlog "
@@ -86,7 +85,7 @@ def cmd_serve(args) -> int:
         pass
     finally:
         server.tcp.server_close()
-    return 0
+    return CLEAN
 
 
 def _positive(text: str) -> int:
@@ -103,7 +102,8 @@ def register(sub):
     p = sub.add_parser("serve", help="serve a folder of binlog files to replicas over the "
                                      "replication protocol",
                        description=__doc__.split("\n\n", 1)[0].replace("``", ""),
-                       epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+                       epilog=_EPILOG + "\n" + epilog(_STATUS_NOTE, width=79),
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("dir", metavar="DIR", help="the folder of binlog files to serve")
     p.add_argument("--port", type=int, required=True,
                    help="the TCP port to listen on (0: a free one, printed on stderr)")

@@ -6,6 +6,8 @@ import json
 import os
 import sys
 
+from ..statuses import CLEAN, DAMAGED, STOPPED, USAGE, epilog
+
 EPILOG = """The output is what `decode` writes for the server's files (the same records, offsets
 in the server's files, a ROTATE switching the file name), one complete transaction at a time,
 flushed after each: a disconnect never prints half a transaction. Artificial events (the
@@ -18,13 +20,15 @@ temporary file and renamed); when FILE exists it wins over --file/--position/--g
 (checked at each connection): each transaction the server asks an ack for is acked once it is
 written and flushed, so the server's commits wait for this stream (up to its semi-sync
 timeout); when semi-sync is off on the server, a warning on stderr (once) and the stream goes
-on without.
-exit status: 0 the stream ended cleanly (without --stop-never: at the end of the server's
-last file); 1 the connection failed or the server refused (wrong password, a purged or
-missing start file or position, a clashing --server-id: said on stderr with the server's
-error number; or a server that sends again what the stream delivered, a loop); 2 the
-command line is wrong; 3 an event had an error (said on stderr, the stream went on), or the
-server's binlog ended inside a transaction (its events not printed: said on stderr)."""
+on without."""
+# what is particular to stream's exit statuses (statuses.epilog)
+STATUS_NOTE = ("0: the stream ended (without --stop-never: at the end of the server's last "
+               "file); 1 also when the connection fails or the server refuses (a wrong "
+               "password, a purged or missing start, a clashing --server-id: said with the "
+               "server's error number), or when the server sends again what the stream "
+               "delivered (a loop); 3 an event with an error or rows that cannot be decoded, "
+               "the stream going on, or the server's binlog ended inside a transaction (its "
+               "events not printed).")
 
 
 def register(sub) -> None:
@@ -32,7 +36,8 @@ def register(sub) -> None:
                                       "text, maxwell, debezium)",
                        description="Connect to a MySQL or MariaDB server as a replica "
                                    "(COM_REGISTER_SLAVE, COM_BINLOG_DUMP) and write its "
-                                   "binlog's events as they come.", epilog=EPILOG)
+                                   "binlog's events as they come.",
+                       epilog=EPILOG + "\n" + epilog(STATUS_NOTE))
     p.add_argument("--host", default="127.0.0.1", help="the server's host (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=3306, help="the server's port (default 3306)")
     p.add_argument("--user", default="root",
@@ -134,15 +139,15 @@ def cmd_stream(args) -> int:
     if args.position is not None and not args.file:
         print("binlog-schema stream: --position is a position in --file: give --file too",
               file=sys.stderr)
-        return 2
+        return USAGE
     if args.semi_sync and not args.stop_never:
         print("binlog-schema stream: --semi-sync makes this stream a replica the server waits "
               "for: give --stop-never too", file=sys.stderr)
-        return 2
+        return USAGE
     if args.gtid and (args.file or args.position is not None):
         print("binlog-schema stream: --gtid starts after a GTID set, --file/--position at a "
               "place in a file: give one of them", file=sys.stderr)
-        return 2
+        return USAGE
     selection = None
     if any(getattr(args, f, None) for f in FILTERS):   # (decode's filters: model/selection.py)
         from ..model.selection import Selection, SelectionError
@@ -150,14 +155,14 @@ def cmd_stream(args) -> int:
             selection = Selection.from_options(**{f: getattr(args, f) for f in FILTERS})
         except SelectionError as e:
             print(f"binlog-schema stream: {e}", file=sys.stderr)
-            return 2
+            return USAGE
     try:
         password = _password(args)
         resume = load_checkpoint(args.resume) if args.resume else None
     except (OSError, ValueError) as e:
         print(f"binlog-schema stream: {os_problem(e) if isinstance(e, OSError) else e}",
               file=sys.stderr)
-        return 1
+        return STOPPED
     stream = ReplicationStream(args.host, args.port, args.user, password, args.server_id,
                                file=args.file, position=args.position, gtid=args.gtid,
                                resume=resume, blocking=args.stop_never,
@@ -167,15 +172,18 @@ def cmd_stream(args) -> int:
                                on_warning=lambda m: print(f"binlog-schema stream: warning: {m}",
                                                           file=sys.stderr))
     out = Output()
-    status = 0
+    status = CLEAN
     rows = args.rows or args.format in ("maxwell", "debezium")
     writer = None
 
-    def on_error(rec):
+    def said(text):   # (an event with an error, rows not decoded: reported, the stream goes on)
         nonlocal status
-        status = 3
+        status = DAMAGED
         out.flush()
-        print(f"{writer.path}: {rec.error}", file=sys.stderr)
+        print(text, file=sys.stderr, flush=True)
+
+    def on_error(rec):
+        said(f"{writer.path}: {rec.error}")
 
     try:
         for file, batch in stream.transactions():
@@ -186,8 +194,8 @@ def cmd_stream(args) -> int:
                 decoder = None
                 if rows:
                     from ..model.row_change import RowDecoder
-                    decoder = RowDecoder(file, on_problem=lambda e: print(
-                        f"{file}: {e}", file=sys.stderr))
+                    decoder = RowDecoder(file, on_problem=lambda e, f=file: said(f"{f}: {e}"),
+                                         on_undecoded=lambda e, f=file: said(f"{f}: {e}"))
                 writer = RecordWriter(file, out, args.format, decoder, args.binary)
             writer.write(batch, on_error)
             out.flush()
@@ -196,10 +204,10 @@ def cmd_stream(args) -> int:
     except BinlogError as e:
         out.flush()
         print(f"binlog-schema stream: {e}", file=sys.stderr)
-        return 1
+        return STOPPED
     except OSError as e:
         print(f"binlog-schema stream: {os_problem(e)}", file=sys.stderr)
-        return 1
+        return STOPPED
     out.flush()
     if stream.unfinished is not None:   # (said by on_warning)
         from ..statuses import DAMAGED, worst

@@ -234,17 +234,16 @@ def operation(kind) -> str:
         "insert"
 
 
-def write_change_records(path, records, writer: ChangeWriter, on_error=None,
-                         note=None) -> None:
+def write_change_records(path, records, writer: ChangeWriter, on_error=None) -> None:
     """The change records of a stream of event records (:class:`BinlogReader`'s), through
     ``writer``, as :func:`~binlog_schema.model.transactions.transaction_events` follows them
     (the one loop, shared with the Python API). A record with an error: ``on_error(record)``,
-    else the error is raised. A rows event whose rows cannot be read (no TABLE_MAP before it:
-    a read that starts inside a transaction) is said through ``note(text)`` and passed over,
-    as the JSON Lines carry its ``rows_error`` and go on."""
+    else the error is raised. A rows event whose rows cannot be decoded is passed over when
+    the writer's row decoder reports it (its ``on_undecoded``, as the JSON Lines carry its
+    ``rows_error`` and go on), else its error is raised."""
     codecs = writer.decoder.codecs
     for rec, rows, tm, tx, offset, payload in transaction_events(records, writer.decoder,
-                                                                  on_error, note):
+                                                                  on_error):
         if rec is None:
             writer.end(tx)
         else:

@@ -24,6 +24,7 @@ import sys
 from ..errors import BinlogError
 from ..mysql.codes import CONTEXT_KINDS, GTID_KINDS, START_ENCRYPTION_EVENT, STATEMENT_KINDS
 from ..scanning import Blocks, codes_except
+from ..statuses import CLEAN, DAMAGED, STOPPED, worst
 from ..stream import MAX_EVENT_SIZE, BinlogReader
 from .write import Output, rows_summary, write_events
 
@@ -167,11 +168,14 @@ def _lines(fd):
 
 def _worker(path, options, target, index, count, turn, after, fds, statements=None) -> int:
     """Decode segments ``index``, ``index + count``... of the file's plan (each worker scans
-    it), each written when ``turn`` gives the go, which then goes to ``after``. 1 when reading
-    stopped at an error (the workers after write nothing more). ``statements``: a dict the
-    segments' statement-based changes are counted into (the file's line is the caller's)."""
+    it), each written when ``turn`` gives the go, which then goes to ``after``. The status of
+    its segments (:func:`.write.write_events`'s, the worst): 1 when reading stopped at an
+    error (the workers after write nothing more), 3 when something was reported and reading
+    went on (rows not decoded). ``statements``: a dict the segments' statement-based changes
+    are counted into (the file's line is the caller's)."""
     if statements is not None:
         options = dict(options, statements=statements)
+    worst_status = CLEAN
     for k, (start, stop, ctx) in enumerate(plan(path, target)):
         if k % count != index:
             continue
@@ -188,11 +192,12 @@ def _worker(path, options, target, index, count, turn, after, fds, statements=No
         except BrokenPipeError:  # (the reader of the output is gone: as the loop does)
             _pass(after, _STOP)
             return 0
-        if status:
+        if status == STOPPED:
             _pass(after, _STOP)
-            return 1
+            return STOPPED
+        worst_status = worst(worst_status, status)
         _pass(after, _GO)
-    return 0
+    return worst_status
 
 
 def _pass(fd, token) -> None:
@@ -234,7 +239,7 @@ def write_file(path, out: Output, *, workers: int | None = None, min_size: int =
     for i in range(workers):
         pid = os.fork()
         if pid == 0:  # a worker: keeps its turn's read end and the next one's write end
-            code = 2
+            code = STOPPED
             after = turns[(i + 1) % workers][1]
             try:
                 for fd in {fd for pair in turns for fd in pair} - {turns[i][0], after}:
@@ -261,9 +266,10 @@ def write_file(path, out: Output, *, workers: int | None = None, min_size: int =
         os.close(w)
     if counts is not None:
         os.close(counts[1])
-    status = 0
-    for pid in pids:
-        status |= 1 if os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) else 0
+    status = CLEAN
+    for pid in pids:   # (a worker's status; anything else, a crash: said by the worker)
+        code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+        status = worst(status, code if code in (CLEAN, DAMAGED) else STOPPED)
     if counts is not None:
         totals: dict = {}
         with os.fdopen(counts[0], "rb") as f:
@@ -271,7 +277,7 @@ def write_file(path, out: Output, *, workers: int | None = None, min_size: int =
                 for pair in line.decode().split():
                     verb, n = pair.split("=")
                     totals[verb] = totals.get(verb, 0) + int(n)
-        if not status:
+        if status != STOPPED:
             for line in rows_summary(path, totals):
                 _write_all(fds[1], (line + "\n").encode())
     return status

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import datetime as _dt
 
-from ..errors import BinlogError
+from ..errors import BinlogError, TruncatedError
 from ..mysql.codes import QUERY_EVENT
 from ..statuses import CLEAN, DAMAGED, STOPPED
 from .sql_statements import SqlRefused, SqlTable
@@ -73,9 +73,11 @@ def _comment(change, path) -> str:
 # ------------------------------------------------------------------------ forward
 
 
-def forward_statements(paths, selection, *, start=None, stop=None, schema=None, note=None):
-    """The SQL lines of the files' row changes in binlog order (no header). ``note(text)``
-    says what is passed over (a schema change, rows without their TABLE_MAP)."""
+def forward_statements(paths, selection, *, start=None, stop=None, schema=None):
+    """The SQL lines of the files' row changes in binlog order (no header). Raises the
+    :class:`~binlog_schema.errors.RowsError` of rows that cannot be decoded (through their
+    TABLE_MAP, or without one: a read that starts inside a transaction) and an error for a
+    file cut short: a replay without them would be a wrong one."""
     from ..model.row_change import RowDecoder, is_schema_statement, query_verb
     from ..stream import BinlogReader
     tables = _Tables()
@@ -102,18 +104,22 @@ def forward_statements(paths, selection, *, start=None, stop=None, schema=None, 
         pending: list = []
         try:
             yield from _forward_file(path, watched(reader), decoder, selection, tables,
-                                     pending, note)
+                                     pending)
+            if reader.tail is not None:
+                raise TruncatedError(
+                    f"truncated last event at {reader.tail.offset}: the file is cut, its "
+                    "last transaction cannot be trusted", offset=reader.tail.offset,
+                    path="event")
         except BinlogError as e:
             if getattr(e, "file", None) is None:
                 e.file = str(path)
             raise
 
 
-def _forward_file(path, records, decoder, selection, tables, pending, note):
+def _forward_file(path, records, decoder, selection, tables, pending):
     from ..model.transactions import transaction_events
     open_tx = None
-    for rec, rows, tm, tx, offset, payload in transaction_events(
-            records, decoder, None, note):
+    for rec, rows, tm, tx, offset, payload in transaction_events(records, decoder):
         if pending:
             yield from pending
             pending.clear()
@@ -238,8 +244,7 @@ def sql_statements(paths, *, flashback: bool = False, selection=None, start=None
                  "after it are not inverted: give --start-position past it to invert those")
         lines = flashback_statements(index, schema=schema)
     else:
-        lines = forward_statements(paths, selection, start=start, stop=stop, schema=schema,
-                                   note=lambda t: note(f"note: {t}"))
+        lines = forward_statements(paths, selection, start=start, stop=stop, schema=schema)
     yield from header()
     yield from lines
 
@@ -247,25 +252,28 @@ def sql_statements(paths, *, flashback: bool = False, selection=None, start=None
 def write_sql(paths, out, selection, *, start=None, stop=None, schema=None,
               flashback: bool = False, err=None) -> int:
     """Write :func:`sql_statements` to ``out`` (an :class:`~.write.Output`); problems on
-    ``err`` (stderr). Returns the exit status: 0; 1 a file could not be read, or a change
-    could not be written (said with the file, offset and reason; nothing more is written);
+    ``err`` (stderr). The script is whole or absent: it is written to a temporary file
+    (:class:`~.write.Spool`) and copied to ``out`` only once every statement was made, so a
+    script piped into a server is never applied in part. Returns the exit status: 0; 1 a file could
+    not be read or is cut short, or a change could not be written or inverted (rows that
+    cannot be decoded among them), said with the file, offset and reason: nothing is written;
     3 (flashback) a schema change ended the range early (said)."""
     import sys
-    from .write import os_problem
+    from .write import Spool, os_problem
     err = err or sys.stderr
     stopped = []
 
     def say(text):
-        out.flush()
         err.write(text + "\n")
         err.flush()
         if not text.startswith("note:"):
             stopped.append(text)
 
     try:
-        for line in sql_statements(paths, flashback=flashback, selection=selection,
-                                   start=start, stop=stop, schema=schema, note=say):
-            out.add(line)
+        with Spool(out) as spool:
+            for line in sql_statements(paths, flashback=flashback, selection=selection,
+                                       start=start, stop=stop, schema=schema, note=say):
+                spool.add(line)
     except SqlRefused as e:
         say(f"refused: {e}")
         return STOPPED
@@ -276,7 +284,6 @@ def write_sql(paths, out, selection, *, start=None, stop=None, schema=None,
     except OSError as e:
         say(f"{getattr(e, 'filename', '') or ''}: {os_problem(e)}")
         return STOPPED
-    out.flush()
     return DAMAGED if stopped else CLEAN
 
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import io
 import sys
 
 from ..errors import BinlogError
@@ -26,7 +27,10 @@ class Output:
         stream = stream if stream is not None else sys.stdout
         self.stream = stream
         buffer = getattr(stream, "buffer", None)
-        if buffer is not None and (getattr(stream, "encoding", "") or "").lower().replace(
+        if isinstance(stream, io.BufferedIOBase):   # (a file opened in binary mode)
+            self.write = stream.write
+            self._flush = stream.flush
+        elif buffer is not None and (getattr(stream, "encoding", "") or "").lower().replace(
                 "-", "") == "utf8":
             stream.flush()
             self.write = buffer.write
@@ -59,6 +63,32 @@ class Output:
             self.write(self.buf)
             self.buf = bytearray()
         self._flush()
+
+
+class Spool:
+    """``with Spool(out) as spool``: an :class:`Output` over a temporary file (on disk: memory
+    stays flat), copied to ``out`` when the block ends; when it ends by an exception nothing
+    reaches ``out`` (a script written whole or not at all)."""
+
+    def __init__(self, out: Output):
+        self.out = out
+
+    def __enter__(self) -> Output:
+        import tempfile
+        self.file = tempfile.TemporaryFile(prefix="binlog-schema-")
+        self.spool = Output(self.file)
+        return self.spool
+
+    def __exit__(self, kind, value, tb) -> bool:
+        with self.file as f:
+            if kind is None:
+                self.spool.flush()
+                self.out.flush()
+                f.seek(0)
+                while chunk := f.read(1 << 20):
+                    self.out.write(chunk)
+                self.out.flush()
+        return False
 
 
 def _records(rec):
@@ -174,7 +204,10 @@ def write_events(path, out: Output, *, fmt: str = "jsonl", rows: bool = False,
     the file's start (``file_index``: the file's place among the files it follows), names
     the columns of table maps without names (see :class:`RowDecoder`). A table map that
     disagrees with it is a stderr line and a ``schema_error`` in the TABLE_MAP's line (text:
-    a ``# schema error`` line), status 3; a table not in it, a stderr note. Statement-based
+    a ``# schema error`` line), status 3; a table not in it, a stderr note. A rows event
+    whose rows cannot be decoded is a stderr line (file, offset, table, column, reason: the
+    decoder's :class:`~binlog_schema.errors.RowsError`) and its line's ``rows_error``, status
+    3 (with or without ``skip_errors``). Statement-based
     changes are counted: a stderr line at the end of the file (``statements``, a dict: the
     counts are added to it instead, for a caller that decodes a file in parts)."""
     jsonl_format = fmt == "jsonl"
@@ -195,9 +228,10 @@ def write_events(path, out: Output, *, fmt: str = "jsonl", rows: bool = False,
         from ..model.row_change import RowDecoder
         decoder = RowDecoder(path, schema=schema, file_index=file_index,
                              on_problem=lambda e: _problem(out, f"{path}: {e}", err),
-                             on_notice=lambda t: _problem(out, f"{path}: note: {t}", err))
+                             on_notice=lambda t: _problem(out, f"{path}: note: {t}", err),
+                             on_undecoded=lambda e: _problem(out, f"{path}: {e}", err))
     try:
-        writer = RecordWriter(path, out, fmt, decoder, binary, err)
+        writer = RecordWriter(path, out, fmt, decoder, binary)
         writer.write(records, on_error)
     except BinlogError as e:
         _problem(out, f"{path}: {e}", err)
@@ -216,7 +250,7 @@ def write_events(path, out: Output, *, fmt: str = "jsonl", rows: bool = False,
     else:
         status = CLEAN
     if decoder is not None:
-        if decoder.problems and status != STOPPED:
+        if (decoder.problems or decoder.undecoded) and status != STOPPED:
             status = DAMAGED
         if statements is not None:  # (a segment's: the caller says the file's)
             for verb, n in decoder.statements.items():
@@ -234,9 +268,8 @@ class RecordWriter:
     called for successive parts of the file's records (a stream's transactions)."""
 
     def __init__(self, path, out: Output, fmt: str = "jsonl", decoder=None,
-                 binary: str = "hex", err=None):
+                 binary: str = "hex"):
         self.path, self.out, self.fmt, self.decoder, self.binary = path, out, fmt, decoder, binary
-        self.note = lambda text: _problem(out, text, err)
         if fmt in CHANGE_FORMATS:
             if fmt == "maxwell":
                 from .maxwell import MaxwellWriter as Writer
@@ -250,7 +283,7 @@ class RecordWriter:
         out, decoder = self.out, self.decoder
         if self.fmt in CHANGE_FORMATS:
             from .change_records import write_change_records
-            write_change_records(self.path, records, self.changes, on_error, self.note)
+            write_change_records(self.path, records, self.changes, on_error)
         elif self.fmt == "jsonl":
             self.lines.write(records, out.add, decoder, self.binary, out.add_parts, on_error)
         else:

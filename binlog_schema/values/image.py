@@ -238,7 +238,12 @@ class ImagePlan:
             elif key in diffs:
                 row[key], pos = _diff_parse(data, pos, self.partial.widths[key])
             else:
-                row[key], pos = codec.parse(data, pos)
+                try:
+                    row[key], pos = codec.parse(data, pos)
+                except Exception as e:  # (the column is named in the error: see RowDecoder)
+                    if getattr(e, "column", None) is None:
+                        e.column = key
+                    raise
         if self.partial is not None:
             self.partial.keep(row, options, json_bits)
         return row, pos

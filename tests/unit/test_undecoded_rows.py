@@ -1,0 +1,150 @@
+"""Issue 26: a row change that cannot be decoded is never a quiet loss, and a script is whole or
+absent. Inputs from ``tests/undecodable.py`` (a TABLE_MAP patched through the declarations:
+its rows event's image does not fit it)."""
+
+from __future__ import annotations
+
+import io
+import os
+
+import pytest
+
+from binlog_schema import change_records
+from binlog_schema.errors import BinlogError, FormatError, RowsError, TruncatedError
+from binlog_schema.model.selection import Selection
+from binlog_schema.roundtrip import roundtrip_file
+from binlog_schema.serial import parallel
+from binlog_schema.serial.sql_write import write_sql
+from binlog_schema.serial.write import Output, write_events
+from binlog_schema.statuses import DAMAGED, STOPPED
+
+from .. import undecodable
+
+
+# ------------------------------------------------------------------ the error's own text
+
+
+def test_an_error_says_the_path_a_caller_set_after_it_was_made():
+    e = TruncatedError("LONGLONG needs 8 bytes, 4 left", offset=670)
+    assert str(e) == "truncated at offset 670: LONGLONG needs 8 bytes, 4 left"
+    e.path = "body.rows"
+    assert str(e) == "truncated at offset 670 in body.rows: LONGLONG needs 8 bytes, 4 left"
+    e = FormatError("bad")
+    e.offset = 12
+    assert str(e) == "format at offset 12: bad"
+
+
+def test_the_rows_error_names_table_column_and_reason(tmp_path):
+    bad = undecodable.write(tmp_path / "bad.000001")
+    with pytest.raises(RowsError) as got:
+        list(change_records(bad.path))
+    e = got.value
+    assert (e.file, e.offset, e.table, e.column) == (bad.path, bad.offset, bad.table,
+                                                     bad.column)
+    assert e.kind == "truncated" and isinstance(e, BinlogError)
+    assert bad.said(f"{e.file}: {e}")
+    assert e.to_dict()["table"] == bad.table and e.to_dict()["column"] == bad.column
+    import pickle   # (as a worker process hands it over)
+    again = pickle.loads(pickle.dumps(e))
+    assert type(again) is RowsError and str(again) == str(e) and again.table == bad.table
+
+
+# ------------------------------------------------------------------ the Python API
+
+
+def test_change_records_raise_by_default_and_go_on_when_asked(tmp_path):
+    bad = undecodable.write(tmp_path / "bad.000001", bad="first")
+    with pytest.raises(RowsError):
+        list(change_records(bad.path))
+    said = []
+    records = list(change_records(bad.path, note=said.append))
+    assert [r.after for r in records] == [{"id": 1, "note": "row 1"}, {"id": 2, "note": "row 2"}]
+    assert len(said) == 1 and bad.said(said[0])
+
+
+def test_change_records_of_a_cut_file_raise_after_the_changes_before_it(tmp_path):
+    from binlog_schema import BinlogReader
+    from binlog_schema.synthetic import generate
+    data = generate(undecodable.spec(transactions=3))
+    last = list(BinlogReader(data))[-1]
+    path = tmp_path / "cut.000001"
+    path.write_bytes(data[:last.offset + 10])
+    got = []
+    with pytest.raises(TruncatedError) as e:
+        for c in change_records(str(path)):
+            got.append(c)
+    assert len(got) == 4 and e.value.offset == last.offset and e.value.file == str(path)
+    skipped = []   # (with skip_errors, the cut is a SKIPPED range handed to on_error)
+    reader = BinlogReader(str(path), skip_errors=True)
+    assert len(list(change_records(reader, on_error=skipped.append))) == 4
+    assert [r.gap for r in skipped] == [(last.offset, last.offset + 10)]
+
+
+# ------------------------------------------------------------------ decode, one process or many
+
+
+def _sequential(path, **options):
+    out, err = io.StringIO(), io.StringIO()
+    o = Output(out)
+    status = write_events(str(path), o, err=err, **options)
+    o.flush()
+    return status, out.getvalue().encode(), err.getvalue().encode()
+
+
+def _parallel(path, tmp_path, **options):
+    outp, errp = tmp_path / "out", tmp_path / "err"
+    with open(outp, "wb") as fo, open(errp, "wb") as fe:
+        status = parallel.write_file(str(path), Output(io.StringIO()), workers=3, min_size=0,
+                                     segment=2_000, fds=(fo.fileno(), fe.fileno()), **options)
+    return status, outp.read_bytes(), errp.read_bytes()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the parallel decode forks")
+@pytest.mark.parametrize("fmt", ["jsonl", "text"])
+def test_several_processes_report_what_one_process_reports(tmp_path, fmt):
+    """A file cut into segments (its bad rows event in the middle of them) is decoded by
+    three workers: the same lines, the same stderr line for the rows not decoded, and the
+    same status 3 as one process; the segments after the bad one are still written."""
+    path = tmp_path / "bad.000001"
+    bad = undecodable.write(path, bad="middle", transactions=40)
+    starts = [start or 0 for start, _, _ in parallel.plan(str(path), 2_000)]
+    assert len([s for s in starts if s < bad.offset]) > 1
+    assert len([s for s in starts if s > bad.offset]) > 1
+    want = _sequential(path, fmt=fmt, rows=True)
+    got = _parallel(path, tmp_path, fmt=fmt, rows=True)
+    assert want[0] == DAMAGED and bad.said(want[2].decode())
+    assert got == want
+
+
+# ------------------------------------------------------------------ roundtrip
+
+
+def test_rows_not_decodable_are_not_identical(tmp_path):
+    bad = undecodable.write(tmp_path / "bad.000001")
+    r = roundtrip_file(bad.path)
+    assert r["rows"] == 2 and r["rows_identical"] == 2   # (the two rows that decode)
+    assert [f["offset"] for f in r["rows_failed"]] == [bad.offset]
+    assert bad.said(f"{bad.path}: {r['rows_failed'][0]['error']}")
+
+
+# ------------------------------------------------------------------ sql: whole or nothing
+
+
+@pytest.mark.parametrize("flashback,where", [(False, "last"), (True, "first")])
+def test_a_late_refusal_writes_no_script(tmp_path, flashback, where):
+    """The change that cannot be written comes last in the script (the file's last
+    transaction; a flashback's first): nothing is written, status 1, the line on stderr."""
+    bad = undecodable.write(tmp_path / "bad.000001", bad=where, transactions=3)
+    buf, err = io.StringIO(), io.StringIO()
+    out = Output(buf)
+    status = write_sql([bad.path], out, Selection(), flashback=flashback, err=err)
+    assert status == STOPPED and buf.getvalue() == ""
+    assert bad.said(err.getvalue())
+    # the same files without the bad transaction: the whole script
+    good = tmp_path / "good.000001"
+    from binlog_schema.synthetic import generate
+    generate(undecodable.spec(where, 3), good)
+    buf = io.StringIO()
+    assert write_sql([str(good)], Output(buf), Selection(), flashback=flashback) == 0
+    assert buf.getvalue().count("COMMIT;") == 4
+
