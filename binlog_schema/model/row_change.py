@@ -74,8 +74,20 @@ class RowChange:
 
 
 def column_names(tm) -> list:
-    return [c.name if isinstance(c.name, str) and c.name else f"@{c.index + 1}"
-            for c in tm.columns]
+    """The keys of a table's row dicts: each column's name, ``@N`` (its place, from 1) when
+    it has none (MINIMAL metadata) or when an earlier column took the name already (a table
+    map with two columns of one name is no server's, but a damaged or built one: each column
+    keeps a key of its own, so its value is neither lost nor rebuilt into the other's)."""
+    keys, seen = [], set()
+    for c in tm.columns:
+        key = c.name if isinstance(c.name, str) and c.name else f"@{c.index + 1}"
+        if key in seen:
+            key = f"@{c.index + 1}"
+            while key in seen:   # (a column named like another's place)
+                key += "'"
+        seen.add(key)
+        keys.append(key)
+    return keys
 
 
 def gtid_text(kind: int, server_id: int, body: dict) -> str | None:

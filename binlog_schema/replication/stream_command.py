@@ -6,7 +6,7 @@ import json
 import os
 import sys
 
-from ..statuses import CLEAN, DAMAGED, STOPPED, USAGE, epilog
+from ..statuses import CLEAN, DAMAGED, STOPPED, USAGE, epilog, worst
 
 EPILOG = """The output is what `decode` writes for the server's files (the same records, offsets
 in the server's files, a ROTATE switching the file name), one complete transaction at a time,
@@ -210,6 +210,5 @@ def cmd_stream(args) -> int:
         return STOPPED
     out.flush()
     if stream.unfinished is not None:   # (said by on_warning)
-        from ..statuses import DAMAGED, worst
         status = worst(status, DAMAGED)
     return status

@@ -252,3 +252,21 @@ def test_json_diff_in_a_non_canonical_encoding_survives_the_json_safe_form():
     col = Column(0, "JSON", pack_length=4)
     back = from_jsonable(col, json.loads(json.dumps(jsonable(JsonDiff(ops)))))
     assert isinstance(back, JsonDiff) and encode_diff(back.ops) == longer
+
+
+def test_columns_of_one_name_keep_a_key_each():
+    """A table map whose two columns have one name (no server's; a damaged or built one):
+    the row dict was keyed by the name, so the second column's value replaced the first's
+    and the row rebuilt wrong (the mutation test's finding: NULL, 0 read as {'_': 0})."""
+    from binlog_schema.model.row_change import column_names
+    tm = table({"type": "TINY", "name": "_", "nullable": True},
+               {"type": "TINY", "name": "_", "nullable": True},
+               {"type": "TINY", "name": "@2", "nullable": True})
+    keys = column_names(tm)
+    assert keys == ["_", "@2", "@3"]
+    codec = RowsCodec(tm, keys)
+    body = {"column_count": 3, "columns_present": [True] * 3}
+    rows = [{"_": None, "@2": 0, "@3": 7}]
+    data = codec.encode(rows, body, 30)
+    assert codec.decode({**body, "rows": data}, 30) == rows
+    assert codec.encode(codec.decode({**body, "rows": data}, 30), body, 30) == data
