@@ -208,9 +208,16 @@ def _roundtrip_problems(path, r, skip_errors: bool) -> int:
     if r["rows_failed"] or r["skipped"]:
         status = worst(status, DAMAGED)
     t = r["tail"]
-    if t is not None:
+    if t is not None and t["need"] is None:
+        # (fewer bytes than an event header after the last whole event: no event to compare,
+        # the verdict is the events'; said, and with --skip-errors a range skipped: 3)
+        lines.append(f"{path}: the file ends {t['have']} bytes into an event header at "
+                     f"{t['offset']}: no event there to compare")
+        if skip_errors:
+            status = worst(status, DAMAGED)
+    elif t is not None:
         lines.append(f"{path}: truncated last event at {t['offset']} ({t['have']} bytes"
-                     + (f" of {t['need']}" if t["need"] is not None else "") + ")")
+                     f" of {t['need']})")
         status = worst(status, DAMAGED if skip_errors else STOPPED)
     for line in lines:
         print(line, file=sys.stderr)
@@ -534,9 +541,12 @@ SPECS = [
                  "(exit 3 when anything was skipped, failed or differs). Without it an event "
                  "that fails or differs is counted (exit 1) and reading goes on while the "
                  "framing holds"),
-    ], epilog=epilog("An event that does not parse or rebuilds differently, or a file cut "
-                     "short: 1 (3 with --skip-errors); a rows event whose rows cannot be "
-                     "decoded: 3 (not counted as identical), a stderr line each.")),
+    ], epilog=epilog("An event that does not parse or rebuilds differently, or a last "
+                     "event cut short: 1 (3 with --skip-errors); a rows event whose rows "
+                     "cannot be decoded: 3 (not counted as identical), a stderr line each. A "
+                     "file that ends inside an event header (fewer than 19 bytes after its "
+                     "last whole event) holds no event to compare there: a stderr line, the "
+                     "status the events give.")),
     Cmd("table-maps", "one typed JSON object per TABLE_MAP", cmd_table_maps, [
         Opt("files", nargs="+", metavar="FILE", help=FILES_HELP),
         Opt("--skip-errors", action="store_true",
