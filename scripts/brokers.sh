@@ -67,9 +67,12 @@ pid_of() {
 running_pid() {
     local pid
     pid="$(pid_of "$PIDFILE")" || return 1
+    # (its command line, its environment or its working directory names DIR: redis-server
+    # rewrites its command line, and works in DIR/data)
     if [ -r "/proc/$pid/cmdline" ] && [ -r "/proc/$pid/environ" ]; then
         tr '\0' '\n' <"/proc/$pid/cmdline" | grep -qF -- "$DIR" ||
-            tr '\0' '\n' <"/proc/$pid/environ" | grep -qF -- "$DIR" || return 1
+            tr '\0' '\n' <"/proc/$pid/environ" | grep -qF -- "$DIR" ||
+            case "$(readlink "/proc/$pid/cwd")" in "$DIR"/*) ;; *) return 1 ;; esac
     fi
     echo "$pid"
 }

@@ -31,7 +31,8 @@ seconds: a broker or consumer that does not take the records, a server gone (rec
 ``serve`` (:class:`ServeMetrics`): ``binlog_schema_serve_replicas`` (dumps under way),
 ``binlog_schema_serve_replica_position{replica,server_id,file}`` (each one's position: where
 its dump has read to), ``binlog_schema_serve_events_total`` and ``..._bytes_total`` (the
-files' events sent); ``/health`` is 200 while it serves.
+files' events sent, each file's FORMAT_DESCRIPTION aside: it is sent rebuilt); ``/health`` is
+200 while it serves.
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ exit status:
      file, a TLS certificate or key, or the RSA key cannot be read or used (one line:
      serve: FILE: reason)
   2  bad command line
-  3  the port cannot be listened on (in use, not allowed)
+  3  the port (or the --metrics port) cannot be listened on (in use, not allowed)
 """
 
 
@@ -75,6 +75,23 @@ def cmd_serve(args) -> int:
               "magic number)", file=sys.stderr)
         return STOPPED
 
+    metrics = None
+    if args.metrics:
+        from .metrics import MetricsServer, ServeMetrics, address
+        try:
+            metrics = MetricsServer(ServeMetrics(server), *address(args.metrics))
+        except ValueError as e:
+            server.tcp.server_close()
+            print(f"serve: {e}", file=sys.stderr)
+            return 2
+        except (OSError, RuntimeError) as e:
+            server.tcp.server_close()
+            print(f"serve: --metrics {args.metrics}: "
+                  f"{e.strerror if isinstance(e, OSError) else e}", file=sys.stderr)
+            return 3 if isinstance(e, OSError) else STOPPED
+        print(f"serve: metrics on http://{metrics.host}:{metrics.port}/metrics",
+              file=sys.stderr, flush=True)
+
     def stop(*_):
         raise KeyboardInterrupt
     signal.signal(signal.SIGTERM, stop)
@@ -86,6 +103,8 @@ def cmd_serve(args) -> int:
         pass
     finally:
         server.tcp.server_close()
+        if metrics is not None:
+            metrics.close()
     return 0
 
 
@@ -148,4 +167,7 @@ def register(sub):
                         "replica (one that sets @rpl_semi_sync_slave), the last event of each "
                         "transaction asks for an ack, which it sends back. Without it a "
                         "semi-sync replica still gets the semi-sync header, never asking")
+    p.add_argument("--metrics", metavar="HOST:PORT",
+                   help="serve Prometheus metrics at http://HOST:PORT/metrics: replicas "
+                        "connected, each one's position, events and bytes sent; and /health")
     p.set_defaults(func=cmd_serve)
