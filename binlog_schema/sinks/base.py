@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import importlib
+from typing import NamedTuple
 from urllib.parse import unquote, urlsplit
 
 # scheme -> the module (of this package) holding its sink; a broker more is one line more
@@ -32,8 +33,7 @@ class SinkRefused(SinkError):
     """The broker refuses for a reason a retry does not change."""
 
 
-@dataclasses.dataclass(frozen=True)
-class Message:
+class Message(NamedTuple):
     """One record: ``value`` (the record's bytes, as the format writes its line), ``key``
     (table and primary key, for partitioning: :func:`binlog_schema.serial.change_records
     .record_key`; None for a record of no table), ``order_key`` (its place in the binlog:
