@@ -39,7 +39,6 @@ def cmd_serve(args) -> int:
     import signal
 
     from ..errors import BinlogError
-    from ..statuses import STOPPED
     from .server import BinlogServer, ServerConfig
     from .server_auth import ConfigError
     if bool(args.ssl_cert) != bool(args.ssl_key) or (args.require_ssl and not args.ssl_cert):
@@ -74,6 +73,23 @@ def cmd_serve(args) -> int:
               "magic number)", file=sys.stderr)
         return STOPPED
 
+    metrics = None
+    if args.metrics:
+        from .metrics import MetricsServer, ServeMetrics, address
+        try:
+            metrics = MetricsServer(ServeMetrics(server), *address(args.metrics))
+        except ValueError as e:
+            server.tcp.server_close()
+            print(f"serve: {e}", file=sys.stderr)
+            return USAGE
+        except (OSError, RuntimeError) as e:
+            server.tcp.server_close()
+            print(f"serve: --metrics {args.metrics}: "
+                  f"{e.strerror if isinstance(e, OSError) else e}", file=sys.stderr)
+            return STOPPED
+        print(f"serve: metrics on http://{metrics.host}:{metrics.port}/metrics",
+              file=sys.stderr, flush=True)
+
     def stop(*_):
         raise KeyboardInterrupt
     signal.signal(signal.SIGTERM, stop)
@@ -85,6 +101,8 @@ def cmd_serve(args) -> int:
         pass
     finally:
         server.tcp.server_close()
+        if metrics is not None:
+            metrics.close()
     return CLEAN
 
 
@@ -148,4 +166,7 @@ def register(sub):
                         "replica (one that sets @rpl_semi_sync_slave), the last event of each "
                         "transaction asks for an ack, which it sends back. Without it a "
                         "semi-sync replica still gets the semi-sync header, never asking")
+    p.add_argument("--metrics", metavar="HOST:PORT",
+                   help="serve Prometheus metrics at http://HOST:PORT/metrics: replicas "
+                        "connected, each one's position, events and bytes sent; and /health")
     p.set_defaults(func=cmd_serve)

@@ -267,8 +267,14 @@ class Connection:
             self.err(ER_MASTER_FATAL_READING_BINLOG, "Slave can not handle replication events "
                      "with the checksum that master is configured to log")
             return
-        Streamer(self, name, max(position, 4), flags, gtid_mode,
-                 parse_gtid_state(state) if gtid_mode else None, executed).run()
+        streamer = Streamer(self, name, max(position, 4), flags, gtid_mode,
+                            parse_gtid_state(state) if gtid_mode else None, executed)
+        streamer.replica = req.server_id
+        self.server.dumping(streamer, True)   # (serve's metrics: the dumps under way)
+        try:
+            streamer.run()
+        finally:
+            self.server.dumping(streamer, False)
 
 
 class Streamer:
@@ -302,6 +308,8 @@ class Streamer:
         self.period = period
         self.last_sent = time.monotonic()
         self.ctx = Context(checksum=False)
+        self.replica = None              # the replica's server id (its dump command's)
+        self.events = self.bytes = 0     # the files' events sent
 
     def send_event(self, raw: bytes, flush: bool = True, kind: int | None = None):
         """One event to the replica (``kind``: a file's event, which may end a transaction
@@ -319,6 +327,9 @@ class Streamer:
             self.build_packet({"semi_sync": None, "event": raw}, buf, self.this)
             self.client.send_raw(buf.getvalue(), flush)
         self.last_sent = time.monotonic()
+        if kind is not None:
+            self.events += 1
+            self.bytes += len(raw)
 
     def ends_transaction(self, kind: int, raw: bytes) -> bool:
         """Whether a file's event ends a transaction (the one a semi-sync master asks an ack
@@ -587,11 +598,30 @@ class BinlogServer:
         self.host, self.port = self.tcp.server_address[:2]
         self._ids = 0
         self._lock = threading.Lock()
+        self._dumps: set = set()    # the Streamers under way
+        self._done = [0, 0]         # events and bytes sent by the dumps that ended
 
     def next_id(self) -> int:
         with self._lock:
             self._ids += 1
             return self._ids
+
+    def dumping(self, streamer, under_way: bool) -> None:
+        """A dump begins (``under_way``) or ends (its counts kept)."""
+        with self._lock:
+            if under_way:
+                self._dumps.add(streamer)
+            else:
+                self._dumps.discard(streamer)
+                self._done[0] += streamer.events
+                self._done[1] += streamer.bytes
+
+    def dump_counts(self):
+        """(the dumps under way, events sent, bytes sent: all dumps')."""
+        with self._lock:
+            dumps = sorted(self._dumps, key=lambda d: d.client.conn_id)
+            return (dumps, self._done[0] + sum(d.events for d in dumps),
+                    self._done[1] + sum(d.bytes for d in dumps))
 
     def serve_forever(self):
         self.tcp.serve_forever(poll_interval=0.2)

@@ -20,14 +20,19 @@ temporary file and renamed); when FILE exists it wins over --file/--position/--g
 (checked at each connection): each transaction the server asks an ack for is acked once it is
 written and flushed, so the server's commits wait for this stream (up to its semi-sync
 timeout); when semi-sync is off on the server, a warning on stderr (once) and the stream goes
-on without."""
+on without.
+--to URL delivers each record (a line of the format) to a broker as a message instead,
+with its record key and order key; the checkpoint moves once the broker has acknowledged every
+record of a transaction. --metrics HOST:PORT serves Prometheus metrics and /health."""
 # what is particular to stream's exit statuses (statuses.epilog)
 STATUS_NOTE = ("0: the stream ended (without --stop-never: at the end of the server's last "
                "file); 1 also when the connection fails or the server refuses (a wrong "
                "password, a purged or missing start, a clashing --server-id: said with the "
-               "server's error number), or when the server sends again what the stream "
-               "delivered (a loop); 3 an event with an error or rows that cannot be decoded, "
-               "the stream going on, or the server's binlog ended inside a transaction (its "
+               "server's error number), when the server sends again what the stream "
+               "delivered (a loop), or when a --to broker refuses or cannot be reached for "
+               "--retry-for seconds (the checkpoint stays before the transaction not "
+               "delivered); 3 an event with an error or rows that cannot be decoded, the "
+               "stream going on, or the server's binlog ended inside a transaction (its "
                "events not printed).")
 
 
@@ -84,6 +89,27 @@ def register(sub) -> None:
                         "rpl_semi_sync_master_enabled, MySQL rpl_semi_sync_source_enabled; "
                         "when off on the server: a warning, and the stream goes on without "
                         "acks)")
+    p.add_argument("--to", metavar="URL",
+                   help="deliver the records to a broker instead of stdout: "
+                        "redis://HOST:PORT/STREAM (Redis Streams), nats://HOST:PORT/SUBJECT "
+                        "(NATS JetStream), amqp://HOST:PORT/EXCHANGE (RabbitMQ, publisher "
+                        "confirms); one message per line of --format jsonl, maxwell or "
+                        "debezium, with its record key and order key; the checkpoint "
+                        "(--resume) moves once the broker acknowledged a transaction's every "
+                        "record (at least once: see the README)")
+    p.add_argument("--retry-for", type=float, default=60.0, metavar="SECONDS",
+                   help="with --to: how long a broker that cannot be reached is retried "
+                        "(backoff, a stderr line per retry) before the stream stops with "
+                        "status 1, its checkpoint left before the transaction not "
+                        "delivered (default 60)")
+    p.add_argument("--metrics", metavar="HOST:PORT",
+                   help="serve Prometheus metrics at http://HOST:PORT/metrics (events, rows, "
+                        "transactions, bytes, lag in seconds and bytes, checkpoint, "
+                        "reconnects) and /health (503 when stuck: see --stuck-after)")
+    p.add_argument("--stuck-after", type=float, default=120.0, metavar="SECONDS",
+                   help="with --metrics: /health fails (503) when nothing was delivered nor "
+                        "heard from the server for this long; more than --heartbeat "
+                        "(default 120)")
     p.set_defaults(func=cmd_stream)
 
 
@@ -148,6 +174,14 @@ def cmd_stream(args) -> int:
         print("binlog-schema stream: --gtid starts after a GTID set, --file/--position at a "
               "place in a file: give one of them", file=sys.stderr)
         return USAGE
+    if args.to and args.format == "text":
+        print("binlog-schema stream: --to delivers records: --format jsonl, maxwell or "
+              "debezium", file=sys.stderr)
+        return USAGE
+    if args.metrics and args.stuck_after <= args.heartbeat:
+        print("binlog-schema stream: --stuck-after must be longer than --heartbeat (an idle "
+              "server is heard once a heartbeat)", file=sys.stderr)
+        return USAGE
     selection = None
     if any(getattr(args, f, None) for f in FILTERS):   # (decode's filters: model/selection.py)
         from ..model.selection import Selection, SelectionError
@@ -171,10 +205,29 @@ def cmd_stream(args) -> int:
                                decode="lazy",   # (as decode: the writers parse what they need)
                                on_warning=lambda m: print(f"binlog-schema stream: warning: {m}",
                                                           file=sys.stderr))
-    out = Output()
+    def say(message):
+        print(f"binlog-schema stream: {message}", file=sys.stderr, flush=True)
+
+    changes = args.format in ("maxwell", "debezium")
+    counted = args.metrics and changes and not args.to   # (rows: the records written)
+    out = _counted_output() if counted else Output()
     status = CLEAN
-    rows = args.rows or args.format in ("maxwell", "debezium")
+    rows = args.rows or changes
     writer = None
+    delivery = metrics = None
+    sink_errors = ()   # (the sinks' errors: imported with --to only)
+    try:
+        if args.to:
+            from ..sinks.base import SinkError
+            sink_errors = (SinkError,)
+            delivery = _delivery(args, say)
+        if args.metrics:
+            metrics = _metrics(args, stream, delivery, password)
+    except _Refused as e:
+        print(f"binlog-schema stream: {e}", file=sys.stderr)
+        if delivery is not None:
+            delivery.close()
+        return e.status
 
     def said(text):   # (an event with an error, rows not decoded: reported, the stream goes on)
         nonlocal status
@@ -196,9 +249,23 @@ def cmd_stream(args) -> int:
                     from ..model.row_change import RowDecoder
                     decoder = RowDecoder(file, on_problem=lambda e, f=file: said(f"{f}: {e}"),
                                          on_undecoded=lambda e, f=file: said(f"{f}: {e}"))
-                writer = RecordWriter(file, out, args.format, decoder, args.binary)
-            writer.write(batch, on_error)
-            out.flush()
+                if delivery is not None:
+                    from ..sinks.messages import Outbox
+                    writer = Outbox(file, args.format, decoder, args.binary, delivery.send)
+                else:
+                    writer = RecordWriter(file, out, args.format, decoder, args.binary)
+            if delivery is not None:   # (returns once the broker acknowledged them all)
+                from ..sinks.messages import transaction_gtid
+                before = writer.sent
+                writer.write(batch, transaction_gtid(batch), on_error)
+                records = writer.sent - before
+            else:
+                before = out.lines if counted else 0
+                writer.write(batch, on_error)
+                out.flush()
+                records = out.lines - before if counted else 0
+            if metrics is not None:
+                metrics.delivered(batch, records if changes else 0, _is_transaction(batch))
             if args.resume and stream.checkpoint is not None:
                 save_checkpoint(args.resume, stream.checkpoint)
     except BinlogError as e:
@@ -208,7 +275,83 @@ def cmd_stream(args) -> int:
     except OSError as e:
         print(f"binlog-schema stream: {os_problem(e)}", file=sys.stderr)
         return STOPPED
+    except sink_errors as e:   # (the broker unreachable past --retry-for, or refusing)
+        print(f"binlog-schema stream: {e} (the checkpoint stays before the transaction not "
+              "delivered)", file=sys.stderr)
+        return STOPPED
+    finally:
+        if delivery is not None:
+            delivery.close()
     out.flush()
     if stream.unfinished is not None:   # (said by on_warning)
         status = worst(status, DAMAGED)
     return status
+
+
+class _Refused(Exception):
+    """A --to or --metrics that cannot be used: said, and the status to end with."""
+
+    def __init__(self, message: str, status: int):
+        super().__init__(message)
+        self.status = status
+
+
+def _delivery(args, say):
+    """The --to broker, connected (retried up to --retry-for)."""
+    from ..sinks.base import SinkError, SinkRefused, open_sink
+    from ..sinks.delivery import Delivery
+    try:
+        sink = open_sink(args.to, note=say, timeout=10.0)
+    except SinkRefused as e:
+        raise _Refused(str(e), USAGE) from None
+    delivery = Delivery(sink, say, retry_for=args.retry_for)
+    try:
+        delivery.connect()
+    except SinkError as e:
+        delivery.close()
+        raise _Refused(str(e), STOPPED) from None
+    return delivery
+
+
+def _metrics(args, stream, delivery, password):
+    """The --metrics server of this stream."""
+    from .metrics import MetricsServer, ServerLogs, StreamMetrics, address
+    try:
+        host, port = address(args.metrics)
+    except ValueError as e:
+        raise _Refused(str(e), USAGE) from None
+
+    def connect():
+        import pymysql
+        return pymysql.connect(host=args.host, port=args.port, user=args.user,
+                               password=password, ssl=_ssl(args), connect_timeout=5,
+                               read_timeout=5, autocommit=True)
+    metrics = StreamMetrics(stream, ServerLogs(connect), args.stuck_after, delivery)
+    try:
+        server = MetricsServer(metrics, host, port)
+    except (OSError, RuntimeError) as e:
+        raise _Refused(f"--metrics {args.metrics}: "
+                       f"{e.strerror if isinstance(e, OSError) else e}", STOPPED) from None
+    print(f"binlog-schema stream: metrics on http://{server.host}:{server.port}/metrics",
+          file=sys.stderr, flush=True)
+    return metrics
+
+
+def _is_transaction(batch) -> bool:
+    """A batch of the stream is a transaction (a GTID or BEGIN to its end), not one event
+    outside transactions."""
+    from ..mysql.codes import GTID_KINDS
+    return len(batch) > 1 or (bool(batch) and batch[0].kind in GTID_KINDS)
+
+
+def _counted_output():
+    from ..serial.write import Output
+
+    class CountedOutput(Output):
+        """An Output that counts its lines (the records of a change format)."""
+        lines = 0
+
+        def add(self, line: str) -> None:
+            self.lines += 1
+            Output.add(self, line)
+    return CountedOutput()

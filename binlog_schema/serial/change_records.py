@@ -178,6 +178,9 @@ class ChangeWriter:
         self.shapes: dict = {}  # id(codec) -> (codec, TableShape)
 
     converter_of = None  # (column, codec) -> converter: the format's
+    # a sink's writer (binlog_schema/sinks/messages.py): each record is given to ``add`` with
+    # its record key and order key, ``add(line, key, order_key)``
+    keyed = False
 
     def shape(self, tm, codec) -> TableShape:
         hit = self.shapes.get(id(codec))
@@ -227,6 +230,33 @@ class ChangeWriter:
 
     def order_key(self, offset, payload, row) -> str:
         return order_key(self.sequence, offset, payload, row)
+
+
+def record_key(database, table, key_texts) -> str:
+    """A record's key, for a broker's partitioning: its table and its primary key's values
+    (JSON texts, as the format writes them, in key order) as one JSON array,
+    ``["shop","orders",[1]]``; ``[]`` for a table without a key, ``null`` when the key is
+    not known (MINIMAL metadata without a schema history)."""
+    values = "null" if key_texts is None else "[" + ",".join(key_texts) + "]"
+    return "[" + quote(_text(database)) + "," + quote(_text(table)) + "," + values + "]"
+
+
+def key_texts(shape: TableShape, image, before=None):
+    """The JSON texts of an image's key values (``before``: an update's before image, for
+    the columns a MINIMAL after image leaves out); None when the key is not known."""
+    keys = shape.key_names
+    if keys is None:
+        return None
+    conv = shape.converters
+    out = []
+    for k in keys:
+        v = image.get(k) if k in image or before is None else before.get(k)
+        out.append("null" if v is None else conv[k](v))
+    return out
+
+
+def _text(v) -> str:
+    return v if isinstance(v, str) else bytes(v).decode("utf-8", "replace")
 
 
 def operation(kind) -> str:

@@ -30,7 +30,8 @@ import datetime as _dt
 from ..construct_ext.jsontext import quote
 from ..values.temporal import timestamp_text
 from .change_records import (ChangeWriter, base64_text, double_text, float32_text, fraction,
-                             generic_text, is_zero_date, json_text, operation)
+                             generic_text, is_zero_date, json_text, key_texts, operation,
+                             record_key)
 from .maxwell import text_or_base64
 
 _EPOCH_DAY = _dt.date(1970, 1, 1).toordinal()
@@ -160,7 +161,7 @@ class DebeziumWriter(ChangeWriter):
         tx_id = quote(tx.gtid if tx.gtid is not None else f"{self.file}:{tx.begin}")
         end = f'"op":"{op}",{ts}}}'
         obj = shape.object
-        add = self.add
+        add, keyed = self.add, self.keyed
         for i, row in enumerate(rows):
             if op == "u":
                 images = f'{{"before":{obj(row[0])},"after":{obj(row[1])},'
@@ -169,9 +170,15 @@ class DebeziumWriter(ChangeWriter):
             else:
                 images = f'{{"before":null,"after":{obj(row)},'
             total, order = tx.count(tm.database, tm.table)
-            add(f'{images}{source_head}{self.order_key(offset, payload, i)}{source_tail}{i},'
-                f'"thread":{thread},"query":null}},"transaction":{{"id":{tx_id},'
-                f'"total_order":{total},"data_collection_order":{order}}},{end}')
+            ok = self.order_key(offset, payload, i)
+            line = (f'{images}{source_head}{ok}{source_tail}{i},'
+                    f'"thread":{thread},"query":null}},"transaction":{{"id":{tx_id},'
+                    f'"total_order":{total},"data_collection_order":{order}}},{end}')
+            if keyed:
+                add(line, record_key(tm.database, tm.table, key_texts(
+                    shape, *((row[1], row[0]) if op == "u" else (row,)))), ok)
+            else:
+                add(line)
 
 
 def _text(v) -> str:

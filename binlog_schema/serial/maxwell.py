@@ -26,7 +26,7 @@ from ..construct_ext.jsontext import dumps, quote
 from ..model.transactions import Pending
 from ..values.temporal import date_text, datetime_text, time_text, timestamp_text
 from .change_records import (ChangeWriter, base64_text, double_text, float32_text, fraction,
-                             generic_text, json_text, object_of, operation)
+                             generic_text, json_text, object_of, operation, record_key)
 
 
 def _name(v) -> str:
@@ -156,6 +156,7 @@ class MaxwellWriter(ChangeWriter):
                 body = ',"data":' + shape.object(row)
                 data = None
             key = ""
+            values = None
             if keys is not None:
                 if data is None or op != "update":
                     conv = shape.converters
@@ -165,8 +166,12 @@ class MaxwellWriter(ChangeWriter):
                     values = [data.get(k, "null") for k in keys]
                 key = (',"primary_key":[' + ",".join(values) + '],"primary_key_columns":' +
                        dumps(keys))
-            add(head, f'{middle},"order_key":"{self.order_key(offset, payload, i)}"{key}'
-                      f'{body}}}')
+            ok = self.order_key(offset, payload, i)
+            tail = f'{middle},"order_key":"{ok}"{key}{body}}}'
+            if self.keyed:   # (the record key and order key ride after the tail, each after
+                # a newline, which JSON text never holds: see _flush)
+                tail += "\n" + record_key(tm.database, tm.table, values) + "\n" + ok
+            add(head, tail)
 
     def end(self, tx) -> None:
         if tx is self.tx:
@@ -184,6 +189,11 @@ class MaxwellWriter(ChangeWriter):
         add = self.add
         xid = f',"xid":{tx.xid}' if tx is not None and tx.xid is not None else ""
         commit = xid + ',"commit":true' if tx is not None and tx.committed else xid
+        if self.keyed:
+            for head, tail, last in self.pending.drain():
+                tail, key, ok = tail.split("\n")
+                add(head + (commit if last else xid) + tail, key, ok)
+            return
         for head, tail, last in self.pending.drain():
             add(head + (commit if last else xid) + tail)
 
