@@ -53,7 +53,7 @@ def run_one(name: str, args: list, path: pathlib.Path, root: pathlib.Path,
         stdout = r.stdout
         if "{out}" in " ".join(args):
             stdout = pathlib.Path(target).read_bytes() if os.path.exists(target) else b""
-    err = r.stderr.replace(str(root).encode(), b"CORPUS")
+    err = r.stderr.replace(str(root).encode(), b"CORPUS").replace(target.encode(), b"OUT")
     stdout = stdout.replace(str(root).encode(), b"CORPUS")
     (folder / stem).write_bytes(stdout)
     (folder / (stem + ".err")).write_bytes(err)
