@@ -802,6 +802,7 @@ def damage(data: bytes):
     if (len(err.getvalue().splitlines()) > 1) != troubled:
         raise Finding(f"stderr {err.getvalue()!r} does not match the records")
     spans = sorted(records)
+    ends = {o + size: o for o, (size, _) in records.items()}
     untouched = _untouched(src, groups)
     # the file whose context reads each event: the last context event read before it (one
     # of an original's, untouched; another: no original's events are expected after it)
@@ -827,10 +828,20 @@ def damage(data: bytes):
         if groups[context][2] if context is not None else crc:
             raise Finding(f"untouched event at {off} ({len(raw)} bytes, type {raw[4]}) lost "
                           "where the context has checksums")
+        version = binlog_version_of(groups[k][1])
         k = bisect.bisect_right(spans, off) - 1
         holder = spans[k] if k >= 0 else None
         absorbed = holder is not None and holder + records[holder][0] > off and \
             holder not in untouched
+        # log positions that prove its size prove it, unless they prove the size of the
+        # record that holds it too (a header the damage left whole, whose body it cut or
+        # lengthened: two proofs that disagree)
+        if proven_by_log_positions(buf, off, raw, version, untouched, ends) and not (
+                absorbed and proven_by_log_positions(
+                    buf, holder, buf[holder:holder + records[holder][0]], version, untouched,
+                    ends)):
+            raise Finding(f"untouched event at {off} ({len(raw)} bytes, type {raw[4]}) lost "
+                          "though log positions prove its size")
         end = off + len(raw)
         # its size unconfirmable: the header after it damaged, its log position shifted
         unconfirmable = end < len(buf) and end not in untouched and \
@@ -838,6 +849,42 @@ def damage(data: bytes):
         if not (absorbed or unconfirmable):
             raise Finding(f"untouched event at {off} ({len(raw)} bytes, type {raw[4]}) lost"
                           " though its size could be confirmed")
+
+
+def binlog_version_of(events) -> int:
+    """A file's binlog version, from its first event (FORMAT_DESCRIPTION or
+    START_EVENT_V3): its body's first two bytes."""
+    raw = events[0][1]
+    return int.from_bytes(raw[HEADER_SIZE:HEADER_SIZE + 2], "little")
+
+
+def proven_by_log_positions(buf, off, raw, version, untouched, ends) -> bool:
+    """Whether log positions prove the size of the untouched event ``raw`` at ``off`` of the
+    damaged file ``buf`` (said here apart from the package's :func:`scanning.proven`, as a
+    file without checksums offers the proof): a log position of 0 proves nothing, nor do a
+    v1 file's; in v4 its log position is its end, or it starts where the event record that
+    ends at ``off`` (``ends``: end -> offset) says the next starts; in v3 and v4, the
+    untouched event right after it starts where its log position says the next does (v4:
+    the log position is the end; v3: the start)."""
+    wrap = 0xFFFFFFFF
+    at, n = int.from_bytes(raw[13:17], "little"), len(raw)
+    if not at or version < 3:
+        return False
+    if version >= 4:
+        if at == (off + n) & wrap:
+            return True
+        prev = ends.get(off)
+        before = int.from_bytes(buf[prev + 13:prev + 17], "little") if prev is not None \
+            else 0
+        if before and (at - n) & wrap == before:
+            return True
+    nxt = untouched.get(off + n)
+    if nxt is None:
+        return False
+    nat = int.from_bytes(nxt[0][13:17], "little")
+    if version >= 4:
+        return nat != 0 and (nat - len(nxt[0])) & wrap == at
+    return nat == (at + n) & wrap
 
 
 _damage_path = None

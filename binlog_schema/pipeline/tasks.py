@@ -193,17 +193,20 @@ def prescan(uri: str, size: int, split_bytes: int) -> list:
         gtid_open = begin_open = False
         last_gtid = None
         done = False
+        before = None   # (where the event walked last says the next starts: a proof)
         while not done and pos + HEADER_SIZE <= size:
             damaged = None
             for pos, code, n, _buf, _i in blocks.walk(pos, MAX_EVENT_SIZE, whole=False):
                 kind = remap.get(code, code) if remap else code
                 fits = pos + n <= size
+                head = _buf[_i:_i + HEADER_SIZE]
                 if fits and contexts and not ctx.checksum and kind not in CONTEXT_KINDS and \
-                        int.from_bytes(_buf[_i + scanning.LOG_POS_AT:_i + scanning.LOG_POS_AT
-                                            + 4], "little") != (pos + n) & 0xFFFFFFFF:
-                    # no checksums, no log position that vouches for the size: the header
-                    # after it must be plausible, as for the reader (scanning.confirmed)
-                    fits = scanning.follows(blocks, pos + n, size, ctx, MAX_EVENT_SIZE)
+                        int.from_bytes(head[LOG_POS_AT:LOG_POS_END], "little") != \
+                        (pos + n) & 0xFFFFFFFF:
+                    # no checksums, no log position that is its end: the size must be
+                    # vouched for as the reader's (scanning.confirmed) is
+                    fits = scanning.vouched(blocks, pos, n, size, ctx, MAX_EVENT_SIZE, before)
+                before = scanning.log_next(head, n, ctx)
                 if fits and contexts and not ctx.checksum and kind not in CONTEXT_KINDS and \
                         scanning.checksummed_fde_inside(blocks, pos, n, ctx) is not None:
                     fits = False   # (over a FORMAT_DESCRIPTION a CRC32 proves: none, as for
@@ -265,11 +268,12 @@ def prescan(uri: str, size: int, split_bytes: int) -> list:
             if not contexts:
                 return whole
             # damage: on from the next confirmed event, if any (transactions unknown)
-            nxt = scanning.resync(sblocks, damaged + 1, size, ctx, MAX_EVENT_SIZE, MAX_SCAN)
+            nxt = scanning.resync(sblocks, damaged + 1, size, ctx, MAX_EVENT_SIZE, MAX_SCAN,
+                                  scanning.damaged_before(sblocks, damaged, ctx))
             if nxt is None or scanning.second_file_at(sblocks, nxt, size, ctx, MAX_EVENT_SIZE):
                 break
             events += 1
-            pos = nxt
+            pos, before = nxt, None
             gtid_open = begin_open = False
     if not cuts:
         return whole
@@ -383,7 +387,8 @@ def table_maps_before(f, start: int, ctx: Context) -> dict:
                 damaged = blocks.bad[0]
         if damaged is None:
             break
-        nxt = scanning.resync(blocks, damaged + 1, start, ctx, MAX_EVENT_SIZE, MAX_SCAN)
+        nxt = scanning.resync(blocks, damaged + 1, start, ctx, MAX_EVENT_SIZE, MAX_SCAN,
+                              scanning.damaged_before(blocks, damaged, ctx))
         if nxt is None or scanning.second_file_at(blocks, nxt, start, ctx, MAX_EVENT_SIZE):
             break
         pos = nxt
@@ -861,9 +866,9 @@ def split_records(f, split: Split, ctx: Context | None = None, parse=None):
     A later split is read from its start with the file's context ``ctx`` (``resume``), and
     every reader stops at the split's end (``stop``). The framing is followed by the plain
     reader while every event is confirmed as the recovering reader confirms it (its CRC32,
-    which the event's parse checks; without checksums its log position, or the header after
-    it, read one record ahead); from the first event that is not (an error, a size out of
-    bounds, an event cut short, a header after it that is not plausible), the recovering
+    which the event's parse checks; without checksums its log positions, or the header after
+    it: :func:`binlog_schema.scanning.vouched`); from the first event that is not (an error,
+    a size out of bounds, an event cut short, a size nothing vouches for), the recovering
     reader takes over from that event, with the context in force there (so does an event
     without a CRC32 over a FORMAT_DESCRIPTION whose CRC32 verifies; an event that
     holds a magic number hands over too: the recovering reader tells a second file's start
@@ -882,9 +887,8 @@ def split_records(f, split: Split, ctx: Context | None = None, parse=None):
     it = iter(fast)
     at = None            # (offset, context) where the recovering reader takes over
     emitted = False
-    pending = next(it, None)
-    while pending is not None:
-        rec, pending = pending, None
+    before = None        # (where the record before says the next starts: a proof)
+    for rec in it:
         if parse is not None:
             parse(rec)
         c = rec.ctx
@@ -898,29 +902,29 @@ def split_records(f, split: Split, ctx: Context | None = None, parse=None):
             if n < HEADER_SIZE + 4:   # (too short to hold a CRC32 that verifies)
                 at = (rec.offset, c)
                 break
+            if scanning.chains(c) and c.kind(raw[TYPE_AT]) == FORMAT_DESCRIPTION_EVENT and \
+                    not checksum_length(FORMAT_DESCRIPTION_EVENT,
+                                        raw[HEADER_SIZE:HEADER_SIZE + 52], c) and \
+                    not _vouched(view, sblocks, rec, c, before):
+                # (a FORMAT_DESCRIPTION without a CRC32: its size vouched for as any other's,
+                # as scanning.confirmed says)
+                at = (rec.offset, c)
+                break
         elif not c.checksum and not c.encrypted and _over_checked_fde(view, sblocks, rec, c):
             # (over a FORMAT_DESCRIPTION a CRC32 proves: no event, as scanning.confirmed
             # says; the recovering reader finds that FDE)
             at = (rec.offset, c)
             break
         elif not c.encrypted and \
-                int.from_bytes(raw[LOG_POS_AT:LOG_POS_END], "little") != (rec.offset + n) & 0xFFFFFFFF:
-            # no checksum and no log position that vouches for the size: the next header
-            pending = next(it, None)
-            if pending is None:
-                sure = fast.tail is None or fast.tail.need is None
-            else:
-                head = pending.raw
-                sure = len(head) >= HEADER_SIZE and HEADER_SIZE <= int.from_bytes(
-                    head[SIZE_AT:SIZE_END], "little") <= MAX_EVENT_SIZE and c.kind(head[TYPE_AT]) in \
-                    WRITTEN_KINDS.get(c.flavor, WRITTEN_KINDS[None])
-            if not sure:
-                at = (rec.offset, c)
-                break
+                int.from_bytes(raw[LOG_POS_AT:LOG_POS_END], "little") != (rec.offset + n) & 0xFFFFFFFF \
+                and not _vouched(view, sblocks, rec, c, before):
+            # no checksum and no log position that is its end: its size vouched for as the
+            # recovering reader's is (scanning.vouched), else that reader takes over
+            at = (rec.offset, c)
+            break
         emitted = True
+        before = scanning.log_next(raw, n, c)
         yield rec
-        if pending is None:
-            pending = next(it, None)
     else:
         tail = fast.tail
         if tail is None:
@@ -930,7 +934,7 @@ def split_records(f, split: Split, ctx: Context | None = None, parse=None):
     if not emitted and not split.start:
         resume = None   # (nothing delivered yet: from the magic number, as a whole file)
     else:
-        resume = at
+        resume = (*at, before)
     view.seek(0)
     reader = BinlogReader(view, decode="lazy", skip_errors=True, recover=True, resume=resume,
                           stop=stop)
@@ -950,6 +954,17 @@ def split_records(f, split: Split, ctx: Context | None = None, parse=None):
         elif parse is not None:
             parse(rec)
         yield rec
+
+
+def _vouched(view, sblocks, rec, ctx, before) -> bool:
+    """Whether the size of ``rec`` (no CRC32) is vouched for (:func:`scanning.vouched`, read
+    through ``sblocks``; the file position, which the plain reader keeps, put back)."""
+    here = view.tell()
+    try:
+        return scanning.vouched(sblocks, rec.offset, len(rec.raw), view.end, ctx,
+                                MAX_EVENT_SIZE, before)
+    finally:
+        view.seek(here)
 
 
 def _over_checked_fde(view, sblocks, rec, ctx) -> bool:

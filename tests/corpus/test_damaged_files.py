@@ -16,8 +16,9 @@ import sys
 
 import pytest
 
-from binlog_schema.mysql.codes import (FORMAT_DESCRIPTION_EVENT, START_ENCRYPTION_EVENT,
-                                     START_EVENT_V3)
+from binlog_schema.mysql.codes import (FORMAT_DESCRIPTION_EVENT, ROWS_KINDS,
+                                       START_ENCRYPTION_EVENT, START_EVENT_V3)
+from binlog_schema.stream import BinlogReader
 
 from .. import damage
 from ..damage import FILES
@@ -459,3 +460,116 @@ def test_a_lying_event_over_good_ones_then_a_checksummed_format_description(orig
     for off, _ in second_events:
         got = by_offset.get(cut - 4 + off)
         assert got is not None and _same(got, ref[off]), (off, got and got["type"])
+
+
+# ---------------------------------------------------------------------------------------
+# files without checksums: the log positions prove sizes (issue 26)
+
+
+@pytest.fixture(scope="module")
+def unchecked(corpus):
+    return damage.load_originals(corpus, files=damage.UNCHECKED)
+
+
+@pytest.mark.parametrize("key", list(damage.UNCHECKED))
+def test_without_checksums_the_log_positions_keep_every_untouched_event(unchecked, tmp_path,
+                                                                        key):
+    """A MySQL 5.1/5.5 file without checksums: a rows event's size overwritten with a huge
+    value (beyond the limit, or running to 10 bytes before the end), a zeroed block of 421
+    bytes, both with a cut tail. Every event the damage did not touch is delivered by
+    ``decode --skip-errors`` at its offset, as in the original and without error; the damage
+    is SKIPPED (status 3). Before, the reader took header-like bytes after the damage (or
+    the end of the file) for proof of a size, and lost hundreds of events in SKIPPED
+    ranges: the log positions (each names where the next event starts) now decide."""
+    data, events = unchecked[key]
+    for d in damage.without_checksums(data, events, damage.UNCHECKED[key][1]):
+        lines, kept = _check(tmp_path, unchecked[key], d.data, d.moved, d.touched)
+        skipped = [x for x in lines if x["type"] == "SKIPPED"]
+        assert skipped and skipped[0]["offset"] >= d.at, d.name
+        assert sum(x["size"] for x in skipped) < 3000, (d.name, skipped)   # (the damage only)
+
+
+@pytest.mark.parametrize("key", list(damage.UNCHECKED))
+def test_without_checksums_no_untouched_event_is_lost_wherever_the_damage(unchecked, key):
+    """The same damage at many places (a huge size at every tenth rows event; a zeroed block
+    of 421 bytes at a hundred places after the FORMAT_DESCRIPTION), read by the recovering
+    reader: the records tile the file and every untouched event is one of them, with its
+    bytes and without error."""
+    data, events = unchecked[key]
+    rows = [o for o, r in events if r[4] in ROWS_KINDS]
+    cases = [damage.huge_size(data, events, k / len(rows), lie)
+             for k in range(0, len(rows), max(len(rows) // 10, 1))
+             for lie in (0x7FFFFFFF, None)]
+    fde_end = events[0][0] + len(events[0][1])
+    step = (len(data) - fde_end - 421) // 100
+    cases += [damage.zeroed_block(data, start, 421, checksums=False)
+              for start in range(fde_end, len(data) - 421, step)]
+    for d in cases:
+        records = list(BinlogReader(d.data, skip_errors=True))
+        pos = 4
+        for r in records:
+            assert r.offset == pos, d.name
+            pos = r.gap[1] if r.gap is not None else pos + len(r.raw)
+        assert pos == len(d.data), d.name
+        by_offset = {r.offset: r for r in records if r.gap is None}
+        for off, raw in events:
+            if not d.touched(off, len(raw)):
+                got = by_offset.get(off)
+                assert got is not None and got.raw == raw and got.error is None, (d.name, off)
+
+
+NOT_OFFSETS = [  # files whose log positions are not all file offsets
+    "rust_mysql_common/bug33029-slave-relay-bin.000001",   # relay log: its source's numbering
+    "rust_mysql_common/corrupt-relay-bin.000624",   # relay log, 5.0: positions in transactions
+    "rust_mysql_common/binlog_savepoint.000001",   # relay log with a second FORMAT_DESCRIPTION
+    "mysql-5.1-facebookarchive/suite/binlog/std_data/binlog_old_version_4_1.000001",   # v3
+]
+
+
+@pytest.mark.parametrize("rel", NOT_OFFSETS)
+def test_where_log_positions_are_not_offsets_the_chain_proves_only_where_it_holds(corpus,
+                                                                                   rel):
+    """Relay logs (their source's numbering, a relay log's own events at 0, a 5.0 relay
+    log's positions counted inside transactions) and a v3 file (each log position is its
+    event's start): clean, the recovering reader gives the plain reader's events; damaged (an
+    event's size overwritten at 40 events, a zeroed block at 40 places), the records
+    tile the file and an untouched event is lost only where the log positions cannot prove
+    its size (a log position of 0, or a chain the damage broke: the fuzz harness's rule,
+    :func:`fuzz.harness.proven_by_log_positions`)."""
+    from fuzz.harness import binlog_version_of, proven_by_log_positions
+    path = next(p for p in corpus if str(p).endswith(rel))
+    data = path.read_bytes()
+    plain = [(r.offset, r.raw, r.error is None)
+             for r in BinlogReader(data, skip_errors=True, recover=False)]
+    clean = [(r.offset, r.raw, r.error is None) for r in BinlogReader(data, skip_errors=True)]
+    assert clean == plain   # (the corrupt relay log's QUERY: an error, in both)
+    events = [(o, raw) for o, raw, _ in clean]
+    good = {o for o, _, ok in clean if ok}
+    version = binlog_version_of(events)
+    cases = [damage.size_lie(data, events, k, lie)
+             for k in range(2, len(events), max(len(events) // 40, 3))
+             for lie in (0x7FFFFFFF, len(data) - 10 - events[k][0], len(events[k][1]) + 7)]
+    fde_end = events[0][0] + len(events[0][1])
+    cases += [damage.zeroed_block(data, start, size, checksums=False)
+              for size in (421, 30)
+              for start in range(fde_end, len(data) - size, (len(data) - fde_end) // 40)]
+    lost = 0
+    for d in cases:
+        records = list(BinlogReader(d.data, skip_errors=True))
+        pos = 4
+        for r in records:
+            assert r.offset == pos, d.name
+            pos = r.gap[1] if r.gap is not None else pos + len(r.raw)
+        assert pos == len(d.data), d.name
+        by_offset = {r.offset: r for r in records if r.gap is None}
+        ends = {o + len(r.raw): o for o, r in by_offset.items()}
+        untouched = {o: (raw,) for o, raw in events if not d.touched(o, len(raw))}
+        for off, (raw,) in untouched.items():
+            got = by_offset.get(off)
+            if got is not None and got.raw == raw and (got.error is None or off not in good):
+                continue
+            assert got is None or got.raw != raw, (d.name, off, got.error)
+            assert not proven_by_log_positions(d.data, off, raw, version, untouched, ends), \
+                (d.name, off)
+            lost += 1
+    assert lost <= len(cases)   # (at most the event before the damage, on average)
