@@ -12,7 +12,7 @@ import random
 from dataclasses import dataclass
 from typing import Callable
 
-from binlog_schema.mysql.codes import ROWS_KINDS
+from binlog_schema.mysql.codes import FORMAT_DESCRIPTION_EVENT, ROWS_KINDS
 from binlog_schema.mysql.framing import TYPE_AT
 from binlog_schema.scanning import MAGIC
 from binlog_schema.stream import BinlogReader
@@ -119,6 +119,29 @@ def without_checksums(data: bytes, events, zero_at: float) -> list:
                    lambda o, n: lie.touched(o, n) or zeroed.touched(o, n) or o + n > end,
                    at=lie.at)
     return huge + [zeroed, both]
+
+
+def unchecked_copy(data: bytes, change=None) -> bytes:
+    """A file with checksums written anew without them, by the package's writer: its
+    FORMAT_DESCRIPTION with algorithm 0, every other event's header and body kept (sizes and
+    log positions built anew, no CRC32). ``change(rec)``: what to write for an event
+    instead (None: the event as it is): a value (its log position computed), or an event's
+    bytes (its header's size and log position built anew, its body kept)."""
+    import io
+    from binlog_schema.stream import BinlogWriter, EventRecord
+    out = io.BytesIO()
+    w = BinlogWriter(out)
+    for rec in BinlogReader(data):
+        new = change(rec) if change is not None else None
+        if isinstance(new, bytes):
+            w.write_kept(EventRecord(rec.offset, new, w.ctx))
+        elif new is not None:
+            w.write({**new, "header": {**new["header"], "log_pos": None}})
+        elif rec.kind == FORMAT_DESCRIPTION_EVENT:
+            w.write({**rec.value, "body": {**rec.value["body"], "checksum_alg": 0}})
+        else:
+            w.write_kept(rec)
+    return out.getvalue()
 
 
 def zeroed_block(data: bytes, start: int | None = None, size: int | None = None,

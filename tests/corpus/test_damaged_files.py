@@ -573,3 +573,135 @@ def test_where_log_positions_are_not_offsets_the_chain_proves_only_where_it_hold
                 (d.name, off)
             lost += 1
     assert lost <= len(cases)   # (at most the event before the damage, on average)
+
+
+# ---------------------------------------------------------------------------------------
+# compressed events: the sizes they state are checked (issue 26)
+
+
+def _payload_changes():
+    """(name, field the error names, change) for the corpus's TRANSACTION_PAYLOAD: its
+    compressed bytes cut short (PAYLOAD_SIZE then disagrees), cut short with PAYLOAD_SIZE
+    made to agree (UNCOMPRESSED_SIZE disagrees with what the rest decompresses to),
+    UNCOMPRESSED_SIZE one too many, and inner events that leave 5 bytes of the decompressed
+    data to no event."""
+    from binlog_schema.mysql.compression import payload_body, payload_events_bytes
+
+    def fields(body, **values):
+        return [dict(f, value=values.get(f["type"], f["value"])) for f in body["fields"]]
+
+    def cut(body):
+        return dict(body, payload=body["payload"][:-10])
+
+    def cut_agreeing(body):
+        body = cut(body)
+        return dict(body, fields=fields(body, PAYLOAD_SIZE=len(body["payload"])))
+
+    def more(body):
+        size = next(f["value"] for f in body["fields"] if f["type"] == "UNCOMPRESSED_SIZE")
+        return dict(body, fields=fields(body, UNCOMPRESSED_SIZE=size + 1))
+
+    def untiled(body):
+        return payload_body(payload_events_bytes(body) + bytes(5))
+
+    return [("cut", "body.fields.PAYLOAD_SIZE", cut),
+            ("cut-agreeing", "body.fields.UNCOMPRESSED_SIZE", cut_agreeing),
+            ("uncompressed-size", "body.fields.UNCOMPRESSED_SIZE", more),
+            ("untiled", "payload[", untiled)]
+
+
+@pytest.mark.parametrize("name,field,change", _payload_changes(),
+                         ids=[c[0] for c in _payload_changes()])
+def test_a_transaction_payload_whose_sizes_disagree_is_an_error_with_its_bytes(
+        corpus, tmp_path, name, field, change):
+    """MySQL 8.0's TRANSACTION_PAYLOAD in a file without checksums (the corpus's, written
+    anew without them): compressed bytes cut short were read as a payload with no inner
+    events and no error (a whole transaction gone). A payload whose stated sizes disagree
+    with its bytes, or whose inner events do not tile the decompressed bytes, is an error
+    record naming its offset and the field, its bytes kept (status 3; 1 without
+    --skip-errors); the events around it are read as in the undamaged copy."""
+    from binlog_schema.mysql.codes import TRANSACTION_PAYLOAD_EVENT
+    data = next(p for p in corpus if str(p).endswith(FILES["payload"])).read_bytes()
+    clean = damage.unchecked_copy(data)
+    bad = damage.unchecked_copy(data, lambda rec: dict(rec.value, body=change(
+        rec.value["body"])) if rec.kind == TRANSACTION_PAYLOAD_EVENT else None)
+    ref = _reference(tmp_path, clean, "clean.bin")
+    payload = next(o for o, d in ref.items() if d["type"] == "TRANSACTION_PAYLOAD_EVENT")
+    assert "error" not in ref[payload] and "in_payload_at" not in ref[payload]
+    run, lines = _decode(tmp_path, bad)
+    _tiles(lines, len(bad))
+    assert run.returncode == 3, run.stderr.decode()
+    hit = next(d for d in lines if d["offset"] == payload and "in_payload_at" not in d)
+    assert hit["type"] == "TRANSACTION_PAYLOAD_EVENT" and hit["error"]["offset"] == payload
+    assert hit["error"]["path"].startswith(field), hit["error"]
+    size = hit["header"]["event_size"]
+    assert bytes.fromhex(hit["raw"]["hex"]) == bad[payload:payload + size]
+    assert f"at {payload}" in run.stderr.decode() and field in run.stderr.decode()
+    for d in lines:   # the others, as in the undamaged copy (where the payload ends moved)
+        if "in_payload_at" in d:
+            continue
+        if d["offset"] < payload:
+            assert _same(d, ref[d["offset"]])
+        elif d["offset"] > payload:
+            assert d["type"] == ref[d["offset"] - len(bad) + len(clean)]["type"]
+    path = tmp_path / "plain.bin"
+    path.write_bytes(bad)
+    plain = subprocess.run([sys.executable, "-m", "binlog_schema", "decode", str(path)],
+                           capture_output=True, timeout=120)
+    assert plain.returncode == 1 and field in plain.stderr.decode()
+
+
+def _mariadb_compressed():
+    """A MariaDB file (log_bin_compress, no checksums) from the synthetic writer: its bytes
+    and (offset, raw) of its compressed events (QUERY_COMPRESSED, *_ROWS_COMPRESSED)."""
+    from binlog_schema.mysql.codes import COMPRESSED_ROWS_KINDS, QUERY_COMPRESSED_EVENT
+    from binlog_schema.synthetic.writer import generate
+    spec = {"name": "compressed", "server": "mariadb-10.11",
+            "settings": {"compression": True, "compression_min_length": 8,
+                         "checksum": "NONE"},
+            "database": "fx",
+            "tables": [{"name": "t", "columns": [{"name": "id", "type": "INT"},
+                                                 {"name": "note", "type": "VARCHAR(200)"}],
+                        "primary_key": ["id"]}],
+            "transactions": [{"insert": "t", "rows": [[1, "x" * 60], [2, "y" * 60]]},
+                             {"ddl": "CREATE TABLE u (a INT, b VARCHAR(100))"}]}
+    data = generate(spec)
+    blocks = []   # (offset, raw, where its compressed block starts: the rest of the event)
+    for r in BinlogReader(data):
+        body = r.value["body"]
+        if r.kind in COMPRESSED_ROWS_KINDS:
+            blocks.append((r.offset, r.raw, len(r.raw) - len(body["rows"]["compressed"])))
+        elif r.kind == QUERY_COMPRESSED_EVENT:
+            blocks.append((r.offset, r.raw, len(r.raw) - len(body["compressed"])))
+    return data, blocks
+
+
+def test_mariadb_compressed_events_whose_length_disagrees_are_errors_with_their_bytes(
+        tmp_path):
+    """MariaDB's compressed events (log_bin_compress) state the uncompressed length: a
+    length one too many or too few, and a zlib stream cut short (its last 4 bytes, the
+    Adler-32, gone: the data whole, read before as if nothing were missing), are error
+    records naming the offset and the field, with their bytes kept (status 3)."""
+    data, compressed = _mariadb_compressed()
+    assert len(compressed) >= 2
+    for off, raw, block in compressed:
+        at = off + block
+        n = data[at] & 7
+        stated = int.from_bytes(data[at + 1:at + 1 + n], "big")
+        for case in ("more", "fewer", "cut"):
+            if case == "cut":   # (the event 4 bytes shorter: its header says so)
+                bad = damage.unchecked_copy(data, lambda rec: rec.raw[:-4]
+                                            if rec.offset == off else None)
+            else:
+                b = bytearray(data)
+                b[at + 1:at + 1 + n] = (stated + (1 if case == "more" else -1)).to_bytes(
+                    n, "big")
+                bad = bytes(b)
+            run, lines = _decode(tmp_path, bad)
+            _tiles(lines, len(bad))
+            assert run.returncode == 3, (off, case, run.stderr.decode())
+            hit = next(d for d in lines if d["offset"] == off)
+            size = hit["header"]["event_size"]
+            assert "error" in hit and hit["error"]["path"].startswith("body."), (off, case)
+            assert bytes.fromhex(hit["raw"]["hex"]) == bad[off:off + size]
+            assert not [d for d in lines if d["offset"] != off and "error" in d]
