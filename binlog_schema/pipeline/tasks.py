@@ -867,8 +867,8 @@ def split_records(f, split: Split, ctx: Context | None = None, parse=None):
     every reader stops at the split's end (``stop``). The framing is followed by the plain
     reader while every event is confirmed as the recovering reader confirms it (its CRC32,
     which the event's parse checks; without checksums its log positions, or the header after
-    it: :func:`binlog_schema.scanning.vouched`); from the first event that is not (an error,
-    a size out of bounds, an event cut short, a size nothing vouches for), the recovering
+    it: :func:`binlog_schema.scanning.confirmed`); from the first event that is not (an
+    error, a size out of bounds, an event cut short, a size nothing vouches for), the recovering
     reader takes over from that event, with the context in force there (so does an event
     without a CRC32 over a FORMAT_DESCRIPTION whose CRC32 verifies; an event that
     holds a magic number hands over too: the recovering reader tells a second file's start
@@ -898,28 +898,16 @@ def split_records(f, split: Split, ctx: Context | None = None, parse=None):
             # (an event that holds a magic number may hold a second file's start)
             at = (rec.offset, c)
             break
-        if checksummed(raw[TYPE_AT], c):
+        if checksummed(raw[TYPE_AT], c) and (
+                c.kind(raw[TYPE_AT]) != FORMAT_DESCRIPTION_EVENT or
+                checksum_length(FORMAT_DESCRIPTION_EVENT, raw[HEADER_SIZE:HEADER_SIZE + 52], c)):
             if n < HEADER_SIZE + 4:   # (too short to hold a CRC32 that verifies)
                 at = (rec.offset, c)
                 break
-            if scanning.chains(c) and c.kind(raw[TYPE_AT]) == FORMAT_DESCRIPTION_EVENT and \
-                    not checksum_length(FORMAT_DESCRIPTION_EVENT,
-                                        raw[HEADER_SIZE:HEADER_SIZE + 52], c) and \
-                    not _vouched(view, sblocks, rec, c, before):
-                # (a FORMAT_DESCRIPTION without a CRC32: its size vouched for as any other's,
-                # as scanning.confirmed says)
-                at = (rec.offset, c)
-                break
-        elif not c.checksum and not c.encrypted and _over_checked_fde(view, sblocks, rec, c):
-            # (over a FORMAT_DESCRIPTION a CRC32 proves: no event, as scanning.confirmed
-            # says; the recovering reader finds that FDE)
-            at = (rec.offset, c)
-            break
-        elif not c.encrypted and \
-                int.from_bytes(raw[LOG_POS_AT:LOG_POS_END], "little") != (rec.offset + n) & 0xFFFFFFFF \
-                and not _vouched(view, sblocks, rec, c, before):
-            # no checksum and no log position that is its end: its size vouched for as the
-            # recovering reader's is (scanning.vouched), else that reader takes over
+        elif not c.encrypted and not _confirmed(view, sblocks, rec, c, before):
+            # no CRC32: confirmed as the recovering reader confirms it (scanning.confirmed:
+            # its log positions, or the header after it, vouch for its size; no
+            # FORMAT_DESCRIPTION a CRC32 proves inside it), else that reader takes over
             at = (rec.offset, c)
             break
         emitted = True
@@ -956,24 +944,13 @@ def split_records(f, split: Split, ctx: Context | None = None, parse=None):
         yield rec
 
 
-def _vouched(view, sblocks, rec, ctx, before) -> bool:
-    """Whether the size of ``rec`` (no CRC32) is vouched for (:func:`scanning.vouched`, read
+def _confirmed(view, sblocks, rec, ctx, before) -> bool:
+    """Whether ``rec`` (no CRC32 proves it) is confirmed (:func:`scanning.confirmed`, read
     through ``sblocks``; the file position, which the plain reader keeps, put back)."""
     here = view.tell()
     try:
-        return scanning.vouched(sblocks, rec.offset, len(rec.raw), view.end, ctx,
-                                MAX_EVENT_SIZE, before)
-    finally:
-        view.seek(here)
-
-
-def _over_checked_fde(view, sblocks, rec, ctx) -> bool:
-    """Whether a FORMAT_DESCRIPTION whose CRC32 verifies starts inside ``rec``'s bytes (read
-    through ``sblocks``; the file position, which the plain reader keeps, put back)."""
-    here = view.tell()
-    try:
-        return scanning.checksummed_fde_inside(sblocks, rec.offset, len(rec.raw), ctx) \
-            is not None
+        return scanning.confirmed(sblocks, rec.offset, len(rec.raw), view.end, ctx,
+                                  MAX_EVENT_SIZE, before)
     finally:
         view.seek(here)
 
