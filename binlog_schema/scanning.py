@@ -365,13 +365,6 @@ def follows(blocks: Blocks, pos: int, end: int, ctx, max_size: int) -> bool:
     return announced_size(head, pos, 1 << 62, ctx, max_size) is not None
 
 
-def damaged_before(blocks: Blocks, pos: int, ctx) -> int | None:
-    """:func:`log_next` of the damaged header at ``pos`` (None when the file ends within it),
-    for :func:`resync`: its own log position may still name where the next event starts."""
-    head = blocks.at(pos, HEADER_SIZE)
-    return log_next(head, 0, ctx) if len(head) == HEADER_SIZE else None
-
-
 def event_at(blocks: Blocks, pos: int, end: int, ctx, max_size: int) -> int | None:
     """The size of the confirmed event at ``pos`` (None when there is none)."""
     head = blocks.at(pos, HEADER_SIZE)
@@ -445,21 +438,27 @@ def context_at(blocks: Blocks, start: int, end: int, ctx, max_size: int) -> int 
 
 
 def resync(blocks: Blocks, start: int, end: int, ctx, max_size: int,
-           limit: int | None = None, before: int | None = None) -> int | None:
+           limit: int | None = None) -> int | None:
     """The first offset from ``start`` (up to ``limit`` bytes on; to ``end`` by default)
-    where a confirmed event or a second file starts; None when there is none.
+    where a confirmed event or a second file starts, after the damaged event at
+    ``start - 1``; None when there is none.
 
     Where log positions can say (:func:`chains`), an event they prove is one
-    (:func:`proven`; ``before``: :func:`log_next` of the damaged event, whose own log
-    position may name where the next starts), a second file or a FORMAT_DESCRIPTION is
-    proof; an event only the header after it vouches for, before the first proof, is taken
-    only when the sizes lead from it to that proof exactly (a header in the damaged bytes
-    that looks plausible, followed by another by chance, is no event: the events the damage
-    did not touch are read from the proof on)."""
+    (:func:`proven`; the damaged event's own log position may name where the next starts),
+    a second file or a FORMAT_DESCRIPTION is proof; an event only the header after it
+    vouches for, before the first proof, is taken when the sizes lead from it to that proof
+    exactly, or when it ends by the proof and its header is consistent with the damaged
+    one's or the proof's (the same server id, a timestamp within a day): a header in the
+    damaged bytes that looks plausible, followed by another by chance, is no event; the
+    events the damage did not touch are read from the proof on."""
     stop = end - HEADER_SIZE if limit is None else min(end - HEADER_SIZE, start + limit)
     kinds = WRITTEN_KINDS.get(ctx.flavor, WRITTEN_KINDS[None])
     remap = ctx.type_remap
     chain = chains(ctx)
+    damaged = blocks.at(start - 1, HEADER_SIZE) if chain and start > 4 else b""
+    # (a v4 header's log position names where the next event starts, whatever its size)
+    before = log_pos_of(damaged) or None if len(damaged) == HEADER_SIZE and \
+        ctx.binlog_version >= 4 else None
     weak = []   # (offset, size): events only the header after them vouches for
     q = start
     while q <= stop:
@@ -479,7 +478,8 @@ def resync(blocks: Blocks, start: int, end: int, ctx, max_size: int,
             if chain and kind != FORMAT_DESCRIPTION_EVENT:
                 if proven(blocks, q + i, size, end, ctx, max_size, before, True):
                     if checksummed_fde_inside(blocks, q + i, size, ctx) is None:
-                        return _led_to(blocks, weak, q + i, end, ctx, max_size)
+                        return _led_to(blocks, weak, q + i, end, ctx, max_size,
+                                       (damaged, blocks.at(q + i, HEADER_SIZE)))
                 elif follows(blocks, q + i + size, end, ctx, max_size):
                     weak.append((q + i, size))
                 continue
@@ -495,9 +495,15 @@ def resync(blocks: Blocks, start: int, end: int, ctx, max_size: int,
     return None
 
 
-def _led_to(blocks: Blocks, weak: list, proof: int, end: int, ctx, max_size: int) -> int:
+DAY = 86400   # (seconds: how far apart the timestamps of neighbouring events may be)
+
+
+def _led_to(blocks: Blocks, weak: list, proof: int, end: int, ctx, max_size: int,
+            neighbours=()) -> int:
     """The first of the ``weak`` candidates (offset, size) from which the sizes lead, from
-    one plausible header to the next, to ``proof`` exactly; else ``proof``."""
+    one plausible header to the next, to ``proof`` exactly, or that ends by ``proof`` with a
+    header consistent with one of the ``neighbours`` (headers: the same server id, a
+    timestamp within a day); else ``proof``."""
     for p, size in weak:
         q = p + size
         while q < proof:
@@ -507,4 +513,11 @@ def _led_to(blocks: Blocks, weak: list, proof: int, end: int, ctx, max_size: int
             q += n
         if q == proof:
             return p
+        if p + size <= proof:
+            head = blocks.at(p, HEADER_SIZE)
+            stamp = int.from_bytes(head[:4], "little")
+            for other in neighbours:
+                if len(other) == HEADER_SIZE and other[5:9] == head[5:9] and \
+                        abs(int.from_bytes(other[:4], "little") - stamp) <= DAY:
+                    return p
     return proof

@@ -408,8 +408,7 @@ class BinlogReader:
                 no_context, before = True, None
                 continue
             nxt = scanning.context_at(blocks, pos + 1, end, ctx, max_size) if no_context \
-                else scanning.resync(blocks, pos + 1, end, ctx, max_size, self.max_scan,
-                                     scanning.damaged_before(blocks, pos, ctx))
+                else scanning.resync(blocks, pos + 1, end, ctx, max_size, self.max_scan)
             err = self._damage(pos, head, size, end, nxt) if over is None else FormatError(
                 f"event_size {size} runs over a FORMAT_DESCRIPTION at {over} whose CRC32 "
                 "verifies: the size cannot be trusted", offset=pos + 9, path="header.event_size")

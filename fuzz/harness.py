@@ -755,8 +755,9 @@ def damage(data: bytes):
     they can (:func:`proven_by_log_positions`): an event they prove is never missing (unless
     they prove the record that holds it too: a header the damage left whole over a body it
     cut or lengthened); one they cannot prove may be missing only inside the record of a
-    damaged header that claims it, or when the header after it is damaged and its log
-    position does not name its end; with checksums, never."""
+    damaged header that claims it, when the header after it is damaged and its log position
+    does not name its end, or when a record they prove overlaps it or the untouched events
+    after it; with checksums, never."""
     import bisect
     import io
     import tempfile
@@ -848,7 +849,16 @@ def damage(data: bytes):
         # its size unconfirmable: the header after it damaged, its log position shifted
         unconfirmable = end < len(buf) and end not in untouched and \
             int.from_bytes(raw[13:17], "little") != end
-        if not (absorbed or unconfirmable):
+        # or a record the log positions prove overlaps it or the untouched events after it
+        # (a header the damage left whole over bytes these events own: the proof wins)
+        run = end
+        while run in untouched:
+            run += len(untouched[run][0])
+        k = bisect.bisect_right(spans, off)
+        overlapped = k < len(spans) and spans[k] < run and proven_by_log_positions(
+            buf, spans[k], buf[spans[k]:spans[k] + records[spans[k]][0]], version, untouched,
+            ends)
+        if not (absorbed or unconfirmable or overlapped):
             raise Finding(f"untouched event at {off} ({len(raw)} bytes, type {raw[4]}) lost"
                           " though its size could be confirmed")
 

@@ -124,24 +124,32 @@ def without_checksums(data: bytes, events, zero_at: float) -> list:
 def unchecked_copy(data: bytes, change=None) -> bytes:
     """A file with checksums written anew without them, by the package's writer: its
     FORMAT_DESCRIPTION with algorithm 0, every other event's header and body kept (sizes and
-    log positions built anew, no CRC32). ``change(rec)``: what to write for an event
-    instead (None: the event as it is): a value (its log position computed), or an event's
-    bytes (its header's size and log position built anew, its body kept)."""
+    log positions built anew, no CRC32; a log position of 0, as MariaDB writes inside a
+    GTID group, stays 0). ``change(rec)``: what to write for an event instead (None: the
+    event as it is): a value (its log position computed), or an event's bytes (its header's
+    size and log position built anew, its body kept)."""
     import io
+    from binlog_schema.mysql.framing import LOG_POS_AT, LOG_POS_END
     from binlog_schema.stream import BinlogWriter, EventRecord
     out = io.BytesIO()
     w = BinlogWriter(out)
+    zero = []   # (where the events whose log position is 0 are written)
     for rec in BinlogReader(data):
         new = change(rec) if change is not None else None
         if isinstance(new, bytes):
-            w.write_kept(EventRecord(rec.offset, new, w.ctx))
+            at = w.write_kept(EventRecord(rec.offset, new, w.ctx))
         elif new is not None:
-            w.write({**new, "header": {**new["header"], "log_pos": None}})
+            at = w.write({**new, "header": {**new["header"], "log_pos": None}})
         elif rec.kind == FORMAT_DESCRIPTION_EVENT:
-            w.write({**rec.value, "body": {**rec.value["body"], "checksum_alg": 0}})
+            at = w.write({**rec.value, "body": {**rec.value["body"], "checksum_alg": 0}})
         else:
-            w.write_kept(rec)
-    return out.getvalue()
+            at = w.write_kept(rec)
+        if not int.from_bytes(rec.raw[LOG_POS_AT:LOG_POS_END], "little"):
+            zero.append(at)
+    written = bytearray(out.getvalue())
+    for at in zero:
+        written[at + LOG_POS_AT:at + LOG_POS_END] = bytes(4)
+    return bytes(written)
 
 
 def zeroed_block(data: bytes, start: int | None = None, size: int | None = None,

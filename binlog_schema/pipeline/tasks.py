@@ -268,8 +268,7 @@ def prescan(uri: str, size: int, split_bytes: int) -> list:
             if not contexts:
                 return whole
             # damage: on from the next confirmed event, if any (transactions unknown)
-            nxt = scanning.resync(sblocks, damaged + 1, size, ctx, MAX_EVENT_SIZE, MAX_SCAN,
-                                  scanning.damaged_before(sblocks, damaged, ctx))
+            nxt = scanning.resync(sblocks, damaged + 1, size, ctx, MAX_EVENT_SIZE, MAX_SCAN)
             if nxt is None or scanning.second_file_at(sblocks, nxt, size, ctx, MAX_EVENT_SIZE):
                 break
             events += 1
@@ -387,8 +386,7 @@ def table_maps_before(f, start: int, ctx: Context) -> dict:
                 damaged = blocks.bad[0]
         if damaged is None:
             break
-        nxt = scanning.resync(blocks, damaged + 1, start, ctx, MAX_EVENT_SIZE, MAX_SCAN,
-                              scanning.damaged_before(blocks, damaged, ctx))
+        nxt = scanning.resync(blocks, damaged + 1, start, ctx, MAX_EVENT_SIZE, MAX_SCAN)
         if nxt is None or scanning.second_file_at(blocks, nxt, start, ctx, MAX_EVENT_SIZE):
             break
         pos = nxt

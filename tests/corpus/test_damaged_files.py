@@ -523,6 +523,8 @@ NOT_OFFSETS = [  # files whose log positions are not all file offsets
     "rust_mysql_common/corrupt-relay-bin.000624",   # relay log, 5.0: positions in transactions
     "rust_mysql_common/binlog_savepoint.000001",   # relay log with a second FORMAT_DESCRIPTION
     "mysql-5.1-facebookarchive/suite/binlog/std_data/binlog_old_version_4_1.000001",   # v3
+    # MariaDB 11.8 written anew without checksums: 0 inside GTID groups
+    "mariadb-poc/domain_id_0/mariadb-repl-bin.000005",
 ]
 
 
@@ -530,15 +532,18 @@ NOT_OFFSETS = [  # files whose log positions are not all file offsets
 def test_where_log_positions_are_not_offsets_the_chain_proves_only_where_it_holds(corpus,
                                                                                    rel):
     """Relay logs (their source's numbering, a relay log's own events at 0, a 5.0 relay
-    log's positions counted inside transactions) and a v3 file (each log position is its
-    event's start): clean, the recovering reader gives the plain reader's events; damaged (an
-    event's size overwritten at 40 events, a zeroed block at 40 places), the records
-    tile the file and an untouched event is lost only where the log positions cannot prove
-    its size (a log position of 0, or a chain the damage broke: the fuzz harness's rule,
-    :func:`fuzz.harness.proven_by_log_positions`)."""
+    log's positions counted inside transactions), a v3 file (each log position is its
+    event's start) and MariaDB's end_log_pos 0 inside GTID groups (a file with checksums
+    written anew without them): clean, the recovering reader gives the plain reader's
+    events; damaged (an event's size overwritten at 40 events, a zeroed block at 40
+    places), the records tile the file and an untouched event is lost only where the log
+    positions cannot prove its size (a log position of 0, or a chain the damage broke: the
+    fuzz harness's rule, :func:`fuzz.harness.proven_by_log_positions`)."""
     from fuzz.harness import binlog_version_of, proven_by_log_positions
     path = next(p for p in corpus if str(p).endswith(rel))
     data = path.read_bytes()
+    if rel.startswith("mariadb"):
+        data = damage.unchecked_copy(data)
     plain = [(r.offset, r.raw, r.error is None)
              for r in BinlogReader(data, skip_errors=True, recover=False)]
     clean = [(r.offset, r.raw, r.error is None) for r in BinlogReader(data, skip_errors=True)]
@@ -705,3 +710,45 @@ def test_mariadb_compressed_events_whose_length_disagrees_are_errors_with_their_
             assert "error" in hit and hit["error"]["path"].startswith("body."), (off, case)
             assert bytes.fromhex(hit["raw"]["hex"]) == bad[off:off + size]
             assert not [d for d in lines if d["offset"] != off and "error" in d]
+
+
+@pytest.mark.parametrize("server_id,kept", [(7, True), (8, False)])
+def test_after_damage_a_header_consistent_with_its_neighbours_is_an_event(corpus,
+                                                                          server_id, kept):
+    """Without checksums, after a damaged event: an event no log position proves (MariaDB's
+    0), whose sizes do not lead exactly to the next event they prove (the event after it is
+    damaged too), is taken when its header is consistent with the damaged one's (the same
+    server id, a timestamp within a day): it is no stray bytes. With another server id it
+    is not (the bytes up to the proven event are SKIPPED)."""
+    from binlog_schema.context import Context
+    from binlog_schema.envelope import frame_event
+    from binlog_schema.mysql.codes import XID_EVENT
+    data = next(p for p in corpus if str(p).endswith(damage.UNCHECKED["canal"][0])).read_bytes()
+    fde_end = 4 + int.from_bytes(data[13:17], "little")
+    out = bytearray(data[:fde_end])
+    ctx = Context(checksum=False)
+    stamp = 0x65AAFF00   # (its second byte, 0xff, is no type code: see the gap below)
+
+    def xid(sid=7, zero=False):
+        raw = bytearray(frame_event({"type_code": XID_EVENT, "timestamp": stamp,
+                                     "server_id": sid}, bytes(8), ctx.replace(offset=len(out))))
+        if zero:
+            raw[13:17] = bytes(4)
+        out.extend(raw)
+        return len(out) - len(raw)
+
+    xid()                                   # an event its log position proves
+    d = xid()                               # the damaged one: its size a lie
+    out[d + 9:d + 13] = (0x7FFFFFFF).to_bytes(4, "little")
+    w = xid(server_id, zero=True)           # no proof; the header after it is plausible
+    xid(7, zero=True)                       # no proof, and no plausible header after it:
+    out.extend(bytes(3))                    # three stray bytes
+    t = xid()                               # proven: its log position is its end
+    xid()
+    records = list(BinlogReader(bytes(out), skip_errors=True))
+    by = {r.offset: r for r in records}
+    assert by[d].gap is not None and by[t].gap is None and by[t].error is None
+    if kept:
+        assert by[d].gap == (d, w) and by[w].gap is None and by[w].error is None
+    else:
+        assert by[d].gap == (d, t) and w not in by
