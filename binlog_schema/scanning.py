@@ -314,26 +314,50 @@ def proven_inside(blocks: Blocks, start: int, stop: int, end: int, ctx, max_size
                   before: int | None = None) -> int | None:
     """The first offset in ``[start, stop)`` where a plausible event starts that log
     positions prove is one (:func:`proven`, ``before`` as there; in a v3 file, that it
-    starts there); None when there is none."""
-    kinds = WRITTEN_KINDS.get(ctx.flavor, WRITTEN_KINDS[None])
-    remap = ctx.type_remap
+    starts there); None when there is none. (The headers worth a look are found by a
+    regular expression: a type code the context writes, a size under 1 GiB.)"""
+    heads = _plausible_heads(ctx)
+    v4 = ctx.binlog_version >= 4
     q = start
     while q < stop:
-        buf = blocks.at(q, Blocks.SIZE + HEADER_SIZE)
-        n = min(len(buf) - HEADER_SIZE + 1, stop - q)
-        if n <= 0:
-            break
-        for i in range(n):
-            code = buf[i + TYPE_AT]
-            kind = remap.get(code, code) if remap else code
-            if kind not in kinds:
-                continue
+        n = min(stop - q, Blocks.SIZE)
+        buf, at = blocks.block(q, n + HEADER_SIZE)
+        for m in heads.finditer(buf, at, min(at + n + SIZE_AT + 3, len(buf))):
+            i = m.start()
+            if i >= at + n:
+                break
             size = int.from_bytes(buf[i + SIZE_AT:i + SIZE_AT + 4], "little")
-            if HEADER_SIZE <= size <= max_size and \
-                    proven(blocks, q + i, size, end, ctx, max_size, before, True):
-                return q + i
+            logged = int.from_bytes(buf[i + LOG_POS_AT:i + LOG_POS_AT + 4], "little")
+            if not (HEADER_SIZE <= size <= max_size and logged):
+                continue
+            p = q + i - at   # (what proven() says, its first part here: most look no further)
+            start_at = (logged - size) & _WRAP if v4 else logged
+            if start_at == p & _WRAP or start_at == before:
+                return p
+            if end - (p + size) >= HEADER_SIZE and \
+                    proven(blocks, p, size, end, ctx, max_size, before, True):
+                return p
         q += n
     return None
+
+
+_HEADS: dict = {}
+
+
+def _plausible_heads(ctx):
+    """A regular expression that matches (empty, looking ahead) where a header could start:
+    a type code the context writes (as its file stores it), then an event_size under 1 GiB
+    (its last byte under 0x41: the limit is 1 GiB)."""
+    remap = ctx.type_remap
+    key = (ctx.flavor, tuple(sorted(remap.items())) if remap else None)
+    rx = _HEADS.get(key)
+    if rx is None:
+        import re
+        kinds = WRITTEN_KINDS.get(ctx.flavor, WRITTEN_KINDS[None])
+        remap = remap or {}
+        cls = b"".join(b"\\x%02x" % c for c in range(256) if remap.get(c, c) in kinds)
+        rx = _HEADS[key] = re.compile(rb"(?=.{4}[" + cls + rb"].{7}[\x00-\x40])", re.DOTALL)
+    return rx
 
 
 def vouched(blocks: Blocks, pos: int, size: int, end: int, ctx, max_size: int,
@@ -347,6 +371,8 @@ def vouched(blocks: Blocks, pos: int, size: int, end: int, ctx, max_size: int,
     look like a header, or on the end of the file, is no event's: the events it would
     swallow say so)."""
     head = blocks.at(pos, HEADER_SIZE)
+    if log_pos_of(head) == (pos + size) & _WRAP and ctx.binlog_version >= 4:
+        return True   # (a server's own binlog: every event so)
     if not chains(ctx):
         return log_pos_of(head) == (pos + size) & _WRAP or \
             follows(blocks, pos + size, end, ctx, max_size)

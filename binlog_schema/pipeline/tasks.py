@@ -59,6 +59,7 @@ REAL_GTID_KINDS = NAMED_GTID_KINDS   # ANONYMOUS_GTID names no transaction
 _FED_KINDS = ROWS_KINDS | GTID_KINDS | {TABLE_MAP_EVENT}   # what the row decoder follows
 MAX_QUERY_PEEK = 512
 MAX_SCAN = 64 << 20   # how far a resynchronisation looks (the reader's default)
+_WRAP = 0xFFFFFFFF    # (log positions are 32-bit)
 EVENT_WEIGHT = 200   # decoding an event costs about as much as 200 bytes of row data
 
 # the tags of the unified output rows
@@ -199,14 +200,16 @@ def prescan(uri: str, size: int, split_bytes: int) -> list:
             for pos, code, n, _buf, _i in blocks.walk(pos, MAX_EVENT_SIZE, whole=False):
                 kind = remap.get(code, code) if remap else code
                 fits = pos + n <= size
-                head = _buf[_i:_i + HEADER_SIZE]
-                if fits and contexts and not ctx.checksum and kind not in CONTEXT_KINDS and \
-                        int.from_bytes(head[LOG_POS_AT:LOG_POS_END], "little") != \
-                        (pos + n) & 0xFFFFFFFF:
-                    # no checksums, no log position that is its end: the size must be
-                    # vouched for as the reader's (scanning.confirmed) is
-                    fits = scanning.vouched(blocks, pos, n, size, ctx, MAX_EVENT_SIZE, before)
-                before = scanning.log_next(head, n, ctx)
+                if not ctx.checksum:
+                    head = _buf[_i:_i + HEADER_SIZE]
+                    if fits and contexts and kind not in CONTEXT_KINDS and \
+                            int.from_bytes(head[LOG_POS_AT:LOG_POS_END], "little") != \
+                            (pos + n) & _WRAP:
+                        # no checksums, no log position that is its end: the size must be
+                        # vouched for as the reader's (scanning.confirmed) is
+                        fits = scanning.vouched(blocks, pos, n, size, ctx, MAX_EVENT_SIZE,
+                                                before)
+                    before = scanning.log_next(head, n, ctx)
                 if fits and contexts and not ctx.checksum and kind not in CONTEXT_KINDS and \
                         scanning.checksummed_fde_inside(blocks, pos, n, ctx) is not None:
                     fits = False   # (over a FORMAT_DESCRIPTION a CRC32 proves: none, as for
@@ -902,10 +905,16 @@ def split_records(f, split: Split, ctx: Context | None = None, parse=None):
             if n < HEADER_SIZE + 4:   # (too short to hold a CRC32 that verifies)
                 at = (rec.offset, c)
                 break
-        elif not c.encrypted and not _confirmed(view, sblocks, rec, c, before):
+        elif not c.encrypted and not (
+                _over_nothing(view, sblocks, rec, c) if c.binlog_version >= 4 and
+                c.kind(raw[TYPE_AT]) not in CONTEXT_KINDS and
+                int.from_bytes(raw[LOG_POS_AT:LOG_POS_END], "little") == (rec.offset + n) & _WRAP
+                else _confirmed(view, sblocks, rec, c, before)):
             # no CRC32: confirmed as the recovering reader confirms it (scanning.confirmed:
             # its log positions, or the header after it, vouch for its size; no
-            # FORMAT_DESCRIPTION a CRC32 proves inside it), else that reader takes over
+            # FORMAT_DESCRIPTION a CRC32 proves inside it; a log position that is its end,
+            # as in a server's own binlog, vouches for it at once), else that reader takes
+            # over
             at = (rec.offset, c)
             break
         emitted = True
@@ -940,6 +949,16 @@ def split_records(f, split: Split, ctx: Context | None = None, parse=None):
         elif parse is not None:
             parse(rec)
         yield rec
+
+
+def _over_nothing(view, sblocks, rec, ctx) -> bool:
+    """Whether no FORMAT_DESCRIPTION whose CRC32 verifies starts inside ``rec`` (read
+    through ``sblocks``; the file position, which the plain reader keeps, put back)."""
+    here = view.tell()
+    try:
+        return scanning.checksummed_fde_inside(sblocks, rec.offset, len(rec.raw), ctx) is None
+    finally:
+        view.seek(here)
 
 
 def _confirmed(view, sblocks, rec, ctx, before) -> bool:
