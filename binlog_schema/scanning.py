@@ -5,12 +5,16 @@ confirmed, and where the next good event starts after damage (resynchronisation)
 
 An event at ``pos`` is *plausible* when its header names a type the file's flavor writes and
 a size between the header's and the limit that ends within the file; it is *confirmed* when,
-in a file with checksums, its CRC32 verifies, and without them when the header right after it
-is plausible too (or it ends exactly at the end of the file), or when its log position is its
-end. A log position that is not is no evidence against an event (relay logs carry the
-source's, and inserted or removed bytes shift them). After damage the
-next good event is the first confirmed one; a second file's magic number followed by a
-confirmed FORMAT_DESCRIPTION (two files concatenated) is one too.
+in a file with checksums, its CRC32 verifies. Without them the log positions prove sizes
+where they can (v3 and v4 headers; the numbering need not be the file's: relay logs carry
+their source's, inserted or removed bytes shift it, 0 says nothing): an event is confirmed
+when its log position names its start (its end in v4), or continues the event's before it,
+or the event after it continues its own; failing that, when the header right after it is
+plausible (or it ends within the last header of the file) and no event the log positions
+prove starts inside it. After damage the next good event is the first one the log positions
+(or a CRC32) prove, or an earlier one from which the sizes lead to it exactly; a second
+file's magic number followed by a confirmed FORMAT_DESCRIPTION (two files concatenated) is
+one too.
 """
 
 from __future__ import annotations
@@ -165,12 +169,13 @@ def announced_size(head: bytes, pos: int, end: int, ctx, max_size: int) -> int |
     return size
 
 
-def confirmed(blocks: Blocks, pos: int, size: int, end: int, ctx, max_size: int) -> bool:
+def confirmed(blocks: Blocks, pos: int, size: int, end: int, ctx, max_size: int,
+              before: int | None = None) -> bool:
     """Whether the event of ``size`` bytes at ``pos`` is one: its CRC32 verifies (a file
     with checksums, and a FORMAT_DESCRIPTION, which says itself whether it has one); without
-    checksums, the header after it is plausible (or the file ends there, or within the next
-    header), or its log position is where it ends (the next header may be the damaged one),
-    and no FORMAT_DESCRIPTION whose CRC32 verifies starts inside it."""
+    checksums, its size is :func:`vouched` for (its log positions, or the header after it;
+    ``before``: where the event read just before it says it starts, :func:`log_next`), and
+    no FORMAT_DESCRIPTION whose CRC32 verifies starts inside it."""
     stored = blocks.at(pos + TYPE_AT, 1)[0]
     if stored == START_EVENT_V3 and size not in START_V3_SIZES:
         return False  # (no START_EVENT_V3 has another size: a damaged header, say)
@@ -196,10 +201,10 @@ def confirmed(blocks: Blocks, pos: int, size: int, end: int, ctx, max_size: int)
                 return False
         elif checksummed_fde_inside(blocks, pos, size, ctx) is not None:
             return False
-        if fde_like(blocks, pos, size):
-            return True
-    if not (int.from_bytes(blocks.at(pos + LOG_POS_AT, 4), "little") ==
-            (pos + size) & 0xFFFFFFFF or follows(blocks, pos + size, end, ctx, max_size)):
+        if fde_like(blocks, pos, size):   # (its size vouched for as any other's)
+            return not chains(ctx) or vouched(blocks, pos, size, end, ctx, max_size, before)
+    if not (stored == START_EVENT_V3 and v3_like(blocks, pos, size) or
+            vouched(blocks, pos, size, end, ctx, max_size, before)):
         return False
     # an event no CRC32 proves, over a FORMAT_DESCRIPTION one does (a file without checksums
     # cut short, then another file without its magic number), is none: that FDE is the event
@@ -242,6 +247,141 @@ _FDE_HEADS = None
 assert FORMAT_DESCRIPTION_EVENT == 0x0F and MAX_FDE_SIZE < 512
 
 
+_WRAP = 0xFFFFFFFF   # (log positions are 32-bit: files over 4 GiB wrap them)
+
+
+def log_pos_of(head: bytes) -> int:
+    """The log position a header stores (v4: ``end_log_pos``, where the server says the next
+    event starts; v3: where this one starts)."""
+    return int.from_bytes(head[LOG_POS_AT:LOG_POS_AT + 4], "little")
+
+
+def chains(ctx) -> bool:
+    """Whether log positions can vouch for sizes in this context: a v3 or v4 file (a v1
+    file's say nothing) whose sizes no CRC32 proves (with checksums, the CRC32 does)."""
+    return ctx.binlog_version >= 3 and not ctx.checksum and not ctx.encrypted
+
+
+def log_start(head: bytes, size: int, ctx) -> int | None:
+    """Where the log position of ``head`` (an event of ``size`` bytes) says its event
+    starts, in the server's numbering (the file's offsets in its own binlog; its source's in
+    a relay log): v4 headers store the end, v3 headers the start. None when it says nothing
+    (0: MariaDB's events inside a GTID group, a relay log's own events)."""
+    at = log_pos_of(head)
+    if not at:
+        return None
+    return (at - size) & _WRAP if ctx.binlog_version >= 4 else at
+
+
+def log_next(head: bytes, size: int, ctx) -> int | None:
+    """Where the next event starts by the log position of ``head``, in the server's
+    numbering (None when it says nothing): what :func:`vouched` takes as ``before``."""
+    at = log_pos_of(head)
+    if not at:
+        return None
+    return at if ctx.binlog_version >= 4 else (at + size) & _WRAP
+
+
+def proven(blocks: Blocks, pos: int, size: int, end: int, ctx, max_size: int,
+           before: int | None = None, start_only: bool = False) -> bool:
+    """Whether log positions prove the ``size`` of the event at ``pos`` (a context where they
+    can: :func:`chains`): in a v4 file, its log position is its end (a server's own binlog),
+    or says it starts where ``before`` says the next event does (:func:`log_next` of the
+    event read before it, or of a damaged one: its own log position names where the event
+    after it starts); or a plausible header follows whose log position starts where this
+    one's says the next event does (the chain holds where the numbering is not the file's:
+    a relay log keeps its source's, inserted or removed bytes shift it). A v3 header's log
+    position is its start: only the chain proves its size (the next header's log position,
+    even when its size is damaged); ``start_only``: that it starts where it says is enough
+    (where resynchronisation looks for the next event)."""
+    head = blocks.at(pos, HEADER_SIZE)
+    start = log_start(head, size, ctx)
+    if start is None:
+        return False
+    v4 = ctx.binlog_version >= 4
+    if (v4 or start_only) and (start == pos & _WRAP or start == before):
+        return True
+    if end - (pos + size) < HEADER_SIZE:
+        return False
+    after = blocks.at(pos + size, HEADER_SIZE)
+    if not v4:   # (the next one's start is its log position, whatever its size says)
+        return log_pos_of(after) == log_next(head, size, ctx)
+    n = announced_size(after, pos + size, 1 << 62, ctx, max_size)
+    return n is not None and log_start(after, n, ctx) == log_next(head, size, ctx)
+
+
+def proven_inside(blocks: Blocks, start: int, stop: int, end: int, ctx, max_size: int,
+                  before: int | None = None) -> int | None:
+    """The first offset in ``[start, stop)`` where a plausible event starts that log
+    positions prove is one (:func:`proven`, ``before`` as there; in a v3 file, that it
+    starts there); None when there is none. (The headers worth a look are found by a
+    regular expression: a type code the context writes, a size under 1 GiB.)"""
+    heads = _plausible_heads(ctx)
+    v4 = ctx.binlog_version >= 4
+    q = start
+    while q < stop:
+        n = min(stop - q, Blocks.SIZE)
+        buf, at = blocks.block(q, n + HEADER_SIZE)
+        for m in heads.finditer(buf, at, min(at + n + SIZE_AT + 3, len(buf))):
+            i = m.start()
+            if i >= at + n:
+                break
+            size = int.from_bytes(buf[i + SIZE_AT:i + SIZE_AT + 4], "little")
+            logged = int.from_bytes(buf[i + LOG_POS_AT:i + LOG_POS_AT + 4], "little")
+            if not (HEADER_SIZE <= size <= max_size and logged):
+                continue
+            p = q + i - at   # (what proven() says, its first part here: most look no further)
+            start_at = (logged - size) & _WRAP if v4 else logged
+            if start_at == p & _WRAP or start_at == before:
+                return p
+            if end - (p + size) >= HEADER_SIZE and \
+                    proven(blocks, p, size, end, ctx, max_size, before, True):
+                return p
+        q += n
+    return None
+
+
+_HEADS: dict = {}
+
+
+def _plausible_heads(ctx):
+    """A regular expression that matches (empty, looking ahead) where a header could start:
+    a type code the context writes (as its file stores it), then an event_size under 1 GiB
+    (its last byte under 0x41: the limit is 1 GiB)."""
+    remap = ctx.type_remap
+    key = (ctx.flavor, tuple(sorted(remap.items())) if remap else None)
+    rx = _HEADS.get(key)
+    if rx is None:
+        import re
+        kinds = WRITTEN_KINDS.get(ctx.flavor, WRITTEN_KINDS[None])
+        remap = remap or {}
+        cls = b"".join(b"\\x%02x" % c for c in range(256) if remap.get(c, c) in kinds)
+        rx = _HEADS[key] = re.compile(rb"(?=.{4}[" + cls + rb"].{7}[\x00-\x40])", re.DOTALL)
+    return rx
+
+
+def vouched(blocks: Blocks, pos: int, size: int, end: int, ctx, max_size: int,
+            before: int | None = None) -> bool:
+    """Without a CRC32, whether the size of the event at ``pos`` is vouched for: its log
+    position is its end (a v4 binlog); or, where log positions can say (:func:`chains`), they
+    prove it (:func:`proven`; ``before``: :func:`log_next` of the event read just before
+    it); else the header after it is plausible (or the file ends there, or within the next
+    header) and, where log positions can say, no event they prove starts inside it (its own
+    log position among the proofs: the size of a damaged header that lands on bytes which
+    look like a header, or on the end of the file, is no event's: the events it would
+    swallow say so)."""
+    head = blocks.at(pos, HEADER_SIZE)
+    if log_pos_of(head) == (pos + size) & _WRAP and ctx.binlog_version >= 4:
+        return True   # (a server's own binlog: every event so)
+    if not chains(ctx):
+        return log_pos_of(head) == (pos + size) & _WRAP or \
+            follows(blocks, pos + size, end, ctx, max_size)
+    if proven(blocks, pos, size, end, ctx, max_size, before):
+        return True
+    return follows(blocks, pos + size, end, ctx, max_size) and proven_inside(
+        blocks, pos + 1, pos + size, end, ctx, max_size, log_next(head, size, ctx)) is None
+
+
 def follows(blocks: Blocks, pos: int, end: int, ctx, max_size: int) -> bool:
     """Whether the file ends at ``pos`` (or within the header there) or a plausible header
     starts there (its event may run past the end: the last event cut short)."""
@@ -270,6 +410,15 @@ def fde_like(blocks: Blocks, pos: int, size: int) -> bool:
     body = blocks.at(pos + HEADER_SIZE, 57)
     return HEADER_SIZE + 57 <= size <= MAX_FDE_SIZE and len(body) == 57 and \
         body[0:2] == b"\x04\x00" and body[56] == HEADER_SIZE
+
+
+def v3_like(blocks: Blocks, pos: int, size: int) -> bool:
+    """Whether the START_EVENT_V3 of ``size`` bytes at ``pos`` has the body of a binlog v3
+    one (19-byte headers): binlog version 3, a server version that starts with a digit. Its
+    size is its format's: what the bytes after it are does not matter."""
+    body = blocks.at(pos + HEADER_SIZE, 3)
+    return size == HEADER_SIZE + 56 and len(body) == 3 and body[:2] == b"\x03\x00" and \
+        body[2:3].isdigit()
 
 
 def second_file_at(blocks: Blocks, pos: int, end: int, ctx, max_size: int) -> bool:
@@ -317,10 +466,26 @@ def context_at(blocks: Blocks, start: int, end: int, ctx, max_size: int) -> int 
 def resync(blocks: Blocks, start: int, end: int, ctx, max_size: int,
            limit: int | None = None) -> int | None:
     """The first offset from ``start`` (up to ``limit`` bytes on; to ``end`` by default)
-    where a confirmed event or a second file starts; None when there is none."""
+    where a confirmed event or a second file starts, after the damaged event at
+    ``start - 1``; None when there is none.
+
+    Where log positions can say (:func:`chains`), an event they prove is one
+    (:func:`proven`; the damaged event's own log position may name where the next starts),
+    a second file or a FORMAT_DESCRIPTION is proof; an event only the header after it
+    vouches for, before the first proof, is taken when the sizes lead from it to that proof
+    exactly, or when it ends by the proof and its header is consistent with the damaged
+    one's or the proof's (the same server id, a timestamp within a day): a header in the
+    damaged bytes that looks plausible, followed by another by chance, is no event; the
+    events the damage did not touch are read from the proof on."""
     stop = end - HEADER_SIZE if limit is None else min(end - HEADER_SIZE, start + limit)
     kinds = WRITTEN_KINDS.get(ctx.flavor, WRITTEN_KINDS[None])
     remap = ctx.type_remap
+    chain = chains(ctx)
+    damaged = blocks.at(start - 1, HEADER_SIZE) if chain and start > 4 else b""
+    # (a v4 header's log position names where the next event starts, whatever its size)
+    before = log_pos_of(damaged) or None if len(damaged) == HEADER_SIZE and \
+        ctx.binlog_version >= 4 else None
+    weak = []   # (offset, size): events only the header after them vouches for
     q = start
     while q <= stop:
         buf = blocks.at(q, Blocks.SIZE + HEADER_SIZE)
@@ -329,16 +494,56 @@ def resync(blocks: Blocks, start: int, end: int, ctx, max_size: int,
             code = buf[i + TYPE_AT]
             if buf[i] == 0xFE and buf[i:i + 4] == MAGIC and \
                     second_file_at(blocks, q + i, end, ctx, max_size):
-                return q + i
+                return _led_to(blocks, weak, q + i, end, ctx, max_size)
             kind = remap.get(code, code) if remap else code
             if kind not in kinds or (kind == START_EVENT_V3 and ctx.binlog_version >= 4):
                 continue  # (a START_EVENT_V3: a v1/v3 file's first, or its relay log's)
             size = int.from_bytes(buf[i + 9:i + 13], "little")
-            if HEADER_SIZE <= size <= max_size and q + i + size <= end and \
-                    confirmed(blocks, q + i, size, end, ctx, max_size) and (
-                        kind != FORMAT_DESCRIPTION_EVENT or fde_like(blocks, q + i, size)):
-                return q + i
+            if not (HEADER_SIZE <= size <= max_size and q + i + size <= end):
+                continue
+            if chain and kind != FORMAT_DESCRIPTION_EVENT:
+                if proven(blocks, q + i, size, end, ctx, max_size, before, True):
+                    if checksummed_fde_inside(blocks, q + i, size, ctx) is None:
+                        return _led_to(blocks, weak, q + i, end, ctx, max_size,
+                                       (damaged, blocks.at(q + i, HEADER_SIZE)))
+                elif follows(blocks, q + i + size, end, ctx, max_size):
+                    weak.append((q + i, size))
+                continue
+            if confirmed(blocks, q + i, size, end, ctx, max_size) and (
+                    kind != FORMAT_DESCRIPTION_EVENT or fde_like(blocks, q + i, size)):
+                return _led_to(blocks, weak, q + i, end, ctx, max_size)
         if n <= 0:
             break
         q += n
+    for p, size in weak:   # (no proof in reach: the first the reader confirms)
+        if confirmed(blocks, p, size, end, ctx, max_size):
+            return p
     return None
+
+
+DAY = 86400   # (seconds: how far apart the timestamps of neighbouring events may be)
+
+
+def _led_to(blocks: Blocks, weak: list, proof: int, end: int, ctx, max_size: int,
+            neighbours=()) -> int:
+    """The first of the ``weak`` candidates (offset, size) from which the sizes lead, from
+    one plausible header to the next, to ``proof`` exactly, or that ends by ``proof`` with a
+    header consistent with one of the ``neighbours`` (headers: the same server id, a
+    timestamp within a day); else ``proof``."""
+    for p, size in weak:
+        q = p + size
+        while q < proof:
+            n = announced_size(blocks.at(q, HEADER_SIZE), q, end, ctx, max_size)
+            if n is None:
+                break
+            q += n
+        if q == proof:
+            return p
+        if p + size <= proof:
+            head = blocks.at(p, HEADER_SIZE)
+            stamp = int.from_bytes(head[:4], "little")
+            for other in neighbours:
+                if len(other) == HEADER_SIZE and other[5:9] == head[5:9] and \
+                        abs(int.from_bytes(other[:4], "little") - stamp) <= DAY:
+                    return p
+    return proof

@@ -176,7 +176,9 @@ class BinlogReader:
     context. Implies ``skip_errors``.
     ``resume``: ``(offset, ctx)``, read from ``offset`` (where an event starts) with the
     context ``ctx`` in force there, as a reader that had read the file up to it would go on
-    (the magic and the events before are not read; a seekable source).
+    (the magic and the events before are not read; a seekable source); recovering, a third
+    item may say where the event before ``offset`` says the next starts
+    (:func:`binlog_schema.scanning.log_next`: a proof of the sizes without checksums).
     """
 
     def __init__(self, source, *, start: int | None = None, stop: int | None = None,
@@ -216,7 +218,7 @@ class BinlogReader:
         f, close = _open(self.source)
         try:
             if self.resume is not None:
-                pos, self.ctx = self.resume
+                pos, self.ctx = self.resume[:2]
                 f.seek(pos)
             else:
                 magic = f.read(4)
@@ -325,6 +327,8 @@ class BinlogReader:
         lazy = self.decode == "lazy" and self.start is None and self.types is None
         # until a context event is read (reading from the file's start), nothing else can be
         no_context = self.resume is None
+        # where the event read last says the next one starts (scanning.log_next): a proof
+        before = self.resume[2] if self.resume is not None and len(self.resume) > 2 else None
         while pos < end:
             if self.stop is not None and pos >= self.stop:
                 return
@@ -332,7 +336,7 @@ class BinlogReader:
             head, stored, size = blocks.header(pos)
             fits = size is not None and HEADER_SIZE <= size <= max_size and pos + size <= end
             sure = fits and (ctx.encrypted or scanning.confirmed(blocks, pos, size, end, ctx,
-                                                                 max_size))
+                                                                 max_size, before))
             if fits and not sure and checksummed(stored, ctx):  # (not encrypted: not sure)
                 # a CRC32 that does not match: the event stands when the next one confirms
                 # its size and no confirmed event starts inside it (its record then carries
@@ -370,10 +374,11 @@ class BinlogReader:
                     if nxt is not None and nxt < pos + size:
                         self._read -= 1
                         yield self._skipped(pos, nxt, rec.error)
-                        pos, no_context = nxt, True
+                        pos, no_context, before = nxt, True, None
                         continue
                 if rec is not None:
                     yield rec
+                before = scanning.log_next(head, size, ctx)
                 pos += size
                 if code in _CONTEXT:
                     # a context event that fails leaves none: the file's first one, or a
@@ -390,7 +395,7 @@ class BinlogReader:
                                 offset=pos, path="stream"))
                         if nxt is None:
                             return
-                        pos, no_context = nxt, True
+                        pos, no_context, before = nxt, True, None
                         continue
                     no_context = False
                 continue
@@ -400,7 +405,7 @@ class BinlogReader:
                     "events follow, in their own context", offset=pos, path="magic",
                     expected="an event"))
                 pos += 4
-                no_context = True
+                no_context, before = True, None
                 continue
             nxt = scanning.context_at(blocks, pos + 1, end, ctx, max_size) if no_context \
                 else scanning.resync(blocks, pos + 1, end, ctx, max_size, self.max_scan)
@@ -416,7 +421,7 @@ class BinlogReader:
             yield self._skipped(pos, end if nxt is None else nxt, err)
             if nxt is None:
                 return
-            pos = nxt
+            pos, before = nxt, None
 
     def _leaves_no_context(self, code, rec, no_context) -> bool:
         """Whether a context event that failed leaves the reader without a context: the

@@ -617,7 +617,7 @@ def seeds(name: str, small: bool = False):
                 i = index.get((tm[HEADER_SIZE:], ctx.flavor, ctx.server_version))
                 if i is not None:
                     add(f"corpus{kind}", _rows_seed(i, kind, raw, ctx))
-    elif name == "damage":  # the fuzzer's choices: which file, which damage, where
+    elif name in ("damage", "split"):  # the fuzzer's choices: which file, which damage, where
         import random
         rnd = random.Random(11)
         for k in range(20 if small else 200):
@@ -751,10 +751,13 @@ def damage(data: bytes):
     error, else 0 and then the file is the original; every whole copy of an original event
     read in its own file's context (the last FORMAT_DESCRIPTION read before it is an untouched
     one of its file; a FORMAT_DESCRIPTION itself in any) is an event record at its new offset,
-    with its bytes and without error. Without checksums nothing proves a size: a damaged header may claim the bytes
-    of the events after it, and an event whose next header is damaged (and whose log position
-    the damage shifted) cannot be confirmed; an untouched event may be missing only so; with
-    checksums, never."""
+    with its bytes and without error. Without checksums the log positions prove sizes where
+    they can (:func:`proven_by_log_positions`): an event they prove is never missing (unless
+    they prove the record that holds it too: a header the damage left whole over a body it
+    cut or lengthened); one they cannot prove may be missing only inside the record of a
+    damaged header that claims it, when the header after it is damaged and its log position
+    does not name its end, or when a record they prove overlaps it or the untouched events
+    after it; with checksums, never."""
     import bisect
     import io
     import tempfile
@@ -802,6 +805,7 @@ def damage(data: bytes):
     if (len(err.getvalue().splitlines()) > 1) != troubled:
         raise Finding(f"stderr {err.getvalue()!r} does not match the records")
     spans = sorted(records)
+    ends = {o + size: o for o, (size, _) in records.items()}
     untouched = _untouched(src, groups)
     # the file whose context reads each event: the last context event read before it (one
     # of an original's, untouched; another: no original's events are expected after it)
@@ -827,20 +831,168 @@ def damage(data: bytes):
         if groups[context][2] if context is not None else crc:
             raise Finding(f"untouched event at {off} ({len(raw)} bytes, type {raw[4]}) lost "
                           "where the context has checksums")
+        version = binlog_version_of(groups[k][1])
         k = bisect.bisect_right(spans, off) - 1
         holder = spans[k] if k >= 0 else None
         absorbed = holder is not None and holder + records[holder][0] > off and \
             holder not in untouched
+        # log positions that prove its size prove it, unless they prove the size of the
+        # record that holds it too (a header the damage left whole, whose body it cut or
+        # lengthened: two proofs that disagree)
+        if proven_by_log_positions(buf, off, raw, version, untouched, ends) and not (
+                absorbed and proven_by_log_positions(
+                    buf, holder, buf[holder:holder + records[holder][0]], version, untouched,
+                    ends)):
+            raise Finding(f"untouched event at {off} ({len(raw)} bytes, type {raw[4]}) lost "
+                          "though log positions prove its size")
         end = off + len(raw)
         # its size unconfirmable: the header after it damaged, its log position shifted
         unconfirmable = end < len(buf) and end not in untouched and \
             int.from_bytes(raw[13:17], "little") != end
-        if not (absorbed or unconfirmable):
+        # or a record the log positions prove overlaps it or the untouched events after it
+        # (a header the damage left whole over bytes these events own: the proof wins)
+        run = end
+        while run in untouched:
+            run += len(untouched[run][0])
+        k = bisect.bisect_right(spans, off)
+        overlapped = k < len(spans) and spans[k] < run and proven_by_log_positions(
+            buf, spans[k], buf[spans[k]:spans[k] + records[spans[k]][0]], version, untouched,
+            ends)
+        if not (absorbed or unconfirmable or overlapped):
             raise Finding(f"untouched event at {off} ({len(raw)} bytes, type {raw[4]}) lost"
                           " though its size could be confirmed")
 
 
+def binlog_version_of(events) -> int:
+    """A file's binlog version, from its first event (FORMAT_DESCRIPTION or
+    START_EVENT_V3): its body's first two bytes."""
+    raw = events[0][1]
+    return int.from_bytes(raw[HEADER_SIZE:HEADER_SIZE + 2], "little")
+
+
+def proven_by_log_positions(buf, off, raw, version, untouched, ends) -> bool:
+    """Whether log positions prove the size of the untouched event ``raw`` at ``off`` of the
+    damaged file ``buf`` (said here apart from the package's :func:`scanning.proven`, as a
+    file without checksums offers the proof): a log position of 0 proves nothing, nor do a
+    v1 file's; in v4 its log position is its end, or it starts where the event record that
+    ends at ``off`` (``ends``: end -> offset) says the next starts; in v3 and v4, the
+    untouched event right after it starts where its log position says the next does (v4:
+    the log position is the end; v3: the start)."""
+    wrap = 0xFFFFFFFF
+    at, n = int.from_bytes(raw[13:17], "little"), len(raw)
+    if not at or version < 3:
+        return False
+    if version >= 4:
+        if at == (off + n) & wrap:
+            return True
+        prev = ends.get(off)
+        before = int.from_bytes(buf[prev + 13:prev + 17], "little") if prev is not None \
+            else 0
+        if before and (at - n) & wrap == before:
+            return True
+    nxt = untouched.get(off + n)
+    if nxt is None:
+        return False
+    nat = int.from_bytes(nxt[0][13:17], "little")
+    if version >= 4:
+        return nat != 0 and (nat - len(nxt[0])) & wrap == at
+    return nat == (at + n) & wrap
+
+
 _damage_path = None
+
+
+# ------------------------------------------------------------------------------- (g) split
+
+
+def _records_of(records) -> list:
+    """What a reader's records say, to compare: (offset, size, type name, error kind) of
+    each (a SKIPPED range: its size and its error's kind), and of each event inside a
+    payload (offset, in the payload's data, and the payload's offset first)."""
+    out = []
+    for r in records:
+        err = r.error
+        size = r.gap[1] - r.gap[0] if r.gap is not None else len(r.raw)
+        out.append((r.offset, size, r.type_name, err.kind if err is not None else None))
+        for i in r.inner or ():
+            e = i.error
+            out.append((r.offset, i.offset, len(i.raw), i.type_name,
+                        e.kind if e is not None else None))
+    return out
+
+
+def split(data: bytes):
+    """(g) Spark's reading of a damaged file without Spark: a corpus file damaged as the
+    damage target damages it (:func:`damaged`), cut by the pipeline's pre-scan
+    (``tasks.prescan``) at a split size the fuzzer chooses (from a 48th of the file's work to
+    all of it, on a log scale), each split read by the split reader the tasks use
+    (``tasks.split_records``, with the file's context for the splits after the first), as
+    ``spark decode`` reads them. The splits tile the file from 0 to
+    its end, their records tile each split's range, and together they are the whole-file
+    reader's records (``BinlogReader(skip_errors=True)``, recovering): the same events,
+    quarantined events and SKIPPED ranges at the same offsets with the same sizes, types and
+    error kinds, and the same events inside payloads."""
+    import tempfile
+    from binlog_schema.pipeline import tasks
+    from binlog_schema.stream import BinlogReader
+    from fuzz.gen import provider
+    fdp = provider(data)
+    buf, _src, groups = damaged(fdp)
+    size = len(buf)
+    # (a split size on a log scale, from a 48th of the pre-scan's work, bytes and events, to
+    # all of it: a few splits or many)
+    work = size + tasks.EVENT_WEIGHT * sum(len(g[1]) for g in groups)
+    split_bytes = max(work >> fdp.ConsumeIntInRange(0, 48).bit_length(), 64)
+    global _split_path
+    if _split_path is None:
+        fd, _split_path = tempfile.mkstemp(prefix="fuzz-split-", suffix=".bin")
+        os.close(fd)
+    with open(_split_path, "wb") as f:
+        f.write(buf)
+    try:
+        whole = _records_of(BinlogReader(_split_path, skip_errors=True))
+    except BinlogError as e:   # (no binlog: the pipeline refuses it as a file)
+        check_typed(e, buf, "BinlogReader")
+        return
+    except Exception as e:  # noqa: BLE001
+        raise untyped("BinlogReader (recovering)", e) from None
+    try:
+        splits = tasks.prescan(_split_path, size, split_bytes)
+        got = []
+        with open(_split_path, "rb") as f:
+            ctx = None
+            for s in splits:
+                if s.start and ctx is None:
+                    ctx = tasks.file_context(f)
+                records = list(tasks.split_records(f, s, ctx if s.start else None))
+                pos = s.start or 4
+                for r in records:
+                    if r.offset != pos:
+                        raise Finding(f"split [{s.start}, {s.end}) of {size} bytes (split size "
+                                      f"{split_bytes}): a record at {r.offset}, the last "
+                                      f"ended at {pos}")
+                    pos = r.gap[1] if r.gap is not None else pos + len(r.raw)
+                if pos != max(s.end, 4):
+                    raise Finding(f"split [{s.start}, {s.end}): records end at {pos}")
+                got += _records_of(records)
+    except Finding:
+        raise
+    except BinlogError as e:
+        raise Finding(f"a split raised {type(e).__name__}: {e}") from None
+    except Exception as e:  # noqa: BLE001
+        raise untyped("prescan / split_records", e) from None
+    starts = [s.start for s in splits]
+    if starts[0] != 0 or [s.end for s in splits] != starts[1:] + [size]:
+        raise Finding(f"splits {[(s.start, s.end) for s in splits]} do not tile [0, {size})")
+    if got != whole:
+        diff = next((i for i, (a, b) in enumerate(zip(got, whole)) if a != b),
+                    min(len(got), len(whole)))
+        raise Finding(f"{len(splits)} splits of a {size}-byte file (split size {split_bytes}) "
+                      f"differ from the whole-file reader at record {diff}: "
+                      f"{got[diff:diff + 2]} != {whole[diff:diff + 2]}")
+
+
+_split_path = None
 
 
 def _body(raw: bytes, ctx: Context) -> bytes:
@@ -871,7 +1023,7 @@ def warm_up(name: str):
     unit("event")
     if name == "rows":
         table_maps()
-    if name == "damage":
+    if name in ("damage", "split"):
         damage_files()
 
 
@@ -882,6 +1034,7 @@ TARGETS = {
     "rows": (rows, 4096),
     "build": (build, 4096),
     "damage": (damage, 512),
+    "split": (split, 512),
 }
 
 

@@ -2,8 +2,9 @@
 
     python fuzz/run.py TARGET [--seeds DIR] [libFuzzer options and corpus dirs...]
 
-TARGET is one of harness.TARGETS (one_event, stream, table_map, rows, build). ``--seeds DIR``
-writes the target's seeds (corpus and specs/) into DIR first, when DIR is empty. The package
+TARGET is one of harness.TARGETS (one_event, stream, table_map, rows, build, damage, split).
+``--seeds DIR`` writes the target's seeds (corpus and specs/) into DIR first, when DIR is
+empty. The package
 is instrumented for coverage; libFuzzer's own options (``-runs=``, ``-rss_limit_mb=``,
 ``-max_len=``, ``-artifact_prefix=``, ``-timeout=``) pass through. A finding is an uncaught
 exception: atheris prints it and writes the input as ``crash-...`` under the artifact prefix.

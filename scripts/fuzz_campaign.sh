@@ -3,8 +3,9 @@
 #
 #   scripts/fuzz_campaign.sh [EXECS] [TARGET...]
 #
-# EXECS defaults to 1000000 per target; TARGETs default to all six (one_event, stream,
-# table_map, rows, build, damage). JOBS=n runs n targets at a time (default 1: the machine is shared).
+# EXECS defaults to 1000000 per target; TARGETs default to all of fuzz/harness.py's TARGETS
+# (one_event, stream, table_map, rows, build, damage, split). JOBS=n runs n targets at a time
+# (default 1: the machine is shared).
 # RSS_LIMIT_MB (default 1024) is libFuzzer's -rss_limit_mb and the harness's own ceiling;
 # FUZZ_TIME_LIMIT (default 1) the CPU seconds one input may take (the hang check: CPU time, so
 # a loaded machine makes no false hangs); WALL_TIMEOUT (default 600) libFuzzer's own wall-clock
@@ -21,10 +22,12 @@ cd "$(dirname "$0")/.."
 EXECS=${1:-1000000}
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(one_event stream table_map rows build damage)
 JOBS=${JOBS:-1}
 RSS_LIMIT_MB=${RSS_LIMIT_MB:-1024}
 PY=${PYTHON:-.venv/bin/python}
+# (the targets: fuzz/harness.py's TARGETS, in its order)
+[ ${#TARGETS[@]} -eq 0 ] && read -r -a TARGETS <<< "$("$PY" -c \
+    'from fuzz.harness import TARGETS; print(*TARGETS)')"
 OUT=.work/fuzz
 mkdir -p "$OUT"
 if ! "$PY" -c "import atheris" 2>/dev/null; then

@@ -31,7 +31,8 @@ done
 # the summary of every target's last run (a target re-run alone replaces its own line)
 {
     printf '%-10s %10s %9s %7s %7s %8s %8s %s\n' target execs exec/s cov ft peak_rss seconds result
-    for t in one_event stream table_map rows build damage; do
+    for t in $("${PYTHON:-.venv/bin/python}" -c 'from fuzz.harness import TARGETS
+print(*TARGETS)'); do
         if [ -f "$OUT/$t/summary" ]; then cat "$OUT/$t/summary"; fi
     done
 } | tee "$OUT/summary.txt"

@@ -12,6 +12,8 @@ import random
 from dataclasses import dataclass
 from typing import Callable
 
+from binlog_schema.mysql.codes import FORMAT_DESCRIPTION_EVENT, ROWS_KINDS
+from binlog_schema.mysql.framing import TYPE_AT
 from binlog_schema.scanning import MAGIC
 from binlog_schema.stream import BinlogReader
 
@@ -25,10 +27,20 @@ FILES = {  # corpus file: what it brings
 }
 
 
-def load_originals(corpus, keys=None) -> dict:
-    """key -> (bytes, [(offset, raw)] of its events) for the corpus files of :data:`FILES`."""
+# v4 files without checksums, with rows events: sizes only log positions can prove (issue
+# 26); where a 421-byte zeroed block leaves header-like bytes after it (a fraction of the file)
+UNCHECKED = {
+    "sakila": ("mysql-binlog-connector-java/mysql-bin.sakila", 0.32),   # MySQL 5.5, 1.4 MB
+    "canal": ("canal/binlog/mysql-bin.000001", 0.5575),                 # MySQL 5.1
+}
+
+
+def load_originals(corpus, keys=None, files=None) -> dict:
+    """key -> (bytes, [(offset, raw)] of its events) for the corpus files of ``files``
+    (:data:`FILES` by default; or :data:`UNCHECKED`)."""
     out = {}
-    for key, rel in FILES.items():
+    for key, rel in (files or FILES).items():
+        rel = rel[0] if isinstance(rel, tuple) else rel
         if keys is not None and key not in keys:
             continue
         path = next(p for p in corpus if str(p).endswith(rel))
@@ -74,6 +86,70 @@ def size_lies(data: bytes, events) -> list:
     """A size too small, one beyond any limit, one past the end of the file."""
     return [size_lie(data, events, k, lie) for k, lie in (
         (len(events) // 2, 7), (len(events) // 2, 1 << 29), (len(events) // 3, len(data)))]
+
+
+def rows_event(events, at: float):
+    """The rows event at fraction ``at`` of a file's rows events: (offset, raw)."""
+    rows = [(o, r) for o, r in events if r[TYPE_AT] in ROWS_KINDS]
+    return rows[min(int(len(rows) * at), len(rows) - 1)]
+
+
+def huge_size(data: bytes, events, at: float = 0.7, lie: int | None = None) -> Damaged:
+    """The ``event_size`` of a rows event (at fraction ``at`` of them) overwritten with a
+    huge value: ``lie``, or (None) one that ends the event 10 bytes before the end of the
+    file."""
+    off, _ = rows_event(events, at)
+    lie = len(data) - 10 - off if lie is None else lie
+    bad = bytearray(data)
+    bad[off + 9:off + 13] = lie.to_bytes(4, "little")
+    return Damaged(f"huge-size-{lie}-at-{off}", bytes(bad), lambda o, n: o == off, at=off)
+
+
+def without_checksums(data: bytes, events, zero_at: float) -> list:
+    """The damage of issue 26 done to a file without checksums: a rows event's size
+    overwritten with a huge value (beyond any limit; or ending 10 bytes before the end of
+    the file); a zeroed block of 421 bytes (from fraction ``zero_at`` of the file); and
+    both (a huge size earlier) with the file cut 10% before its end."""
+    huge = [huge_size(data, events, lie=0x7FFFFFFF), huge_size(data, events)]
+    start = int(len(data) * zero_at)
+    zeroed = zeroed_block(data, start, 421, checksums=False)
+    lie = huge_size(zeroed.data, events, at=0.3, lie=0x7FFFFFFF)
+    end = len(data) * 9 // 10
+    both = Damaged(f"huge-zeroed-cut-{lie.at}-{start}-{end}", lie.data[:end],
+                   lambda o, n: lie.touched(o, n) or zeroed.touched(o, n) or o + n > end,
+                   at=lie.at)
+    return huge + [zeroed, both]
+
+
+def unchecked_copy(data: bytes, change=None) -> bytes:
+    """A file with checksums written anew without them, by the package's writer: its
+    FORMAT_DESCRIPTION with algorithm 0, every other event's header and body kept (sizes and
+    log positions built anew, no CRC32; a log position of 0, as MariaDB writes inside a
+    GTID group, stays 0). ``change(rec)``: what to write for an event instead (None: the
+    event as it is): a value (its log position computed), or an event's bytes (its header's
+    size and log position built anew, its body kept)."""
+    import io
+    from binlog_schema.mysql.framing import LOG_POS_AT, LOG_POS_END
+    from binlog_schema.stream import BinlogWriter, EventRecord
+    out = io.BytesIO()
+    w = BinlogWriter(out)
+    zero = []   # (where the events whose log position is 0 are written)
+    for rec in BinlogReader(data):
+        new = change(rec) if change is not None else None
+        if isinstance(new, bytes):
+            at = w.write_kept(EventRecord(rec.offset, new, w.ctx))
+        elif new is not None:
+            at = w.write({**new, "header": {**new["header"], "log_pos": None}})
+        elif rec.kind == FORMAT_DESCRIPTION_EVENT:
+            at = w.write({**rec.value, "body": {**rec.value["body"], "checksum_alg": 0}})
+        else:
+            at = w.write_kept(rec)
+        if not int.from_bytes(rec.raw[LOG_POS_AT:LOG_POS_END], "little"):
+            zero.append(at)
+    written = bytearray(out.getvalue())
+    for at in zero:
+        written[at + LOG_POS_AT:at + LOG_POS_END] = bytes(4)
+    return bytes(written)
 
 
 def zeroed_block(data: bytes, start: int | None = None, size: int | None = None,

@@ -40,7 +40,11 @@ def mariadb_uncompress(data: bytes, limit: int = MAX_UNCOMPRESSED) -> bytes:
     except zlib.error as e:
         raise ValidationError(f"compressed block: zlib: {e}") from None
     if len(out) != size:
-        raise ValidationError(f"compressed block: {len(out)} bytes, header says {size}")
+        raise ValidationError(f"compressed block: its header says {size} bytes uncompressed, "
+                              f"zlib gives {len(out)}{'' if len(out) < size else ' or more'}")
+    if not d.eof:   # (the stream's last bytes missing: its end, its checksum)
+        raise ValidationError(f"compressed block: the zlib stream is cut short ({size} bytes "
+                              "uncompressed, as its header says, but not its end)")
     return out
 
 
@@ -143,25 +147,39 @@ def ptype_build(obj, io):
 
 def payload_events_bytes(body, limit: int = MAX_UNCOMPRESSED) -> bytes:
     """The inner events' bytes of a TRANSACTION_PAYLOAD body (decompressed when the
-    compression type is zstd)."""
+    compression type is zstd). The sizes its header states are checked: PAYLOAD_SIZE, the
+    payload's bytes; UNCOMPRESSED_SIZE, what they decompress to (a payload cut short gives
+    less, or nothing: a transaction that must not vanish quietly)."""
     fields = {f["type"]: f["value"] for f in body["fields"]}
+    payload = bytes(body["payload"])
+    stated = fields.get("PAYLOAD_SIZE")
+    if stated is not None and stated != len(payload):
+        raise ValidationError(f"PAYLOAD_SIZE says {stated} bytes of payload, the event holds "
+                              f"{len(payload)}", path="body.fields.PAYLOAD_SIZE")
     kind = fields.get("COMPRESSION_TYPE", 0)
-    if kind == 255:
-        return bytes(body["payload"])
-    if kind != 0:
-        raise ValidationError(f"unknown compression type {kind}")
-    import zstandard
     size = fields.get("UNCOMPRESSED_SIZE")
-    if size is not None and size > limit:
-        raise LimitExceeded(f"uncompressed size {size} exceeds the limit {limit}")
-    dctx = zstandard.ZstdDecompressor()
-    try:
-        with dctx.stream_reader(bytes(body["payload"])) as reader:
-            data = reader.read(limit + 1)
-    except zstandard.ZstdError as e:
-        raise ValidationError(f"zstd: {e}") from None
-    if len(data) > limit:
-        raise LimitExceeded(f"decompressed payload exceeds the limit {limit}")
+    if kind == 255:
+        data = payload
+    elif kind != 0:
+        raise ValidationError(f"unknown compression type {kind}",
+                              path="body.fields.COMPRESSION_TYPE")
+    else:
+        if size is not None and size > limit:
+            raise LimitExceeded(f"uncompressed size {size} exceeds the limit {limit}",
+                                path="body.fields.UNCOMPRESSED_SIZE")
+        import zstandard
+        dctx = zstandard.ZstdDecompressor()
+        try:
+            with dctx.stream_reader(payload) as reader:
+                data = reader.read(limit + 1)
+        except zstandard.ZstdError as e:
+            raise ValidationError(f"zstd: {e}", path="body.payload") from None
+        if len(data) > limit:
+            raise LimitExceeded(f"decompressed payload exceeds the limit {limit}",
+                                path="body.payload")
+    if size is not None and size != len(data):
+        raise ValidationError(f"UNCOMPRESSED_SIZE says {size} bytes of events, the payload "
+                              f"gives {len(data)}", path="body.fields.UNCOMPRESSED_SIZE")
     return data
 
 

@@ -61,6 +61,7 @@ REAL_GTID_KINDS = NAMED_GTID_KINDS   # ANONYMOUS_GTID names no transaction
 _FED_KINDS = ROWS_KINDS | GTID_KINDS | {TABLE_MAP_EVENT}   # what the row decoder follows
 MAX_QUERY_PEEK = 512
 MAX_SCAN = 64 << 20   # how far a resynchronisation looks (the reader's default)
+_WRAP = 0xFFFFFFFF    # (log positions are 32-bit)
 EVENT_WEIGHT = 200   # decoding an event costs about as much as 200 bytes of row data
 
 # the tags of the unified output rows
@@ -211,17 +212,22 @@ def prescan(uri: str, size: int, split_bytes: int) -> list:
         boundary = Boundary()
         last_gtid = None
         done = False
+        before = None   # (where the event walked last says the next starts: a proof)
         while not done and pos + HEADER_SIZE <= size:
             damaged = None
             for pos, code, n, _buf, _i in blocks.walk(pos, MAX_EVENT_SIZE, whole=False):
                 kind = remap.get(code, code) if remap else code
                 fits = pos + n <= size
-                if fits and contexts and not ctx.checksum and kind not in CONTEXT_KINDS and \
-                        int.from_bytes(_buf[_i + scanning.LOG_POS_AT:_i + scanning.LOG_POS_AT
-                                            + 4], "little") != (pos + n) & 0xFFFFFFFF:
-                    # no checksums, no log position that vouches for the size: the header
-                    # after it must be plausible, as for the reader (scanning.confirmed)
-                    fits = scanning.follows(blocks, pos + n, size, ctx, MAX_EVENT_SIZE)
+                if not ctx.checksum:
+                    head = _buf[_i:_i + HEADER_SIZE]
+                    if fits and contexts and kind not in CONTEXT_KINDS and \
+                            int.from_bytes(head[LOG_POS_AT:LOG_POS_END], "little") != \
+                            (pos + n) & _WRAP:
+                        # no checksums, no log position that is its end: the size must be
+                        # vouched for as the reader's (scanning.confirmed) is
+                        fits = scanning.vouched(blocks, pos, n, size, ctx, MAX_EVENT_SIZE,
+                                                before)
+                    before = scanning.log_next(head, n, ctx)
                 if fits and contexts and not ctx.checksum and kind not in CONTEXT_KINDS and \
                         scanning.checksummed_fde_inside(blocks, pos, n, ctx) is not None:
                     fits = False   # (over a FORMAT_DESCRIPTION a CRC32 proves: none, as for
@@ -279,7 +285,7 @@ def prescan(uri: str, size: int, split_bytes: int) -> list:
             if nxt is None or scanning.second_file_at(sblocks, nxt, size, ctx, MAX_EVENT_SIZE):
                 break
             events += 1
-            pos = nxt
+            pos, before = nxt, None
             boundary = Boundary()
     if not cuts:
         return whole
@@ -870,9 +876,9 @@ def split_records(f, split: Split, ctx: Context | None = None, parse=None):
     A later split is read from its start with the file's context ``ctx`` (``resume``), and
     every reader stops at the split's end (``stop``). The framing is followed by the plain
     reader while every event is confirmed as the recovering reader confirms it (its CRC32,
-    which the event's parse checks; without checksums its log position, or the header after
-    it, read one record ahead); from the first event that is not (an error, a size out of
-    bounds, an event cut short, a header after it that is not plausible), the recovering
+    which the event's parse checks; without checksums its log positions, or the header after
+    it: :func:`binlog_schema.scanning.confirmed`); from the first event that is not (an
+    error, a size out of bounds, an event cut short, a size nothing vouches for), the recovering
     reader takes over from that event, with the context in force there (so does an event
     without a CRC32 over a FORMAT_DESCRIPTION whose CRC32 verifies; an event that
     holds a magic number hands over too: the recovering reader tells a second file's start
@@ -891,9 +897,8 @@ def split_records(f, split: Split, ctx: Context | None = None, parse=None):
     it = iter(fast)
     at = None            # (offset, context) where the recovering reader takes over
     emitted = False
-    pending = next(it, None)
-    while pending is not None:
-        rec, pending = pending, None
+    before = None        # (where the record before says the next starts: a proof)
+    for rec in it:
         if parse is not None:
             parse(rec)
         c = rec.ctx
@@ -903,33 +908,27 @@ def split_records(f, split: Split, ctx: Context | None = None, parse=None):
             # (an event that holds a magic number may hold a second file's start)
             at = (rec.offset, c)
             break
-        if checksummed(raw[TYPE_AT], c):
+        if checksummed(raw[TYPE_AT], c) and (
+                c.kind(raw[TYPE_AT]) != FORMAT_DESCRIPTION_EVENT or
+                checksum_length(FORMAT_DESCRIPTION_EVENT, raw[HEADER_SIZE:HEADER_SIZE + 52], c)):
             if n < HEADER_SIZE + 4:   # (too short to hold a CRC32 that verifies)
                 at = (rec.offset, c)
                 break
-        elif not c.checksum and not c.encrypted and _over_checked_fde(view, sblocks, rec, c):
-            # (over a FORMAT_DESCRIPTION a CRC32 proves: no event, as scanning.confirmed
-            # says; the recovering reader finds that FDE)
+        elif not c.encrypted and not (
+                _over_nothing(view, sblocks, rec, c) if c.binlog_version >= 4 and
+                c.kind(raw[TYPE_AT]) not in CONTEXT_KINDS and
+                int.from_bytes(raw[LOG_POS_AT:LOG_POS_END], "little") == (rec.offset + n) & _WRAP
+                else _confirmed(view, sblocks, rec, c, before)):
+            # no CRC32: confirmed as the recovering reader confirms it (scanning.confirmed:
+            # its log positions, or the header after it, vouch for its size; no
+            # FORMAT_DESCRIPTION a CRC32 proves inside it; a log position that is its end,
+            # as in a server's own binlog, vouches for it at once), else that reader takes
+            # over
             at = (rec.offset, c)
             break
-        elif not c.encrypted and \
-                int.from_bytes(raw[LOG_POS_AT:LOG_POS_END], "little") != (rec.offset + n) & 0xFFFFFFFF:
-            # no checksum and no log position that vouches for the size: the next header
-            pending = next(it, None)
-            if pending is None:
-                sure = fast.tail is None or fast.tail.need is None
-            else:
-                head = pending.raw
-                sure = len(head) >= HEADER_SIZE and HEADER_SIZE <= int.from_bytes(
-                    head[SIZE_AT:SIZE_END], "little") <= MAX_EVENT_SIZE and c.kind(head[TYPE_AT]) in \
-                    WRITTEN_KINDS.get(c.flavor, WRITTEN_KINDS[None])
-            if not sure:
-                at = (rec.offset, c)
-                break
         emitted = True
+        before = scanning.log_next(raw, n, c)
         yield rec
-        if pending is None:
-            pending = next(it, None)
     else:
         tail = fast.tail
         if tail is None:
@@ -939,7 +938,7 @@ def split_records(f, split: Split, ctx: Context | None = None, parse=None):
     if not emitted and not split.start:
         resume = None   # (nothing delivered yet: from the magic number, as a whole file)
     else:
-        resume = at
+        resume = (*at, before)
     view.seek(0)
     reader = BinlogReader(view, decode="lazy", skip_errors=True, recover=True, resume=resume,
                           stop=stop)
@@ -961,13 +960,23 @@ def split_records(f, split: Split, ctx: Context | None = None, parse=None):
         yield rec
 
 
-def _over_checked_fde(view, sblocks, rec, ctx) -> bool:
-    """Whether a FORMAT_DESCRIPTION whose CRC32 verifies starts inside ``rec``'s bytes (read
+def _over_nothing(view, sblocks, rec, ctx) -> bool:
+    """Whether no FORMAT_DESCRIPTION whose CRC32 verifies starts inside ``rec`` (read
     through ``sblocks``; the file position, which the plain reader keeps, put back)."""
     here = view.tell()
     try:
-        return scanning.checksummed_fde_inside(sblocks, rec.offset, len(rec.raw), ctx) \
-            is not None
+        return scanning.checksummed_fde_inside(sblocks, rec.offset, len(rec.raw), ctx) is None
+    finally:
+        view.seek(here)
+
+
+def _confirmed(view, sblocks, rec, ctx, before) -> bool:
+    """Whether ``rec`` (no CRC32 proves it) is confirmed (:func:`scanning.confirmed`, read
+    through ``sblocks``; the file position, which the plain reader keeps, put back)."""
+    here = view.tell()
+    try:
+        return scanning.confirmed(sblocks, rec.offset, len(rec.raw), view.end, ctx,
+                                  MAX_EVENT_SIZE, before)
     finally:
         view.seek(here)
 

@@ -16,8 +16,9 @@ import sys
 
 import pytest
 
-from binlog_schema.mysql.codes import (FORMAT_DESCRIPTION_EVENT, START_ENCRYPTION_EVENT,
-                                     START_EVENT_V3)
+from binlog_schema.mysql.codes import (FORMAT_DESCRIPTION_EVENT, ROWS_KINDS,
+                                       START_ENCRYPTION_EVENT, START_EVENT_V3)
+from binlog_schema.stream import BinlogReader
 
 from .. import damage
 from ..damage import FILES
@@ -459,3 +460,295 @@ def test_a_lying_event_over_good_ones_then_a_checksummed_format_description(orig
     for off, _ in second_events:
         got = by_offset.get(cut - 4 + off)
         assert got is not None and _same(got, ref[off]), (off, got and got["type"])
+
+
+# ---------------------------------------------------------------------------------------
+# files without checksums: the log positions prove sizes (issue 26)
+
+
+@pytest.fixture(scope="module")
+def unchecked(corpus):
+    return damage.load_originals(corpus, files=damage.UNCHECKED)
+
+
+@pytest.mark.parametrize("key", list(damage.UNCHECKED))
+def test_without_checksums_the_log_positions_keep_every_untouched_event(unchecked, tmp_path,
+                                                                        key):
+    """A MySQL 5.1/5.5 file without checksums: a rows event's size overwritten with a huge
+    value (beyond the limit, or running to 10 bytes before the end), a zeroed block of 421
+    bytes, both with a cut tail. Every event the damage did not touch is delivered by
+    ``decode --skip-errors`` at its offset, as in the original and without error; the damage
+    is SKIPPED (status 3). Before, the reader took header-like bytes after the damage (or
+    the end of the file) for proof of a size, and lost hundreds of events in SKIPPED
+    ranges: the log positions (each names where the next event starts) now decide."""
+    data, events = unchecked[key]
+    for d in damage.without_checksums(data, events, damage.UNCHECKED[key][1]):
+        lines, kept = _check(tmp_path, unchecked[key], d.data, d.moved, d.touched)
+        skipped = [x for x in lines if x["type"] == "SKIPPED"]
+        assert skipped and skipped[0]["offset"] >= d.at, d.name
+        assert sum(x["size"] for x in skipped) < 3000, (d.name, skipped)   # (the damage only)
+
+
+@pytest.mark.parametrize("key", list(damage.UNCHECKED))
+def test_without_checksums_no_untouched_event_is_lost_wherever_the_damage(unchecked, key):
+    """The same damage at many places (a huge size at every tenth rows event; a zeroed block
+    of 421 bytes at a hundred places after the FORMAT_DESCRIPTION), read by the recovering
+    reader: the records tile the file and every untouched event is one of them, with its
+    bytes and without error."""
+    data, events = unchecked[key]
+    rows = [o for o, r in events if r[4] in ROWS_KINDS]
+    cases = [damage.huge_size(data, events, k / len(rows), lie)
+             for k in range(0, len(rows), max(len(rows) // 10, 1))
+             for lie in (0x7FFFFFFF, None)]
+    fde_end = events[0][0] + len(events[0][1])
+    step = (len(data) - fde_end - 421) // 100
+    cases += [damage.zeroed_block(data, start, 421, checksums=False)
+              for start in range(fde_end, len(data) - 421, step)]
+    for d in cases:
+        records = list(BinlogReader(d.data, skip_errors=True))
+        pos = 4
+        for r in records:
+            assert r.offset == pos, d.name
+            pos = r.gap[1] if r.gap is not None else pos + len(r.raw)
+        assert pos == len(d.data), d.name
+        by_offset = {r.offset: r for r in records if r.gap is None}
+        for off, raw in events:
+            if not d.touched(off, len(raw)):
+                got = by_offset.get(off)
+                assert got is not None and got.raw == raw and got.error is None, (d.name, off)
+
+
+NOT_OFFSETS = [  # files whose log positions are not all file offsets
+    "rust_mysql_common/bug33029-slave-relay-bin.000001",   # relay log: its source's numbering
+    "rust_mysql_common/corrupt-relay-bin.000624",   # relay log, 5.0: positions in transactions
+    "rust_mysql_common/binlog_savepoint.000001",   # relay log with a second FORMAT_DESCRIPTION
+    "mysql-5.1-facebookarchive/suite/binlog/std_data/binlog_old_version_4_1.000001",   # v3
+    # MariaDB 11.8 written anew without checksums: 0 inside GTID groups
+    "mariadb-poc/domain_id_0/mariadb-repl-bin.000005",
+]
+
+
+@pytest.mark.parametrize("rel", NOT_OFFSETS)
+def test_where_log_positions_are_not_offsets_the_chain_proves_only_where_it_holds(corpus,
+                                                                                   rel):
+    """Relay logs (their source's numbering, a relay log's own events at 0, a 5.0 relay
+    log's positions counted inside transactions), a v3 file (each log position is its
+    event's start) and MariaDB's end_log_pos 0 inside GTID groups (a file with checksums
+    written anew without them): clean, the recovering reader gives the plain reader's
+    events; damaged (an event's size overwritten at 40 events, a zeroed block at 40
+    places), the records tile the file and an untouched event is lost only where the log
+    positions cannot prove its size (a log position of 0, or a chain the damage broke: the
+    fuzz harness's rule, :func:`fuzz.harness.proven_by_log_positions`)."""
+    from fuzz.harness import binlog_version_of, proven_by_log_positions
+    path = next(p for p in corpus if str(p).endswith(rel))
+    data = path.read_bytes()
+    if rel.startswith("mariadb"):
+        data = damage.unchecked_copy(data)
+    plain = [(r.offset, r.raw, r.error is None)
+             for r in BinlogReader(data, skip_errors=True, recover=False)]
+    clean = [(r.offset, r.raw, r.error is None) for r in BinlogReader(data, skip_errors=True)]
+    assert clean == plain   # (the corrupt relay log's QUERY: an error, in both)
+    events = [(o, raw) for o, raw, _ in clean]
+    good = {o for o, _, ok in clean if ok}
+    version = binlog_version_of(events)
+    cases = [damage.size_lie(data, events, k, lie)
+             for k in range(2, len(events), max(len(events) // 40, 3))
+             for lie in (0x7FFFFFFF, len(data) - 10 - events[k][0], len(events[k][1]) + 7)]
+    fde_end = events[0][0] + len(events[0][1])
+    cases += [damage.zeroed_block(data, start, size, checksums=False)
+              for size in (421, 30)
+              for start in range(fde_end, len(data) - size, (len(data) - fde_end) // 40)]
+    lost = 0
+    for d in cases:
+        records = list(BinlogReader(d.data, skip_errors=True))
+        pos = 4
+        for r in records:
+            assert r.offset == pos, d.name
+            pos = r.gap[1] if r.gap is not None else pos + len(r.raw)
+        assert pos == len(d.data), d.name
+        by_offset = {r.offset: r for r in records if r.gap is None}
+        ends = {o + len(r.raw): o for o, r in by_offset.items()}
+        untouched = {o: (raw,) for o, raw in events if not d.touched(o, len(raw))}
+        for off, (raw,) in untouched.items():
+            got = by_offset.get(off)
+            if got is not None and got.raw == raw and (got.error is None or off not in good):
+                continue
+            assert got is None or got.raw != raw, (d.name, off, got.error)
+            assert not proven_by_log_positions(d.data, off, raw, version, untouched, ends), \
+                (d.name, off)
+            lost += 1
+    assert lost <= len(cases)   # (at most the event before the damage, on average)
+
+
+# ---------------------------------------------------------------------------------------
+# compressed events: the sizes they state are checked (issue 26)
+
+
+def _payload_changes():
+    """(name, field the error names, change) for the corpus's TRANSACTION_PAYLOAD: its
+    compressed bytes cut short (PAYLOAD_SIZE then disagrees), cut short with PAYLOAD_SIZE
+    made to agree (UNCOMPRESSED_SIZE disagrees with what the rest decompresses to),
+    UNCOMPRESSED_SIZE one too many, and inner events that leave 5 bytes of the decompressed
+    data to no event."""
+    from binlog_schema.mysql.compression import payload_body, payload_events_bytes
+
+    def fields(body, **values):
+        return [dict(f, value=values.get(f["type"], f["value"])) for f in body["fields"]]
+
+    def cut(body):
+        return dict(body, payload=body["payload"][:-10])
+
+    def cut_agreeing(body):
+        body = cut(body)
+        return dict(body, fields=fields(body, PAYLOAD_SIZE=len(body["payload"])))
+
+    def more(body):
+        size = next(f["value"] for f in body["fields"] if f["type"] == "UNCOMPRESSED_SIZE")
+        return dict(body, fields=fields(body, UNCOMPRESSED_SIZE=size + 1))
+
+    def untiled(body):
+        return payload_body(payload_events_bytes(body) + bytes(5))
+
+    return [("cut", "body.fields.PAYLOAD_SIZE", cut),
+            ("cut-agreeing", "body.fields.UNCOMPRESSED_SIZE", cut_agreeing),
+            ("uncompressed-size", "body.fields.UNCOMPRESSED_SIZE", more),
+            ("untiled", "payload[", untiled)]
+
+
+@pytest.mark.parametrize("name,field,change", _payload_changes(),
+                         ids=[c[0] for c in _payload_changes()])
+def test_a_transaction_payload_whose_sizes_disagree_is_an_error_with_its_bytes(
+        corpus, tmp_path, name, field, change):
+    """MySQL 8.0's TRANSACTION_PAYLOAD in a file without checksums (the corpus's, written
+    anew without them): compressed bytes cut short were read as a payload with no inner
+    events and no error (a whole transaction gone). A payload whose stated sizes disagree
+    with its bytes, or whose inner events do not tile the decompressed bytes, is an error
+    record naming its offset and the field, its bytes kept (status 3; 1 without
+    --skip-errors); the events around it are read as in the undamaged copy."""
+    from binlog_schema.mysql.codes import TRANSACTION_PAYLOAD_EVENT
+    data = next(p for p in corpus if str(p).endswith(FILES["payload"])).read_bytes()
+    clean = damage.unchecked_copy(data)
+    bad = damage.unchecked_copy(data, lambda rec: dict(rec.value, body=change(
+        rec.value["body"])) if rec.kind == TRANSACTION_PAYLOAD_EVENT else None)
+    ref = _reference(tmp_path, clean, "clean.bin")
+    payload = next(o for o, d in ref.items() if d["type"] == "TRANSACTION_PAYLOAD_EVENT")
+    assert "error" not in ref[payload] and "in_payload_at" not in ref[payload]
+    run, lines = _decode(tmp_path, bad)
+    _tiles(lines, len(bad))
+    assert run.returncode == 3, run.stderr.decode()
+    hit = next(d for d in lines if d["offset"] == payload and "in_payload_at" not in d)
+    assert hit["type"] == "TRANSACTION_PAYLOAD_EVENT" and hit["error"]["offset"] == payload
+    assert hit["error"]["path"].startswith(field), hit["error"]
+    size = hit["header"]["event_size"]
+    assert bytes.fromhex(hit["raw"]["hex"]) == bad[payload:payload + size]
+    assert f"at {payload}" in run.stderr.decode() and field in run.stderr.decode()
+    for d in lines:   # the others, as in the undamaged copy (where the payload ends moved)
+        if "in_payload_at" in d:
+            continue
+        if d["offset"] < payload:
+            assert _same(d, ref[d["offset"]])
+        elif d["offset"] > payload:
+            assert d["type"] == ref[d["offset"] - len(bad) + len(clean)]["type"]
+    path = tmp_path / "plain.bin"
+    path.write_bytes(bad)
+    plain = subprocess.run([sys.executable, "-m", "binlog_schema", "decode", str(path)],
+                           capture_output=True, timeout=120)
+    assert plain.returncode == 1 and field in plain.stderr.decode()
+
+
+def _mariadb_compressed():
+    """A MariaDB file (log_bin_compress, no checksums) from the synthetic writer: its bytes
+    and (offset, raw) of its compressed events (QUERY_COMPRESSED, *_ROWS_COMPRESSED)."""
+    from binlog_schema.mysql.codes import COMPRESSED_ROWS_KINDS, QUERY_COMPRESSED_EVENT
+    from binlog_schema.synthetic.writer import generate
+    spec = {"name": "compressed", "server": "mariadb-10.11",
+            "settings": {"compression": True, "compression_min_length": 8,
+                         "checksum": "NONE"},
+            "database": "fx",
+            "tables": [{"name": "t", "columns": [{"name": "id", "type": "INT"},
+                                                 {"name": "note", "type": "VARCHAR(200)"}],
+                        "primary_key": ["id"]}],
+            "transactions": [{"insert": "t", "rows": [[1, "x" * 60], [2, "y" * 60]]},
+                             {"ddl": "CREATE TABLE u (a INT, b VARCHAR(100))"}]}
+    data = generate(spec)
+    blocks = []   # (offset, raw, where its compressed block starts: the rest of the event)
+    for r in BinlogReader(data):
+        body = r.value["body"]
+        if r.kind in COMPRESSED_ROWS_KINDS:
+            blocks.append((r.offset, r.raw, len(r.raw) - len(body["rows"]["compressed"])))
+        elif r.kind == QUERY_COMPRESSED_EVENT:
+            blocks.append((r.offset, r.raw, len(r.raw) - len(body["compressed"])))
+    return data, blocks
+
+
+def test_mariadb_compressed_events_whose_length_disagrees_are_errors_with_their_bytes(
+        tmp_path):
+    """MariaDB's compressed events (log_bin_compress) state the uncompressed length: a
+    length one too many or too few, and a zlib stream cut short (its last 4 bytes, the
+    Adler-32, gone: the data whole, read before as if nothing were missing), are error
+    records naming the offset and the field, with their bytes kept (status 3)."""
+    data, compressed = _mariadb_compressed()
+    assert len(compressed) >= 2
+    for off, raw, block in compressed:
+        at = off + block
+        n = data[at] & 7
+        stated = int.from_bytes(data[at + 1:at + 1 + n], "big")
+        for case in ("more", "fewer", "cut"):
+            if case == "cut":   # (the event 4 bytes shorter: its header says so)
+                bad = damage.unchecked_copy(data, lambda rec: rec.raw[:-4]
+                                            if rec.offset == off else None)
+            else:
+                b = bytearray(data)
+                b[at + 1:at + 1 + n] = (stated + (1 if case == "more" else -1)).to_bytes(
+                    n, "big")
+                bad = bytes(b)
+            run, lines = _decode(tmp_path, bad)
+            _tiles(lines, len(bad))
+            assert run.returncode == 3, (off, case, run.stderr.decode())
+            hit = next(d for d in lines if d["offset"] == off)
+            size = hit["header"]["event_size"]
+            assert "error" in hit and hit["error"]["path"].startswith("body."), (off, case)
+            assert bytes.fromhex(hit["raw"]["hex"]) == bad[off:off + size]
+            assert not [d for d in lines if d["offset"] != off and "error" in d]
+
+
+@pytest.mark.parametrize("server_id,kept", [(7, True), (8, False)])
+def test_after_damage_a_header_consistent_with_its_neighbours_is_an_event(corpus,
+                                                                          server_id, kept):
+    """Without checksums, after a damaged event: an event no log position proves (MariaDB's
+    0), whose sizes do not lead exactly to the next event they prove (the event after it is
+    damaged too), is taken when its header is consistent with the damaged one's (the same
+    server id, a timestamp within a day): it is no stray bytes. With another server id it
+    is not (the bytes up to the proven event are SKIPPED)."""
+    from binlog_schema.context import Context
+    from binlog_schema.envelope import frame_event
+    from binlog_schema.mysql.codes import XID_EVENT
+    data = next(p for p in corpus if str(p).endswith(damage.UNCHECKED["canal"][0])).read_bytes()
+    fde_end = 4 + int.from_bytes(data[13:17], "little")
+    out = bytearray(data[:fde_end])
+    ctx = Context(checksum=False)
+    stamp = 0x65AAFF00   # (its second byte, 0xff, is no type code: see the gap below)
+
+    def xid(sid=7, zero=False):
+        raw = bytearray(frame_event({"type_code": XID_EVENT, "timestamp": stamp,
+                                     "server_id": sid}, bytes(8), ctx.replace(offset=len(out))))
+        if zero:
+            raw[13:17] = bytes(4)
+        out.extend(raw)
+        return len(out) - len(raw)
+
+    xid()                                   # an event its log position proves
+    d = xid()                               # the damaged one: its size a lie
+    out[d + 9:d + 13] = (0x7FFFFFFF).to_bytes(4, "little")
+    w = xid(server_id, zero=True)           # no proof; the header after it is plausible
+    xid(7, zero=True)                       # no proof, and no plausible header after it:
+    out.extend(bytes(3))                    # three stray bytes
+    t = xid()                               # proven: its log position is its end
+    xid()
+    records = list(BinlogReader(bytes(out), skip_errors=True))
+    by = {r.offset: r for r in records}
+    assert by[d].gap is not None and by[t].gap is None and by[t].error is None
+    if kept:
+        assert by[d].gap == (d, w) and by[w].gap is None and by[w].error is None
+    else:
+        assert by[d].gap == (d, t) and w not in by

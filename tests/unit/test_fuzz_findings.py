@@ -270,3 +270,28 @@ def test_columns_of_one_name_keep_a_key_each():
     data = codec.encode(rows, body, 30)
     assert codec.decode({**body, "rows": data}, 30) == rows
     assert codec.encode(codec.decode({**body, "rows": data}, 30), body, 30) == data
+
+
+# inputs of the damage and split targets (fuzz/harness.py): the fuzzer's choices of a corpus
+# file and its damage; each once a finding
+DAMAGE_FINDINGS = {
+    # a relay log without its FORMAT_DESCRIPTION, its last two events copied over a header:
+    # the copy of the QUERY (no log position proves it) is lost to the damaged header's
+    # event after it, which the log positions prove (it overlaps the copied STOP)
+    "damage": ["acc9eba7e4f8b2cdf6d818f92f"],
+    # a v3 file whose START_EVENT_V3 has bytes inserted and its size 76: no event for the
+    # whole-file reader, one for the split reader
+    "split": ["59eaec711f0b65dc",
+              "f66b25730b0091b689542d8639eb69ba659916eb11260c76c31c4caa44d773dc"],
+}
+
+
+@pytest.mark.parametrize("name,hexed", [(n, h) for n, hs in DAMAGE_FINDINGS.items()
+                                        for h in hs])
+def test_damage_and_split_findings(corpus, name, hexed):
+    import pathlib
+    import sys
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
+    from fuzz import harness
+    harness.warm_up(name)
+    harness.TARGETS[name][0](bytes.fromhex(hexed))   # (a Finding fails the test)

@@ -25,7 +25,7 @@ from fuzz import harness  # noqa: E402
 EXECS = int(os.environ.get("FUZZ_SMOKE_EXECS", "2000"))
 # targets whose inputs come from the corpus (the stream target's seeds, the files the damage
 # target damages): without it they are skipped loudly, and fail in CI (the ``corpus`` fixture)
-NEEDS_CORPUS = frozenset({"stream", "damage"})
+NEEDS_CORPUS = frozenset({"stream", "damage", "split"})
 
 
 def mutants(seeds, n, rnd):
@@ -69,7 +69,8 @@ def test_target_in_process(name, loaded, request):
     for data in seeds:
         target(data)  # a Finding fails the test, with its message
     rnd = random.Random(f"smoke-{name}")
-    runs = EXECS // 3 if name in ("build", "stream") else EXECS // 20 if name == "damage" \
+    runs = EXECS // 3 if name in ("build", "stream") else \
+        EXECS // 20 if name in ("damage", "split") \
         else EXECS
     for data in mutants(seeds, runs, rnd):
         try:
