@@ -36,6 +36,7 @@ from ..errors import BinlogError, FormatError, SchemaMismatch
 from ..mysql.codes import (EXECUTE_LOAD_QUERY_EVENT, GTID_KINDS, GTID_LOG_EVENT,
                            GTID_TAGGED_LOG_EVENT, MARIA_GTID_EVENT, QUERY_EVENT, ROWS_KINDS,
                            STATEMENT_KINDS, TABLE_MAP_EVENT)
+from ..mysql.coltypes import OLD_TEMPORAL
 from ..mysql.flavor import checksum_length
 from ..mysql.framing import HEADER_SIZE
 from ..serial.value_forms import jsonable
@@ -219,11 +220,11 @@ class RowDecoder:
         except LayoutError as e:
             err = convert_error(e, rec.offset)
             err.path = "body.rows" + (f" ({err.path})" if err.path else "")
-            raise err from None
+            raise _hinted(err, tm) from None
         except Exception as e:  # noqa: BLE001 - only typed errors leave the package
             err = FormatError(f"{type(e).__name__}: {e}", offset=rec.offset, path="body.rows")
             err.original = e  # a crash, kept for bug reports (see envelope.convert_error)
-            raise err from None
+            raise _hinted(err, tm) from None
 
     def encode_rows(self, rec, rows) -> bytes:
         tm = self.table_maps[rec.value["body"]["table_id"]]
@@ -388,12 +389,27 @@ class RowDecoder:
                 self.on_problem(err)
             got = hit
         elif has_names:
-            got = hit
+            hires = table.hires_precisions(tm)
+            got = (precise_table_map(tm, hires), None) if hires else hit
         else:
             got = (named_table_map(tm, table), None)
             self.named += 1
         self._seen[skey] = got
         return skey, got
+
+
+def _hinted(err, tm):
+    """A rows event's error, with the likely reason when its MariaDB table map has columns of
+    old temporal type codes of unknown precision (hi-res ones cannot be read without it)."""
+    cols = [c for c in tm.columns if c.type in OLD_TEMPORAL and c.fsp is None]
+    if tm.flavor == "mariadb" and cols:
+        err.message += (
+            "; columns " + ", ".join(f"{c.index + 1} ({c.type})" for c in cols) + " may be "
+            "MariaDB's hi-res TIME/DATETIME/TIMESTAMP (a fractional part, "
+            "mysql56_temporal_format=OFF), whose precision is not in the binlog: give the "
+            "table's CREATE TABLE (in the files decoded, or with --schema)")
+        err.args = (err._render(),)
+    return err
 
 
 def named_table_map(tm, table) -> TableMap:
@@ -402,19 +418,31 @@ def named_table_map(tm, table) -> TableMap:
     primary key, and each fact the map does not carry (signedness, collations; visibility on
     MySQL)."""
     facts = table.binlog_columns(tm.flavor)
-    cols = []
-    for col, fact in zip(tm.columns, facts):
-        c = Column(**{k: getattr(col, k) for k in _COLUMN_FIELDS})
+    out = _copy(tm)
+    for c, fact in zip(out.columns, facts):
         for k in _COLUMN_FIELDS:
             if getattr(c, k) is None and getattr(fact, k, None) is not None:
                 setattr(c, k, getattr(fact, k))
-        cols.append(c)
-    out = TableMap(**{k: getattr(tm, k) for k in _MAP_FIELDS})
-    out.columns = cols
     names, prefixes = table.effective_primary_key()
     if tm.primary_key is None and names:
         out.primary_key = [{"column": table.index_of(n), "prefix": p}
                            for n, p in zip(names, prefixes)]
+    return out
+
+
+def precise_table_map(tm, precisions: dict) -> TableMap:
+    """A copy of a TABLE_MAP with names (FULL) whose columns ``precisions`` ({index: fsp},
+    :meth:`~binlog_schema.schema.model.Table.hires_precisions`) are MariaDB's hi-res
+    TIME/DATETIME/TIMESTAMP: their precision, which only the schema history knows, set."""
+    out = _copy(tm)
+    for i, fsp in precisions.items():
+        out.columns[i].fsp = fsp
+    return out
+
+
+def _copy(tm) -> TableMap:
+    out = TableMap(**{k: getattr(tm, k) for k in _MAP_FIELDS})
+    out.columns = [Column(**{k: getattr(col, k) for k in _COLUMN_FIELDS}) for col in tm.columns]
     return out
 
 
