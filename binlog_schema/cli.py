@@ -27,15 +27,18 @@ def cmd_decode(args) -> int:
     if any(getattr(args, o.dest) for o in FILTERS):
         selection = _selection(args, "decode")
     schema = None
+    rows = args.rows or args.format in ("maxwell", "debezium")  # (rows implied)
     if args.schema:
-        if not args.rows and args.format not in ("maxwell", "debezium"):  # (rows implied)
+        if not rows:
             _usage_error("decode", "--schema names the columns of decoded rows: give --rows "
                                    "too")
         from .mysql.codes import QUERY_EVENT, code_of
         if args.types is not None and QUERY_EVENT not in {code_of(t) for t in args.types}:
             _usage_error("decode", "--schema follows the files' DDL (QUERY events): --types "
                                    "must include QUERY")
-        schema = load_schema(args.schema, args.files)
+    if rows and (args.schema or args.types is None):
+        # the schema history, on by default: the files' DDL replayed (from --schema)
+        schema = load_schema(args.schema or (), args.files)
         if schema is None:
             return 1
     out = Output()
@@ -69,11 +72,9 @@ def cmd_sql(args) -> int:
     from .serial.write import Output
     selection = _selection(args, "sql")
     start, stop = _positions(args, "sql")
-    schema = None
-    if args.schema:
-        schema = load_schema(args.schema, args.files)
-        if schema is None:
-            return 1
+    schema = load_schema(args.schema or (), args.files)
+    if schema is None:
+        return 1
     return write_sql(args.files, Output(), selection, start=start, stop=stop, schema=schema,
                      flashback=args.flashback)
 
@@ -86,9 +87,10 @@ def cmd_flashback(args) -> int:
 
 
 def load_schema(paths, files):
-    """A :class:`~binlog_schema.schema.SchemaHistory` for ``files`` seeded from ``--schema``
-    files (:func:`binlog_schema.schema.history_for`); None, said on stderr, when a file
-    cannot be read or holds DDL the history refuses."""
+    """The :class:`~binlog_schema.schema.SchemaHistory` for ``files``: empty (their DDL is
+    replayed from nothing: the default) or seeded from the ``--schema`` files ``paths``
+    (:func:`binlog_schema.schema.history_for`); None, said on stderr, when a file cannot be
+    read or holds DDL the history refuses."""
     from .schema import DDLError, SchemaHistory
     from .schema.history import server_of
     from .serial.write import os_problem

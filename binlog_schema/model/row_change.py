@@ -177,6 +177,7 @@ class RowDecoder:
         self.named = 0                # table map shapes named from the history
         self.last_problem = None      # the SchemaMismatch of the last TABLE_MAP fed, if any
         self._noted: set = set()
+        self._watched = False         # schema statements replayed by watch(), not feed()
         self._pk_names: dict = {}     # id(TableMap) -> its primary key's column names
         # the kinds besides rows events the decoder follows: table maps, GTIDs and QUERYs
         self.state_kinds = frozenset({TABLE_MAP_EVENT} | GTID_KINDS | _QUERY_KINDS)
@@ -304,9 +305,12 @@ class RowDecoder:
 
     def schema_version(self, tm):
         """The version of a table map's table in the schema history, as the history is at this
-        point of the stream (None: no history, or a table it does not have)."""
+        point of the stream (None: no history, or a table it does not have, or a history
+        replayed from nothing: a version is given when a schema was, ``--schema``, so that
+        the default history leaves the outputs of files with names as they were)."""
         schema = self.schema
-        if schema is None or not isinstance(tm.database, str) or not isinstance(tm.table, str):
+        if schema is None or not schema.seeded or not isinstance(tm.database, str) or \
+                not isinstance(tm.table, str):
             return None
         table = schema.table(tm.database, tm.table)
         return getattr(table, "version", None) if table is not None else None
@@ -333,16 +337,41 @@ class RowDecoder:
             return
         if self.schema is None:
             return
+        if self._watched:   # (replayed already, as it passed: see watch)
+            return
+        self._replay(rec)
+
+    def _replay(self, rec) -> None:
+        """A schema statement replayed into the history (a refused one noted when the user
+        gave the schema: without one, what matters is said of the table, see _resolved)."""
         from ..schema.history import DDLRefused
         try:
             self.schema.apply_query(rec.value["body"], rec.ctx, self._position(rec))
         except DDLRefused as e:
             self.schema.refused.append(e)
+            if not self.schema.seeded:
+                return
             where = rec.offset if rec.parent_offset is None else rec.parent_offset
             tables = ", ".join(f"{d}.{t}" for d, t in e.tables)
             self._notice(f"statement at {where} not applied to the schema history: {e}"
                          + (f" ({tables} unknown from here: rows keep @N names)"
                             if tables else ""))
+
+    def watch(self, records):
+        """``records`` as they are, the schema statements among them (inner events of
+        transaction payloads included) replayed into the history as they pass: for a
+        caller that hands :meth:`feed` only some records (a selection), so that the
+        history still follows every statement of the stream."""
+        if self.schema is None:
+            yield from records
+            return
+        self._watched = True
+        for rec in records:
+            for r in (rec,) if rec.inner is None else (rec, *rec.inner):
+                if r.kind in _QUERY_KINDS and r.error is None and \
+                        is_schema_statement(query_verb(r)):
+                    self._replay(r)
+            yield rec
 
     def _notice(self, text: str) -> None:
         self.notices.append(text)
@@ -360,10 +389,12 @@ class RowDecoder:
             isinstance(name, str) else None
         has_names = any(c.name for c in tm.columns)
         if table is None:
-            if not has_names and (db, name) not in self._noted:
+            why = self.schema.unknown.get(self.schema.key(db, name)) \
+                if isinstance(db, str) and isinstance(name, str) else None
+            # (a table never seen, without a schema given: @N names as without a history)
+            if not has_names and (db, name) not in self._noted and (
+                    why or self.schema.seeded):
                 self._noted.add((db, name))
-                why = self.schema.unknown.get(self.schema.key(db, name)) \
-                    if isinstance(db, str) and isinstance(name, str) else None
                 self._notice(f"table {_text(db)}.{_text(name)} (TABLE_MAP at "
                              f"{self._position(rec)[1]}) is "
                              + (f"unknown to the schema history ({why})" if why else

@@ -141,6 +141,10 @@ class SchemaHistory:
         self._counter: dict = {}          # key -> the last version number given
         self.database: str | None = None  # USE of plain statements
         self._origins = 0                 # the last origin given (Table/Column.origin)
+        # a schema was given (seed, even empty: ``--schema``): its user hears what it
+        # cannot follow; a history replayed from nothing (the default) says only what
+        # matters to the rows (a disagreement, a table made unknown)
+        self.seeded = False
 
     # ------------------------------------------------------------------ questions
     def key(self, database, name=None):
@@ -239,6 +243,7 @@ class SchemaHistory:
         """The schema at the start: ``mysqldump --no-data`` output or ``SHOW CREATE TABLE``
         statements (see :mod:`.seed`). Returns the Outcomes; raises DDLRefused."""
         from .seed import seed_statements
+        self.seeded = True
         if database is not None:
             self.database = database
         return [self.apply(sql, position=None) for sql, _ in seed_statements(text)]

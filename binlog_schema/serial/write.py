@@ -187,15 +187,17 @@ def write_events(path, out: Output, *, fmt: str = "jsonl", rows: bool = False,
     records = account.counted(reader) if account is not None else reader
     if start:  # (a position inside an event: a note, reading begins at the next one)
         records = _noting_snap(reader, records, path, out, err)
-    if selection is not None:  # (--database, --table, --gtid...: model/selection.py)
-        from ..model.selection import select_events
-        records = select_events(records, selection)
     decoder = None
     if rows or changes:
         from ..model.row_change import RowDecoder
         decoder = RowDecoder(path, schema=schema, file_index=file_index,
                              on_problem=lambda e: _problem(out, f"{path}: {e}", err),
                              on_notice=lambda t: _problem(out, f"{path}: note: {t}", err))
+    if selection is not None:  # (--database, --table, --gtid...: model/selection.py)
+        from ..model.selection import select_events
+        if decoder is not None:   # (the history follows every statement, selected or not)
+            records = decoder.watch(records)
+        records = select_events(records, selection)
     try:
         writer = RecordWriter(path, out, fmt, decoder, binary, err)
         writer.write(records, on_error)
@@ -266,7 +268,8 @@ def rows_summary(path, statements: dict, decoder=None) -> list:
         by = ", ".join(f"{v.upper()} {n}" for v, n in sorted(statements.items()))
         lines.append(f"{path}: {sum(statements.values())} statement-based changes ({by}): "
                      "QUERY events, not row events: no rows decoded for them")
-    if decoder is not None and decoder.schema is not None:
+    if decoder is not None and decoder.schema is not None and (
+            decoder.schema.seeded or decoder.named or decoder.problems or decoder.notices):
         lines.append(f"{path}: schema history: {decoder.named} table map shapes named from "
                      f"it, {len(decoder.problems)} disagreeing (reported), "
                      f"{len(decoder.notices)} notes")
