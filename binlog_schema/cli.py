@@ -45,20 +45,19 @@ def cmd_decode(args) -> int:
     status = 0
     options = dict(fmt=args.format, rows=args.rows, binary=args.binary,
                    skip_errors=args.skip_errors)
-    # a whole file: large ones are decoded by several processes (the same output); not with
-    # a schema history, which follows the files' DDL in order
-    whole = start is None and stop is None and args.types is None and schema is None and \
-        selection is None
+    # a whole file: large ones are decoded by several processes (the same output; the
+    # schema history followed by a first pass over the file's statements and table maps)
+    whole = start is None and stop is None and args.types is None and selection is None
     for index, path in enumerate(args.files):
         if start and _past_end(path, start, out):
             status = worst(status, 1)
             continue
         done = None
+        extra = {} if schema is None else {"schema": schema, "file_index": index}
         if whole:
             from .serial import parallel
-            done = parallel.write_file(path, out, **options)
+            done = parallel.write_file(path, out, **options, **extra)
         if done is None:
-            extra = {} if schema is None else {"schema": schema, "file_index": index}
             done = write_events(path, out, start=args.start_position,
                                 stop=args.stop_position, types=args.types, **options, **extra,
                                 selection=selection)

@@ -161,8 +161,11 @@ class RowDecoder:
     statement-based changes by verb (``{"insert": 3}``)."""
 
     def __init__(self, file: str | None = None, schema=None, file_index: int = 0,
-                 on_problem=None, on_notice=None):
+                 on_problem=None, on_notice=None, resolved=None):
         self.file = file
+        # (a part of a file decoded without the history: what a decoder with it found,
+        # by event position, from :meth:`resolutions`)
+        self.resolved = resolved
         self.table_maps: dict = {}
         self.codecs: dict = {}
         self.gtid: str | None = None
@@ -176,6 +179,7 @@ class RowDecoder:
         self.statements: dict = {}    # statement-based changes by verb
         self.named = 0                # table map shapes named from the history
         self.last_problem = None      # the SchemaMismatch of the last TABLE_MAP fed, if any
+        self.last_map = None          # the last TABLE_MAP fed, when the history changed it
         self._noted: set = set()
         self._watched = False         # schema statements replayed by watch(), not feed()
         self._pk_names: dict = {}     # id(TableMap) -> its primary key's column names
@@ -250,9 +254,13 @@ class RowDecoder:
                 if len(self._seen) > 4096:
                     self._seen.clear()
                 self._seen[key] = hit
+            plain = hit[0]
             if self.schema is not None:
                 key, hit = self._resolved(rec, key, hit)
+            elif self.resolved is not None:
+                key, hit = self._given(rec, key, hit)
             tm = hit[0]
+            self.last_map = tm if tm is not plain else None
             self.table_maps[tm.table_id] = tm
             if hit[1] is None:
                 self.codecs.pop(tm.table_id, None)
@@ -261,6 +269,8 @@ class RowDecoder:
             self._key_of[tm.table_id] = key
             return []
         if kind in _QUERY_KINDS:
+            if self.resolved is not None:
+                self._given(rec, None, None)
             self._statement(rec)
             return []
         if kind not in ROWS_KINDS and kind not in GTID_KINDS:
@@ -344,13 +354,14 @@ class RowDecoder:
     def _replay(self, rec) -> None:
         """A schema statement replayed into the history (a refused one noted when the user
         gave the schema: without one, what matters is said of the table, see _resolved)."""
+        if not self.schema.seeded:   # (quiet: replayed when a table map needs it)
+            self.schema.defer(rec, self._position(rec))
+            return
         from ..schema.history import DDLRefused
         try:
             self.schema.apply_query(rec.value["body"], rec.ctx, self._position(rec))
         except DDLRefused as e:
             self.schema.refused.append(e)
-            if not self.schema.seeded:
-                return
             where = rec.offset if rec.parent_offset is None else rec.parent_offset
             tables = ", ".join(f"{d}.{t}" for d, t in e.tables)
             self._notice(f"statement at {where} not applied to the schema history: {e}"
@@ -373,6 +384,52 @@ class RowDecoder:
                     self._replay(r)
             yield rec
 
+    def resolutions(self, records, out: dict | None = None) -> dict:
+        """What this decoder's history does to the TABLE_MAPs and statements of ``records``
+        (their inner events included; records of other kinds are passed over), by event
+        position: ``{(offset, inner offset): (the map as the history resolved it, or None
+        when it left it as it is; the SchemaMismatch found there or None; [notices])}``,
+        only where it did something. A decoder given them (``resolved=``) without a history
+        decodes a part of the same file as this one would: a file's parts can so be decoded
+        apart, each problem and notice said once, where it was found. ``out``: the dict to
+        fill (what came before an error raised by ``records`` is in it)."""
+        out = {} if out is None else out
+        kinds = _QUERY_KINDS | {TABLE_MAP_EVENT}
+        for rec in records:
+            for r in (rec,) if rec.inner is None else (rec, *rec.inner):
+                if r.kind not in kinds:   # (not parsed here: feed_one parses what it needs)
+                    continue
+                problems, notices = len(self.problems), len(self.notices)
+                self.last_map = None
+                self.feed_one(r)
+                found = self.problems[problems:]
+                if self.last_map is not None or found or len(self.notices) > notices:
+                    out[self._position(r)[1:]] = (self.last_map, found[0] if found else None,
+                                                  self.notices[notices:])
+        return out
+
+    def _given(self, rec, key, hit):
+        """(cache key, (TableMap, codec)) of a TABLE_MAP (or nothing, for a QUERY) as
+        :attr:`resolved` says, its problem and notices said here."""
+        got = self.resolved.get(self._position(rec)[1:])
+        if got is None:
+            return key, hit
+        tm, problem, notices = got
+        if problem is not None:
+            self.problems.append(problem)
+            self.last_problem = problem
+            if self.on_problem is not None:
+                self.on_problem(problem)
+        for text in notices:
+            self._notice(text)
+        if tm is None:
+            return key, hit
+        key = ("resolved", id(tm))
+        hit = self._seen.get(key)
+        if hit is None:
+            hit = self._seen[key] = (tm, None)
+        return key, hit
+
     def _notice(self, text: str) -> None:
         self.notices.append(text)
         if self.on_notice is not None:
@@ -385,9 +442,11 @@ class RowDecoder:
         self.last_problem = None
         tm = hit[0]
         db, name = tm.database, tm.table
+        has_names = any(c.name for c in tm.columns)
+        if has_names and not self.schema.seeded and not hires_candidates(tm):
+            return key, hit   # (its names are the map's: a history nobody gave is not asked)
         table = self.schema.table(db, name) if isinstance(db, str) and \
             isinstance(name, str) else None
-        has_names = any(c.name for c in tm.columns)
         if table is None:
             why = self.schema.unknown.get(self.schema.key(db, name)) \
                 if isinstance(db, str) and isinstance(name, str) else None
@@ -429,11 +488,20 @@ class RowDecoder:
         return skey, got
 
 
+def hires_candidates(tm) -> list:
+    """The columns of a MariaDB table map that may be in MariaDB's hi-res TIME, DATETIME or
+    TIMESTAMP format (an old type code whose precision is not known: only the schema can say
+    whether they have a fractional part, and how long their values are)."""
+    if tm.flavor != "mariadb":
+        return []
+    return [c for c in tm.columns if c.type in OLD_TEMPORAL and c.fsp is None]
+
+
 def _hinted(err, tm):
     """A rows event's error, with the likely reason when its MariaDB table map has columns of
     old temporal type codes of unknown precision (hi-res ones cannot be read without it)."""
-    cols = [c for c in tm.columns if c.type in OLD_TEMPORAL and c.fsp is None]
-    if tm.flavor == "mariadb" and cols:
+    cols = hires_candidates(tm)
+    if cols:
         err.message += (
             "; columns " + ", ".join(f"{c.index + 1} ({c.type})" for c in cols) + " may be "
             "MariaDB's hi-res TIME/DATETIME/TIMESTAMP (a fractional part, "

@@ -163,7 +163,7 @@ def write_events(path, out: Output, *, fmt: str = "jsonl", rows: bool = False,
                  binary: str = "hex", start=None, stop=None, types=None,
                  skip_errors: bool = False, err=None, resume=None, schema=None,
                  file_index: int = 0, statements: dict | None = None,
-                 selection=None) -> int:
+                 selection=None, resolved=None) -> int:
     """Decode one file to ``out``. Without ``skip_errors`` the good events before the first
     error are written, then one stderr line says what and where (status 1); with it every byte
     is accounted for (:class:`BinlogReader`'s recovery): a stderr line per problem and a
@@ -176,7 +176,9 @@ def write_events(path, out: Output, *, fmt: str = "jsonl", rows: bool = False,
     disagrees with it is a stderr line and a ``schema_error`` in the TABLE_MAP's line (text:
     a ``# schema error`` line), status 3; a table not in it, a stderr note. Statement-based
     changes are counted: a stderr line at the end of the file (``statements``, a dict: the
-    counts are added to it instead, for a caller that decodes a file in parts)."""
+    counts are added to it instead, for a caller that decodes a file in parts; ``resolved``:
+    such a caller's table maps as the history resolved them, instead of ``schema``: see
+    :meth:`RowDecoder.resolutions`)."""
     jsonl_format = fmt == "jsonl"
     changes = fmt in CHANGE_FORMATS  # change records (maxwell, debezium): rows implied
     # JSON Lines: events are parsed when their line needs it (a body seen before is not)
@@ -192,7 +194,8 @@ def write_events(path, out: Output, *, fmt: str = "jsonl", rows: bool = False,
         from ..model.row_change import RowDecoder
         decoder = RowDecoder(path, schema=schema, file_index=file_index,
                              on_problem=lambda e: _problem(out, f"{path}: {e}", err),
-                             on_notice=lambda t: _problem(out, f"{path}: note: {t}", err))
+                             on_notice=lambda t: _problem(out, f"{path}: note: {t}", err),
+                             resolved=resolved)
     if selection is not None:  # (--database, --table, --gtid...: model/selection.py)
         from ..model.selection import select_events
         if decoder is not None:   # (the history follows every statement, selected or not)
