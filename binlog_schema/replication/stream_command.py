@@ -62,6 +62,12 @@ def register(sub) -> None:
                    help="add the typed row values to each rows event (as decode --rows)")
     p.add_argument("--format", choices=("jsonl", "text", "maxwell", "debezium"),
                    default="jsonl", help="as decode's --format (default jsonl)")
+    p.add_argument("--schema", action="append", metavar="FILE",
+                   help="with rows: the schema where the stream starts, as mysqldump "
+                        "--no-data or SHOW CREATE TABLE statements (repeatable). The schema "
+                        "history is on without it (the streamed DDL replayed from nothing): "
+                        "table maps without names get its names; a disagreement is a stderr "
+                        "line, exit 3 (as decode --rows)")
     p.add_argument("--binary", choices=("hex", "base64"), default="hex",
                    help="how binary values are written with --rows (default hex)")
     p.add_argument("--ssl", action="store_true",
@@ -169,6 +175,19 @@ def cmd_stream(args) -> int:
     status = 0
     rows = args.rows or args.format in ("maxwell", "debezium")
     writer = None
+    history = None
+    if rows:   # (the schema history, on by default: the stream's DDL replayed as it comes)
+        from ..cli import load_schema
+        history = load_schema(args.schema or (), ())
+        if history is None:
+            return 1
+    files = 0
+
+    def problem(file, text):
+        nonlocal status
+        status = 3
+        out.flush()
+        print(f"{file}: {text}", file=sys.stderr)
 
     def on_error(rec):
         nonlocal status
@@ -178,16 +197,22 @@ def cmd_stream(args) -> int:
 
     try:
         for file, batch in stream.transactions():
-            if selection is not None:   # (a whole transaction: judged as decode judges it)
-                from ..model.selection import select_events
-                batch = list(select_events(batch, selection))
             if writer is None or writer.path != file:
                 decoder = None
                 if rows:
                     from ..model.row_change import RowDecoder
-                    decoder = RowDecoder(file, on_problem=lambda e: print(
-                        f"{file}: {e}", file=sys.stderr))
+                    decoder = RowDecoder(
+                        file, schema=history, file_index=files,
+                        on_problem=lambda e, file=file: problem(file, e),
+                        on_notice=lambda t, file=file: (out.flush(), print(
+                            f"{file}: note: {t}", file=sys.stderr)))
+                    files += 1
                 writer = RecordWriter(file, out, args.format, decoder, args.binary)
+            if selection is not None:   # (a whole transaction: judged as decode judges it)
+                from ..model.selection import select_events
+                if writer.decoder is not None:   # (the history follows every statement)
+                    batch = writer.decoder.watch(batch)
+                batch = list(select_events(batch, selection))
             writer.write(batch, on_error)
             out.flush()
             if args.resume and stream.checkpoint is not None:

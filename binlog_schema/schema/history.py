@@ -242,21 +242,25 @@ class SchemaHistory:
         session = Session.from_query(body, self.flavor)
         return self.apply(query, session=session, position=position)
 
-    def defer(self, rec, position) -> None:
-        """Replay the statement of a QUERY record (a schema statement) when the history is
-        next asked (:meth:`table`) or changed, not now: a decoder whose table maps carry
-        their names may never ask, and then pays nothing for the DDL it passes. What the
-        replay refuses is kept in :attr:`refused`, unsaid; read :attr:`tables` or
-        :attr:`unknown` directly only after :meth:`catch_up`."""
-        self._deferred.append((rec, position))
+    def defer(self, rec, position, ctx=None) -> None:
+        """Replay the statement of a QUERY record (a schema statement; or a decoded QUERY
+        body and its ``ctx``) when the history is next asked (:meth:`table`) or changed,
+        not now: a decoder whose table maps carry their names may never ask, and then pays
+        nothing for the DDL it passes. What the replay refuses is kept in :attr:`refused`,
+        unsaid; read :attr:`tables` or :attr:`unknown` directly only after
+        :meth:`catch_up`."""
+        self._deferred.append((rec, ctx, position))
 
     def catch_up(self) -> None:
         """Replay the deferred statements, in order."""
         while self._deferred:
             pending, self._deferred = self._deferred, []
-            for rec, position in pending:
+            for rec, ctx, position in pending:
                 try:
-                    self.apply_query(rec.value["body"], rec.ctx, position)
+                    if isinstance(rec, dict):
+                        self.apply_query(rec, ctx, position)
+                    else:
+                        self.apply_query(rec.value["body"], rec.ctx, position)
                 except DDLRefused as e:
                     self.refused.append(e)
 
