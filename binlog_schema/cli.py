@@ -82,7 +82,11 @@ def cmd_flashback(args) -> int:
     from .flashback_file import write_flashback
     selection = _selection(args, "flashback")
     start, stop = _positions(args, "flashback")
-    return write_flashback(args.files, args.output, selection, start=start, stop=stop)
+    schema = load_schema((), args.files)   # (the files' DDL: hi-res temporal precisions)
+    if schema is None:
+        return 1
+    return write_flashback(args.files, args.output, selection, start=start, stop=stop,
+                           schema=schema)
 
 
 def load_schema(paths, files):
