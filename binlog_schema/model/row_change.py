@@ -478,12 +478,11 @@ class RowDecoder:
             if self.on_problem is not None:
                 self.on_problem(err)
             got = hit
-        elif has_names:
-            hires = table.hires_precisions(tm)
-            got = (precise_table_map(tm, hires), None) if hires else hit
         else:
-            got = (named_table_map(tm, table), None)
-            self.named += 1
+            resolved = with_schema(tm, table)
+            got = hit if resolved is tm else (resolved, None)
+            if not has_names:
+                self.named += 1
         self._seen[skey] = got
         return skey, got
 
@@ -529,6 +528,17 @@ def named_table_map(tm, table) -> TableMap:
     return out
 
 
+def with_schema(tm, table) -> TableMap:
+    """A TABLE_MAP as its schema history's ``table`` (agreeing with it: ``Table.check``)
+    completes it: without names, :func:`named_table_map`; with names, the precision of its
+    MariaDB hi-res temporal columns (:func:`precise_table_map`), or the map itself when it
+    has none."""
+    if any(c.name for c in tm.columns):
+        hires = table.hires_precisions(tm)
+        return precise_table_map(tm, hires) if hires else tm
+    return named_table_map(tm, table)
+
+
 def precise_table_map(tm, precisions: dict) -> TableMap:
     """A copy of a TABLE_MAP with names (FULL) whose columns ``precisions`` ({index: fsp},
     :meth:`~binlog_schema.schema.model.Table.hires_precisions`) are MariaDB's hi-res
@@ -562,6 +572,7 @@ def _named(image):
 
 
 __all__ = ["RowChange", "RowDecoder", "gtid_of", "gtid_text", "named_table_map", "query_verb",
+           "with_schema",
            "is_schema_statement", "is_statement_dml",
            "BinlogError", "SchemaMismatch"]
 
