@@ -457,12 +457,14 @@ SPECS = [
             help="how binary values are written with --rows: hex (default) or base64"),
         Opt("--schema", action="append", metavar="FILE",
             help="with --rows: the schema at the start of the first file, as mysqldump "
-                 "--no-data or SHOW CREATE TABLE statements (repeatable); the DDL of the "
-                 "files is replayed into it, and table maps without column names (MINIMAL "
-                 "metadata) get its names, ENUM/SET members and primary key when they agree "
-                 "with it. A disagreement is a stderr line and a schema_error in the "
-                 "TABLE_MAP's line (the rows keep @N names; with FULL metadata the map's "
-                 "names), exit 3; a table it does not have, a note (rows keep @N names)"),
+                 "--no-data or SHOW CREATE TABLE statements (repeatable). The schema history "
+                 "is on without it: the DDL of the files is replayed (into this schema, or "
+                 "from nothing), and table maps without column names (MINIMAL metadata) get "
+                 "its names, ENUM/SET members and primary key when they agree with it, "
+                 "MariaDB's hi-res TIME/DATETIME/TIMESTAMP their precision. A disagreement "
+                 "is a stderr line and a schema_error in the TABLE_MAP's line (the rows keep "
+                 "@N names; with FULL metadata the map's names), exit 3; with --schema, a "
+                 "table it does not have is a note (rows keep @N names)"),
         *FILTERS,
     ], epilog=STATUSES),
     Cmd("sql", "row changes as SQL statements (or, with --flashback, the SQL that undoes "
@@ -479,7 +481,8 @@ SPECS = [
         Opt("--schema", action="append", metavar="FILE",
             help="the schema at the start of the first file (mysqldump --no-data or SHOW "
                  "CREATE TABLE statements; repeatable): column names and primary keys for "
-                 "MINIMAL metadata, followed through the files' DDL"),
+                 "MINIMAL metadata, followed through the files' DDL (the history is on "
+                 "without it: the files' DDL replayed from nothing)"),
         *FILTERS,
     ], epilog="One statement per row, in transactions (BEGIN/COMMIT, the GTID in a comment), "
               "each after a comment naming the file, position and time. WHERE finds the row "
