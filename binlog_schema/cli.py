@@ -90,25 +90,19 @@ def cmd_flashback(args) -> int:
 
 
 def load_schema(paths, files):
-    """The :class:`~binlog_schema.schema.SchemaHistory` for ``files``: empty (their DDL is
-    replayed from nothing: the default) or seeded from the ``--schema`` files ``paths``
-    (:func:`binlog_schema.schema.history_for`); None, said on stderr, when a file cannot be
-    read or holds DDL the history refuses."""
-    from .schema import DDLError, SchemaHistory
-    from .schema.history import server_of
+    """The :class:`~binlog_schema.schema.SchemaHistory` for ``files`` (see
+    :func:`binlog_schema.schema.history.given_history`); None, said on stderr, when a
+    ``--schema`` file cannot be read or holds DDL the history refuses."""
+    from .schema import DDLError
+    from .schema.history import given_history
     from .serial.write import os_problem
-    flavor, version = server_of(files)
-    history = SchemaHistory(flavor or "mysql", version)
-    for path in paths:
-        try:
-            history.seed_file(path)
-        except OSError as e:
-            print(f"{path}: {os_problem(e)}", file=sys.stderr, flush=True)
-            return None
-        except DDLError as e:
-            print(f"{path}: --schema: {e}", file=sys.stderr, flush=True)
-            return None
-    return history
+    try:
+        return given_history(files, paths)
+    except OSError as e:
+        print(f"{e.filename}: {os_problem(e)}", file=sys.stderr, flush=True)
+    except DDLError as e:
+        print(str(e), file=sys.stderr, flush=True)
+    return None
 
 
 def _past_end(path, start, out) -> bool:

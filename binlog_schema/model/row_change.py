@@ -501,12 +501,13 @@ def _hinted(err, tm):
     old temporal type codes of unknown precision (hi-res ones cannot be read without it)."""
     cols = hires_candidates(tm)
     if cols:
-        err.message += (
+        hint = (
             "; columns " + ", ".join(f"{c.index + 1} ({c.type})" for c in cols) + " may be "
             "MariaDB's hi-res TIME/DATETIME/TIMESTAMP (a fractional part, "
             "mysql56_temporal_format=OFF), whose precision is not in the binlog: give the "
             "table's CREATE TABLE (in the files decoded, or with --schema)")
-        err.args = (err._render(),)
+        err.message += hint
+        err.args = (err.args[0] + hint,) if err.args else (hint,)
     return err
 
 

@@ -177,9 +177,14 @@ def cmd_stream(args) -> int:
     writer = None
     history = None
     if rows:   # (the schema history, on by default: the stream's DDL replayed as it comes)
-        from ..cli import load_schema
-        history = load_schema(args.schema or (), ())
-        if history is None:
+        from ..schema.history import DDLError, given_history
+        try:
+            history = given_history((), args.schema or ())
+        except OSError as e:
+            print(f"{e.filename}: {os_problem(e)}", file=sys.stderr)
+            return 1
+        except DDLError as e:
+            print(str(e), file=sys.stderr)
             return 1
     files = 0
 

@@ -871,6 +871,25 @@ def history_for(binlogs, schema_files=(), text: str | None = None):
     return history
 
 
+def given_history(binlogs, schema_files=()) -> SchemaHistory:
+    """The history a command decodes ``binlogs`` with: empty, the files' DDL replayed from
+    nothing (the default), or seeded from the ``--schema`` files ``schema_files``
+    (:func:`history_for`). Raises OSError (``filename``: the schema file) or
+    :class:`~.ddl.DDLError` naming the schema file."""
+    flavor, version = server_of(binlogs)
+    history = SchemaHistory(flavor or "mysql", version)
+    for path in schema_files:
+        try:
+            history.seed_file(path)
+        except OSError as e:
+            if e.filename is None:
+                e.filename = str(path)
+            raise
+        except DDLError as e:
+            raise DDLError(f"{path}: --schema: {e}") from None
+    return history
+
+
 def _selected_names(select: str):
     """The output names of ``SELECT a, b AS c FROM ...`` when each item is a plain column or
     has an alias; None otherwise."""
