@@ -350,8 +350,11 @@ def _spark_form(kind, value):
         ("Z" if kind == "TIMESTAMP" else "")
 
 
-def test_spark_decode_row_tables(hires, tmp_path):
-    """spark decode of the two files: its row_changes, replayed, are the server's rows."""
+def test_spark_decode_row_tables(server, tmp_path):
+    """spark decode of the two files of MINIMAL metadata (names and precisions both from the
+    history; one Spark run, for CI's time): its row_changes, replayed, are the server's
+    rows."""
+    hires = server.passes["MINIMAL"]
     from ..spark.pipeline_support import spark_missing
     why = spark_missing()
     if why is not None:
