@@ -20,35 +20,37 @@ def cmd_decode(args) -> int:
     if any(getattr(args, o.dest) for o in FILTERS):
         selection = _selection(args, "decode")
     schema = None
+    rows = args.rows or args.format in ("maxwell", "debezium")  # (rows implied)
     if args.schema:
-        if not args.rows and args.format not in ("maxwell", "debezium"):  # (rows implied)
+        if not rows:
             _usage_error("decode", "--schema names the columns of decoded rows: give --rows "
                                    "too")
         from .mysql.codes import QUERY_EVENT, code_of
         if args.types is not None and QUERY_EVENT not in {code_of(t) for t in args.types}:
             _usage_error("decode", "--schema follows the files' DDL (QUERY events): --types "
                                    "must include QUERY")
-        schema = load_schema(args.schema, args.files)
+    if rows and (args.schema or args.types is None):
+        # the schema history, on by default: the files' DDL replayed (from --schema)
+        schema = load_schema(args.schema or (), args.files)
         if schema is None:
             return STOPPED
     out = Output()
     status = CLEAN
     options = dict(fmt=args.format, rows=args.rows, binary=args.binary,
                    skip_errors=args.skip_errors)
-    # a whole file: large ones are decoded by several processes (the same output); not with
-    # a schema history, which follows the files' DDL in order
-    whole = start is None and stop is None and args.types is None and schema is None and \
-        selection is None
+    # a whole file: large ones are decoded by several processes (the same output; the
+    # schema history followed by a first pass over the file's statements and table maps)
+    whole = start is None and stop is None and args.types is None and selection is None
     for index, path in enumerate(args.files):
         if start and _past_end(path, start, out):
             status = worst(status, STOPPED)
             continue
         done = None
+        extra = {} if schema is None else {"schema": schema, "file_index": index}
         if whole:
             from .serial import parallel
-            done = parallel.write_file(path, out, **options)
+            done = parallel.write_file(path, out, **options, **extra)
         if done is None:
-            extra = {} if schema is None else {"schema": schema, "file_index": index}
             done = write_events(path, out, start=args.start_position,
                                 stop=args.stop_position, types=args.types, **options, **extra,
                                 selection=selection)
@@ -62,11 +64,9 @@ def cmd_sql(args) -> int:
     from .serial.write import Output
     selection = _selection(args, "sql")
     start, stop = _positions(args, "sql")
-    schema = None
-    if args.schema:
-        schema = load_schema(args.schema, args.files)
-        if schema is None:
-            return STOPPED
+    schema = load_schema(args.schema or (), args.files)
+    if schema is None:
+        return STOPPED
     return write_sql(args.files, Output(), selection, start=start, stop=stop, schema=schema,
                      flashback=args.flashback)
 
@@ -75,28 +75,27 @@ def cmd_flashback(args) -> int:
     from .flashback_file import write_flashback
     selection = _selection(args, "flashback")
     start, stop = _positions(args, "flashback")
-    return write_flashback(args.files, args.output, selection, start=start, stop=stop)
+    schema = load_schema((), args.files)   # (the files' DDL: hi-res temporal precisions)
+    if schema is None:
+        return STOPPED
+    return write_flashback(args.files, args.output, selection, start=start, stop=stop,
+                           schema=schema)
 
 
 def load_schema(paths, files):
-    """A :class:`~binlog_schema.schema.SchemaHistory` for ``files`` seeded from ``--schema``
-    files (:func:`binlog_schema.schema.history_for`); None, said on stderr, when a file
-    cannot be read or holds DDL the history refuses."""
-    from .schema import DDLError, SchemaHistory
-    from .schema.history import server_of
+    """The :class:`~binlog_schema.schema.SchemaHistory` for ``files`` (see
+    :func:`binlog_schema.schema.history.given_history`); None, said on stderr, when a
+    ``--schema`` file cannot be read or holds DDL the history refuses."""
+    from .schema import DDLError
+    from .schema.history import given_history
     from .serial.write import os_problem
-    flavor, version = server_of(files)
-    history = SchemaHistory(flavor or "mysql", version)
-    for path in paths:
-        try:
-            history.seed_file(path)
-        except OSError as e:
-            print(f"{path}: {os_problem(e)}", file=sys.stderr, flush=True)
-            return None
-        except DDLError as e:
-            print(f"{path}: --schema: {e}", file=sys.stderr, flush=True)
-            return None
-    return history
+    try:
+        return given_history(files, paths)
+    except OSError as e:
+        print(f"{e.filename}: {os_problem(e)}", file=sys.stderr, flush=True)
+    except DDLError as e:
+        print(str(e), file=sys.stderr, flush=True)
+    return None
 
 
 def _past_end(path, start, out) -> bool:
@@ -481,12 +480,14 @@ SPECS = [
             help="how binary values are written with --rows: hex (default) or base64"),
         Opt("--schema", action="append", metavar="FILE",
             help="with --rows: the schema at the start of the first file, as mysqldump "
-                 "--no-data or SHOW CREATE TABLE statements (repeatable); the DDL of the "
-                 "files is replayed into it, and table maps without column names (MINIMAL "
-                 "metadata) get its names, ENUM/SET members and primary key when they agree "
-                 "with it. A disagreement is a stderr line and a schema_error in the "
-                 "TABLE_MAP's line (the rows keep @N names; with FULL metadata the map's "
-                 "names), exit 3; a table it does not have, a note (rows keep @N names)"),
+                 "--no-data or SHOW CREATE TABLE statements (repeatable). The schema history "
+                 "is on without it: the DDL of the files is replayed (into this schema, or "
+                 "from nothing), and table maps without column names (MINIMAL metadata) get "
+                 "its names, ENUM/SET members and primary key when they agree with it, "
+                 "MariaDB's hi-res TIME/DATETIME/TIMESTAMP their precision. A disagreement "
+                 "is a stderr line and a schema_error in the TABLE_MAP's line (the rows keep "
+                 "@N names; with FULL metadata the map's names), exit 3; with --schema, a "
+                 "table it does not have is a note (rows keep @N names)"),
         *FILTERS,
     ], epilog=epilog("A rows event whose rows cannot be decoded keeps its line (a rows_error; "
                      "text: a '### rows not decoded' line) and is a stderr line naming the "
@@ -506,7 +507,8 @@ SPECS = [
         Opt("--schema", action="append", metavar="FILE",
             help="the schema at the start of the first file (mysqldump --no-data or SHOW "
                  "CREATE TABLE statements; repeatable): column names and primary keys for "
-                 "MINIMAL metadata, followed through the files' DDL"),
+                 "MINIMAL metadata, followed through the files' DDL (the history is on "
+                 "without it: the files' DDL replayed from nothing)"),
         *FILTERS,
     ], epilog="One statement per row, in transactions (BEGIN/COMMIT, the GTID in a comment), "
               "each after a comment naming the file, position and time. WHERE finds the row "

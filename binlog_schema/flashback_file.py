@@ -31,7 +31,8 @@ def _fde(path):
     return None
 
 
-def flashback(paths, target, selection=None, *, start=None, stop=None, note=None) -> dict:
+def flashback(paths, target, selection=None, *, start=None, stop=None, note=None,
+              schema=None) -> dict:
     """Write the inverted binlog of ``paths`` to ``target`` (a path). ``selection``: a
     :class:`~binlog_schema.model.selection.Selection`; ``start``/``stop``: byte positions in
     the first / last file. ``note(text)`` hears where a schema change ended the range.
@@ -55,7 +56,13 @@ def flashback(paths, target, selection=None, *, start=None, stop=None, note=None
             raise FlashbackError(f"a {other.ctx.flavor} binlog among {flavor} binlogs: one "
                                  "flashback file holds one server's events", file=p,
                                  offset=other.offset)
-    index = index_files(paths, selection, start=start, stop=stop)
+    # (``schema``: the history at the first file's start, followed to the range: MariaDB's
+    # hi-res temporal columns are read with the precision it gives)
+    decoder = None
+    if schema is not None:
+        from .model.row_change import RowDecoder
+        decoder = RowDecoder(None, schema=schema)
+    index = index_files(paths, selection, start=start, stop=stop, decoder=decoder)
     if index.stopped is not None and note is not None:
         path, at, head = index.stopped
         note(f"{path}: a schema change at {at} ({head}): the flashback stops before it (a "
@@ -76,7 +83,7 @@ def flashback(paths, target, selection=None, *, start=None, stop=None, note=None
             codecs: dict = {}   # (each distinct TABLE_MAP's row readers, made once)
             for tx in transactions_backwards(index):
                 counts["transactions"] += 1
-                for value in inverted_events(tx, codecs=codecs):
+                for value in inverted_events(tx, codecs=codecs, decoder=decoder):
                     if isinstance(value, EventRecord):   # (kept: its bytes, at its new place)
                         w.write_kept(value)
                     else:
@@ -94,7 +101,8 @@ def flashback(paths, target, selection=None, *, start=None, stop=None, note=None
     return counts
 
 
-def write_flashback(paths, target, selection=None, *, start=None, stop=None, err=None) -> int:
+def write_flashback(paths, target, selection=None, *, start=None, stop=None, err=None,
+                    schema=None) -> int:
     """The command: :func:`flashback`, its problems said on stderr. Exit status: 0; 1
     refused or unreadable (said with the file, event, offset and why; OUT untouched); 3 a
     schema change ended the range early (said)."""
@@ -107,7 +115,8 @@ def write_flashback(paths, target, selection=None, *, start=None, stop=None, err
         said.append(text)
 
     try:
-        counts = flashback(paths, target, selection, start=start, stop=stop, note=say)
+        counts = flashback(paths, target, selection, start=start, stop=stop, note=say,
+                           schema=schema)
     except BinlogError as e:
         file = getattr(e, "file", None)
         text = str(e)

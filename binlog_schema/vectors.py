@@ -145,6 +145,10 @@ def _check_rows(vector, data, ctx) -> list:
     from .model.table_map import table_map_from_event
     from .values.rows import RowsCodec
     tm = table_map_from_event(parse_event(tm_raw, ctx), ctx)
+    if "schema" in vector:   # (what the binlog does not say: names, hi-res precisions)
+        tm, problems = _with_schema(tm, vector["schema"], ctx)
+        if problems:
+            return problems
     rec = EventRecord(ctx.offset, data, ctx, parse_event(data, ctx))
     codec = RowsCodec(tm)  # rows keyed by column index
     rows = codec.decode(rec.value["body"], rec.kind)
@@ -178,6 +182,27 @@ def _check_rows(vector, data, ctx) -> list:
     except Exception as e:  # noqa: BLE001 - a value that cannot be built is a failure
         problems.append(f"rows build failed: {type(e).__name__}: {e}")
     return problems
+
+
+def _with_schema(tm, schema: str, ctx):
+    """(the table map as the schema (CREATE TABLE statements) completes it, problems): the
+    rows of a vector whose table map needs the schema (MariaDB's hi-res temporal columns,
+    MINIMAL metadata)."""
+    from .model.row_change import with_schema
+    from .schema.history import SchemaHistory
+    history = SchemaHistory(ctx.flavor or "mysql", ctx.server_version)
+    try:
+        history.seed(schema, database=tm.database)
+    except BinlogError as e:
+        return tm, [f"schema: {e}"]
+    except ValueError as e:   # (DDLError)
+        return tm, [f"schema: {e}"]
+    table = history.table(tm.database, tm.table)
+    if table is None:
+        return tm, [f"schema: no table {tm.database}.{tm.table}"]
+    problems = table.check(tm)
+    return (tm, [f"schema: {p}" for p in problems]) if problems else (with_schema(tm, table),
+                                                                        [])
 
 
 def _reparse_path(built, ctx, want):

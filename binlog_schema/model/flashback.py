@@ -440,7 +440,7 @@ class _ListedStatement:
 
 
 def inverted_events(tx, file: str | None = None, *, begin_status=None, session=None,
-                    codecs: dict | None = None):
+                    codecs: dict | None = None, decoder=None):
     """The event values that undo one transaction, one at a time (the order of
     :func:`invert_transaction`; the events kept as they are come as their
     :class:`~binlog_schema.stream.EventRecord`, for
@@ -453,7 +453,9 @@ def inverted_events(tx, file: str | None = None, *, begin_status=None, session=N
     transaction whose status variables and thread a MariaDB BEGIN takes (default: its BEGIN
     or COMMIT query). ``codecs``: a dict the caller keeps across transactions, so that each
     distinct TABLE_MAP is modelled and its row readers generated once (servers write the same
-    map before every transaction on a table)."""
+    map before every transaction on a table). ``decoder``: a
+    :class:`~binlog_schema.model.row_change.RowDecoder` with the schema history in force,
+    through which each map is read (MariaDB's hi-res temporal columns get their precision)."""
     file = file if file is not None else getattr(tx, "path", None)
     maria = next((r for r in tx.head if r.kind == MARIA_GTID_EVENT), None)
     begin = next((r for r in tx.head if r.kind in STATEMENT_KINDS), None)
@@ -486,6 +488,13 @@ def inverted_events(tx, file: str | None = None, *, begin_status=None, session=N
                     codecs.clear()
                 tm = table_map_from_event(m.value, ctx)
                 got = codecs[key] = (tm, RowsCodec(tm))
+            if decoder is not None:   # (the history's view of the map, when it has one)
+                decoder.feed_one(m)
+                tm = decoder.last_map
+                if tm is not None:
+                    got = codecs.get(id(tm))
+                    if got is None or got[0] is not tm:
+                        got = codecs[id(tm)] = (tm, RowsCodec(tm))
             maps[got[0].table_id] = got
             yield m
         held = None     # the inverted event before: STMT_END goes to the statement's last

@@ -36,6 +36,7 @@ from ..errors import BinlogError, FormatError, RowsError, SchemaMismatch
 from ..mysql.codes import (EXECUTE_LOAD_QUERY_EVENT, GTID_KINDS, GTID_LOG_EVENT,
                            GTID_TAGGED_LOG_EVENT, MARIA_GTID_EVENT, QUERY_EVENT, ROWS_KINDS,
                            STATEMENT_KINDS, TABLE_MAP_EVENT)
+from ..mysql.coltypes import OLD_TEMPORAL
 from ..mysql.flavor import checksum_length
 from ..mysql.framing import HEADER_SIZE
 from ..serial.value_forms import jsonable
@@ -174,8 +175,11 @@ class RowDecoder:
     statement-based changes by verb (``{"insert": 3}``)."""
 
     def __init__(self, file: str | None = None, schema=None, file_index: int = 0,
-                 on_problem=None, on_notice=None, on_undecoded=None):
+                 on_problem=None, on_notice=None, on_undecoded=None, resolved=None):
         self.file = file
+        # (a part of a file decoded without the history: what a decoder with it found,
+        # by event position, from :meth:`resolutions`)
+        self.resolved = resolved
         self.table_maps: dict = {}
         self.codecs: dict = {}
         self.gtid: str | None = None
@@ -191,7 +195,9 @@ class RowDecoder:
         self.statements: dict = {}    # statement-based changes by verb
         self.named = 0                # table map shapes named from the history
         self.last_problem = None      # the SchemaMismatch of the last TABLE_MAP fed, if any
+        self.last_map = None          # the last TABLE_MAP fed, when the history changed it
         self._noted: set = set()
+        self._watched = False         # schema statements replayed by watch(), not feed()
         self._pk_names: dict = {}     # id(TableMap) -> its primary key's column names
         # the kinds besides rows events the decoder follows: table maps, GTIDs and QUERYs
         self.state_kinds = frozenset({TABLE_MAP_EVENT} | GTID_KINDS | _QUERY_KINDS)
@@ -238,11 +244,13 @@ class RowDecoder:
         except LayoutError as e:
             err = convert_error(e, rec.offset)
             err.path = "body.rows" + (f" ({err.path})" if err.path else "")
-            raise self._undecoded(rec, tm, err, getattr(e, "column", None)) from None
+            raise self._undecoded(rec, tm, _hinted(err, tm),
+                                   getattr(e, "column", None)) from None
         except Exception as e:  # noqa: BLE001 - only typed errors leave the package
             err = FormatError(f"{type(e).__name__}: {e}", offset=rec.offset, path="body.rows")
             err.original = e  # a crash, kept for bug reports (see envelope.convert_error)
-            raise self._undecoded(rec, tm, err, getattr(e, "column", None)) from None
+            raise self._undecoded(rec, tm, _hinted(err, tm),
+                                   getattr(e, "column", None)) from None
 
     def _undecoded(self, rec, tm, cause, column=None) -> RowsError:
         """The error of a rows event whose rows cannot be decoded: counted, and handed to
@@ -280,9 +288,13 @@ class RowDecoder:
                 if len(self._seen) > 4096:
                     self._seen.clear()
                 self._seen[key] = hit
+            plain = hit[0]
             if self.schema is not None:
                 key, hit = self._resolved(rec, key, hit)
+            elif self.resolved is not None:
+                key, hit = self._given(rec, key, hit)
             tm = hit[0]
+            self.last_map = tm if tm is not plain else None
             self.table_maps[tm.table_id] = tm
             if hit[1] is None:
                 self.codecs.pop(tm.table_id, None)
@@ -291,6 +303,8 @@ class RowDecoder:
             self._key_of[tm.table_id] = key
             return []
         if kind in _QUERY_KINDS:
+            if self.resolved is not None:
+                self._given(rec, None, None)
             self._statement(rec)
             return []
         if kind not in ROWS_KINDS and kind not in GTID_KINDS:
@@ -335,9 +349,12 @@ class RowDecoder:
 
     def schema_version(self, tm):
         """The version of a table map's table in the schema history, as the history is at this
-        point of the stream (None: no history, or a table it does not have)."""
+        point of the stream (None: no history, or a table it does not have, or a history
+        replayed from nothing: a version is given when a schema was, ``--schema``, so that
+        the default history leaves the outputs of files with names as they were)."""
         schema = self.schema
-        if schema is None or not isinstance(tm.database, str) or not isinstance(tm.table, str):
+        if schema is None or not schema.seeded or not isinstance(tm.database, str) or \
+                not isinstance(tm.table, str):
             return None
         table = schema.table(tm.database, tm.table)
         return getattr(table, "version", None) if table is not None else None
@@ -364,6 +381,16 @@ class RowDecoder:
             return
         if self.schema is None:
             return
+        if self._watched:   # (replayed already, as it passed: see watch)
+            return
+        self._replay(rec)
+
+    def _replay(self, rec) -> None:
+        """A schema statement replayed into the history (a refused one noted when the user
+        gave the schema: without one, what matters is said of the table, see _resolved)."""
+        if not self.schema.seeded:   # (quiet: replayed when a table map needs it)
+            self.schema.defer(rec, self._position(rec))
+            return
         from ..schema.history import DDLRefused
         try:
             self.schema.apply_query(rec.value["body"], rec.ctx, self._position(rec))
@@ -374,6 +401,68 @@ class RowDecoder:
             self._notice(f"statement at {where} not applied to the schema history: {e}"
                          + (f" ({tables} unknown from here: rows keep @N names)"
                             if tables else ""))
+
+    def watch(self, records):
+        """``records`` as they are, the schema statements among them (inner events of
+        transaction payloads included) replayed into the history as they pass: for a
+        caller that hands :meth:`feed` only some records (a selection), so that the
+        history still follows every statement of the stream."""
+        if self.schema is None:
+            yield from records
+            return
+        self._watched = True
+        for rec in records:
+            for r in (rec,) if rec.inner is None else (rec, *rec.inner):
+                if r.kind in _QUERY_KINDS and r.error is None and \
+                        is_schema_statement(query_verb(r)):
+                    self._replay(r)
+            yield rec
+
+    def resolutions(self, records, out: dict | None = None) -> dict:
+        """What this decoder's history does to the TABLE_MAPs and statements of ``records``
+        (their inner events included; records of other kinds are passed over), by event
+        position: ``{(offset, inner offset): (the map as the history resolved it, or None
+        when it left it as it is; the SchemaMismatch found there or None; [notices])}``,
+        only where it did something. A decoder given them (``resolved=``) without a history
+        decodes a part of the same file as this one would: a file's parts can so be decoded
+        apart, each problem and notice said once, where it was found. ``out``: the dict to
+        fill (what came before an error raised by ``records`` is in it)."""
+        out = {} if out is None else out
+        kinds = _QUERY_KINDS | {TABLE_MAP_EVENT}
+        for rec in records:
+            for r in (rec,) if rec.inner is None else (rec, *rec.inner):
+                if r.kind not in kinds:   # (not parsed here: feed_one parses what it needs)
+                    continue
+                problems, notices = len(self.problems), len(self.notices)
+                self.last_map = None
+                self.feed_one(r)
+                found = self.problems[problems:]
+                if self.last_map is not None or found or len(self.notices) > notices:
+                    out[self._position(r)[1:]] = (self.last_map, found[0] if found else None,
+                                                  self.notices[notices:])
+        return out
+
+    def _given(self, rec, key, hit):
+        """(cache key, (TableMap, codec)) of a TABLE_MAP (or nothing, for a QUERY) as
+        :attr:`resolved` says, its problem and notices said here."""
+        got = self.resolved.get(self._position(rec)[1:])
+        if got is None:
+            return key, hit
+        tm, problem, notices = got
+        if problem is not None:
+            self.problems.append(problem)
+            self.last_problem = problem
+            if self.on_problem is not None:
+                self.on_problem(problem)
+        for text in notices:
+            self._notice(text)
+        if tm is None:
+            return key, hit
+        key = ("resolved", id(tm))
+        hit = self._seen.get(key)
+        if hit is None:
+            hit = self._seen[key] = (tm, None)
+        return key, hit
 
     def _notice(self, text: str) -> None:
         self.notices.append(text)
@@ -387,14 +476,18 @@ class RowDecoder:
         self.last_problem = None
         tm = hit[0]
         db, name = tm.database, tm.table
+        has_names = any(c.name for c in tm.columns)
+        if has_names and not self.schema.seeded and not hires_candidates(tm):
+            return key, hit   # (its names are the map's: a history nobody gave is not asked)
         table = self.schema.table(db, name) if isinstance(db, str) and \
             isinstance(name, str) else None
-        has_names = any(c.name for c in tm.columns)
         if table is None:
-            if not has_names and (db, name) not in self._noted:
+            why = self.schema.unknown.get(self.schema.key(db, name)) \
+                if isinstance(db, str) and isinstance(name, str) else None
+            # (a table never seen, without a schema given: @N names as without a history)
+            if not has_names and (db, name) not in self._noted and (
+                    why or self.schema.seeded):
                 self._noted.add((db, name))
-                why = self.schema.unknown.get(self.schema.key(db, name)) \
-                    if isinstance(db, str) and isinstance(name, str) else None
                 self._notice(f"table {_text(db)}.{_text(name)} (TABLE_MAP at "
                              f"{self._position(rec)[1]}) is "
                              + (f"unknown to the schema history ({why})" if why else
@@ -419,13 +512,37 @@ class RowDecoder:
             if self.on_problem is not None:
                 self.on_problem(err)
             got = hit
-        elif has_names:
-            got = hit
         else:
-            got = (named_table_map(tm, table), None)
-            self.named += 1
+            resolved = with_schema(tm, table)
+            got = hit if resolved is tm else (resolved, None)
+            if not has_names:
+                self.named += 1
         self._seen[skey] = got
         return skey, got
+
+
+def hires_candidates(tm) -> list:
+    """The columns of a MariaDB table map that may be in MariaDB's hi-res TIME, DATETIME or
+    TIMESTAMP format (an old type code whose precision is not known: only the schema can say
+    whether they have a fractional part, and how long their values are)."""
+    if tm.flavor != "mariadb":
+        return []
+    return [c for c in tm.columns if c.type in OLD_TEMPORAL and c.fsp is None]
+
+
+def _hinted(err, tm):
+    """A rows event's error, with the likely reason when its MariaDB table map has columns of
+    old temporal type codes of unknown precision (hi-res ones cannot be read without it)."""
+    cols = hires_candidates(tm)
+    if cols:
+        hint = (
+            "; columns " + ", ".join(f"{c.index + 1} ({c.type})" for c in cols) + " may be "
+            "MariaDB's hi-res TIME/DATETIME/TIMESTAMP (a fractional part, "
+            "mysql56_temporal_format=OFF), whose precision is not in the binlog: give the "
+            "table's CREATE TABLE (in the files decoded, or with --schema)")
+        err.message += hint
+        err.args = (err.args[0] + hint,) if err.args else (hint,)
+    return err
 
 
 def named_table_map(tm, table) -> TableMap:
@@ -434,19 +551,42 @@ def named_table_map(tm, table) -> TableMap:
     primary key, and each fact the map does not carry (signedness, collations; visibility on
     MySQL)."""
     facts = table.binlog_columns(tm.flavor)
-    cols = []
-    for col, fact in zip(tm.columns, facts):
-        c = Column(**{k: getattr(col, k) for k in _COLUMN_FIELDS})
+    out = _copy(tm)
+    for c, fact in zip(out.columns, facts):
         for k in _COLUMN_FIELDS:
             if getattr(c, k) is None and getattr(fact, k, None) is not None:
                 setattr(c, k, getattr(fact, k))
-        cols.append(c)
-    out = TableMap(**{k: getattr(tm, k) for k in _MAP_FIELDS})
-    out.columns = cols
     names, prefixes = table.effective_primary_key()
     if tm.primary_key is None and names:
         out.primary_key = [{"column": table.index_of(n), "prefix": p}
                            for n, p in zip(names, prefixes)]
+    return out
+
+
+def with_schema(tm, table) -> TableMap:
+    """A TABLE_MAP as its schema history's ``table`` (agreeing with it: ``Table.check``)
+    completes it: without names, :func:`named_table_map`; with names, the precision of its
+    MariaDB hi-res temporal columns (:func:`precise_table_map`), or the map itself when it
+    has none."""
+    if any(c.name for c in tm.columns):
+        hires = table.hires_precisions(tm)
+        return precise_table_map(tm, hires) if hires else tm
+    return named_table_map(tm, table)
+
+
+def precise_table_map(tm, precisions: dict) -> TableMap:
+    """A copy of a TABLE_MAP with names (FULL) whose columns ``precisions`` ({index: fsp},
+    :meth:`~binlog_schema.schema.model.Table.hires_precisions`) are MariaDB's hi-res
+    TIME/DATETIME/TIMESTAMP: their precision, which only the schema history knows, set."""
+    out = _copy(tm)
+    for i, fsp in precisions.items():
+        out.columns[i].fsp = fsp
+    return out
+
+
+def _copy(tm) -> TableMap:
+    out = TableMap(**{k: getattr(tm, k) for k in _MAP_FIELDS})
+    out.columns = [Column(**{k: getattr(col, k) for k in _COLUMN_FIELDS}) for col in tm.columns]
     return out
 
 
@@ -467,6 +607,7 @@ def _named(image):
 
 
 __all__ = ["RowChange", "RowDecoder", "gtid_of", "gtid_text", "named_table_map", "query_verb",
+           "with_schema",
            "is_schema_statement", "is_statement_dml",
            "BinlogError", "SchemaMismatch"]
 

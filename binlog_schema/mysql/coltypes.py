@@ -22,6 +22,9 @@ BLOB_TYPES = frozenset({"TINY_BLOB", "MEDIUM_BLOB", "LONG_BLOB", "BLOB"})
 STRING_TYPES = frozenset({"STRING", "VAR_STRING", "ENUM", "SET"})
 TEMPORAL_TYPES = frozenset({"DATE", "NEWDATE", "TIME", "TIME2", "DATETIME", "DATETIME2",
                             "TIMESTAMP", "TIMESTAMP2"})
+# the temporal types of the format before MySQL 5.6.4 (no metadata; their DDL types are those
+# of TIME2...), also MariaDB's hi-res formats when the schema gives a fractional part
+OLD_TEMPORAL = frozenset({"TIME", "DATETIME", "TIMESTAMP"})
 
 
 def type_name(code) -> str | int:

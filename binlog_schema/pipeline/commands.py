@@ -102,7 +102,8 @@ def add_commands(sub):
                    help="the schema at the start of the first file, as mysqldump --no-data "
                    "or SHOW CREATE TABLE statements (a local file, read by the driver; "
                    "repeatable): the inputs are one server's binlogs, in name order, whose "
-                   "DDL is replayed into it; table maps without column names (MINIMAL "
+                   "DDL is replayed into it (the history is on without it: replayed "
+                   "from nothing); table maps without column names (MINIMAL "
                    "metadata) get its names, ENUM/SET members and primary key where they "
                    "agree with it, else their rows keep @N names and an errors row of stage "
                    "schema names the table and the difference (exit 3)")

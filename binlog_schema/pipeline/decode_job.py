@@ -68,13 +68,13 @@ def decode(inputs, spark=None, *, out: str | None = None, engine: str = "auto",
         splits = plan_splits(spark, files, missing, split_bytes,
                              prescan.result() if prescan is not None else None)
     plan = schema_plan if rows else None
-    if schema and rows and plan is None:
+    if rows and plan is None:   # (the schema history, on by default; ``schema`` seeds it)
         from binlog_schema.pipeline.history import plan_schema
         from binlog_schema.schema import DDLError
         with progress.stage("schema statements") if progress else nullcontext():
             try:
                 plan = plan_schema(spark, files, [schema] if isinstance(schema, str)
-                                   else list(schema))
+                                   else list(schema or ()))
             except OSError as e:
                 raise SchemaFileError(f"{e.filename}: {e.strerror or e}") from None
             except DDLError as e:

@@ -1,5 +1,5 @@
-"""The schema history for ``spark decode --schema``: the tasks decode splits of many files at
-once, each needing the schema in force where its split starts.
+"""The schema history of ``spark decode`` (on by default, seeded by ``--schema``): the tasks
+decode splits of many files at once, each needing the schema in force where its split starts.
 
 The driver reads the schema files (``mysqldump --no-data`` or ``SHOW CREATE TABLE`` output:
 the schema at the start of the first file) and runs one Spark job that lists, per file, the
@@ -99,6 +99,9 @@ class SchemaPlan:
         for i, offset, body in self.statements:
             if (i, offset) >= (index, start):
                 break
+            if not history.seeded:   # (replayed if a table map of the split needs it)
+                history.defer(body, (i, offset, offset))
+                continue
             try:
                 history.apply_query(body, None, (i, offset, offset))
             except DDLRefused as e:

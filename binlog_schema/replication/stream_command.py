@@ -73,6 +73,12 @@ def register(sub) -> None:
                    help="add the typed row values to each rows event (as decode --rows)")
     p.add_argument("--format", choices=("jsonl", "text", "maxwell", "debezium"),
                    default="jsonl", help="as decode's --format (default jsonl)")
+    p.add_argument("--schema", action="append", metavar="FILE",
+                   help="with rows: the schema where the stream starts, as mysqldump "
+                        "--no-data or SHOW CREATE TABLE statements (repeatable). The schema "
+                        "history is on without it (the streamed DDL replayed from nothing): "
+                        "table maps without names get its names; a disagreement is a stderr "
+                        "line, exit 3 (as decode --rows)")
     p.add_argument("--binary", choices=("hex", "base64"), default="hex",
                    help="how binary values are written with --rows (default hex)")
     p.add_argument("--ssl", action="store_true",
@@ -214,6 +220,18 @@ def cmd_stream(args) -> int:
     status = CLEAN
     rows = args.rows or changes
     writer = None
+    history = None
+    if rows:   # (the schema history, on by default: the stream's DDL replayed as it comes)
+        from ..schema.history import DDLError, given_history
+        try:
+            history = given_history((), args.schema or ())
+        except OSError as e:
+            print(f"{e.filename}: {os_problem(e)}", file=sys.stderr)
+            return STOPPED
+        except DDLError as e:
+            print(str(e), file=sys.stderr)
+            return STOPPED
+    files = 0
     delivery = metrics = None
     sink_errors = ()   # (the sinks' errors: imported with --to only)
     try:
@@ -240,20 +258,27 @@ def cmd_stream(args) -> int:
 
     try:
         for file, batch in stream.transactions():
-            if selection is not None:   # (a whole transaction: judged as decode judges it)
-                from ..model.selection import select_events
-                batch = list(select_events(batch, selection))
             if writer is None or writer.path != file:
                 decoder = None
                 if rows:
                     from ..model.row_change import RowDecoder
-                    decoder = RowDecoder(file, on_problem=lambda e, f=file: said(f"{f}: {e}"),
-                                         on_undecoded=lambda e, f=file: said(f"{f}: {e}"))
+                    decoder = RowDecoder(
+                        file, schema=history, file_index=files,
+                        on_problem=lambda e, f=file: said(f"{f}: {e}"),
+                        on_undecoded=lambda e, f=file: said(f"{f}: {e}"),
+                        on_notice=lambda t, f=file: (out.flush(), print(
+                            f"{f}: note: {t}", file=sys.stderr)))
+                    files += 1
                 if delivery is not None:
                     from ..sinks.messages import Outbox
                     writer = Outbox(file, args.format, decoder, args.binary, delivery.send)
                 else:
                     writer = RecordWriter(file, out, args.format, decoder, args.binary)
+            if selection is not None:   # (a whole transaction: judged as decode judges it)
+                from ..model.selection import select_events
+                if writer.decoder is not None:   # (the history follows every statement)
+                    batch = writer.decoder.watch(batch)
+                batch = list(select_events(batch, selection))
             if delivery is not None:   # (returns once the broker acknowledged them all)
                 from ..sinks.messages import transaction_gtid
                 before = writer.sent

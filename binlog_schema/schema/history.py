@@ -110,6 +110,16 @@ _SEQUENCE_COLUMNS = [   # MariaDB's sequence table (sql/sql_sequence.cc)
     ("cycle_option", True), ("cycle_count", False)]
 
 
+# the head of a CREATE TABLE IF NOT EXISTS (no comment or TEMPORARY before it): its table
+_CREATE_IF_NOT_EXISTS = re.compile(
+    r"\s*create\s+table\s+if\s+not\s+exists\s+(`(?:[^`]|``)+`|[\w$]+)"
+    r"(?:\s*\.\s*(`(?:[^`]|``)+`|[\w$]+))?[\s(]", re.IGNORECASE)
+
+
+def _unquote(name: str) -> str:
+    return name[1:-1].replace("``", "`") if name.startswith("`") else name
+
+
 def _part_name(part) -> str:
     return part.split("(", 1)[0] if isinstance(part, str) else ""
 
@@ -141,6 +151,11 @@ class SchemaHistory:
         self._counter: dict = {}          # key -> the last version number given
         self.database: str | None = None  # USE of plain statements
         self._origins = 0                 # the last origin given (Table/Column.origin)
+        # a schema was given (seed, even empty: ``--schema``): its user hears what it
+        # cannot follow; a history replayed from nothing (the default) says only what
+        # matters to the rows (a disagreement, a table made unknown)
+        self.seeded = False
+        self._deferred: list = []         # (QUERY record, position): replayed when asked
 
     # ------------------------------------------------------------------ questions
     def key(self, database, name=None):
@@ -151,6 +166,8 @@ class SchemaHistory:
     def table(self, database: str, name: str, at=None) -> Table | None:
         """The table in force (``at``: a position as given to apply; the version made by the
         last statement at or before it), or None when it does not exist or is unknown."""
+        if self._deferred:
+            self.catch_up()
         key = self.key(database, name)
         if at is None:
             return self.tables.get(key)
@@ -162,11 +179,13 @@ class SchemaHistory:
         return found
 
     def tables_of(self, database: str) -> list:
+        self.catch_up()
         db = self.key(database)[0]
         return [t for (d, _), t in sorted(self.tables.items()) if d == db]
 
     def versions(self, database: str, name: str) -> list:
         """[(position, Table or None)] of every change of that name, in order."""
+        self.catch_up()
         return list(self._versions.get(self.key(database, name), ()))
 
     # ------------------------------------------------------------------ input
@@ -175,6 +194,8 @@ class SchemaHistory:
         """Replay one statement. ``database`` is the default database (the QUERY's);
         ``session`` its status variables; ``position`` any orderable value (e.g. (file
         index, offset)) that :meth:`table` ``at=`` compares. Raises :class:`DDLRefused`."""
+        if self._deferred:
+            self.catch_up()
         session = session or Session(database=database)
         if database is not None:
             session.database = database
@@ -182,6 +203,13 @@ class SchemaHistory:
             session.database = self.database
         if flavor:
             self.flavor = flavor
+        m = _CREATE_IF_NOT_EXISTS.match(sql)
+        if m is not None:   # (of a table it has: nothing to parse; servers log many)
+            db, name = (_unquote(g) for g in m.groups()) if m.group(2) else \
+                (session.database, _unquote(m.group(1)))
+            key = self.key(db, name)
+            if db is not None and (key in self.tables or key in self.unknown):
+                return Outcome("unchanged", "create_table")
         try:
             stmt = parse_statement(sql, session.database)
         except DDLError as e:
@@ -214,6 +242,28 @@ class SchemaHistory:
         session = Session.from_query(body, self.flavor)
         return self.apply(query, session=session, position=position)
 
+    def defer(self, rec, position, ctx=None) -> None:
+        """Replay the statement of a QUERY record (a schema statement; or a decoded QUERY
+        body and its ``ctx``) when the history is next asked (:meth:`table`) or changed,
+        not now: a decoder whose table maps carry their names may never ask, and then pays
+        nothing for the DDL it passes. What the replay refuses is kept in :attr:`refused`,
+        unsaid; read :attr:`tables` or :attr:`unknown` directly only after
+        :meth:`catch_up`."""
+        self._deferred.append((rec, ctx, position))
+
+    def catch_up(self) -> None:
+        """Replay the deferred statements, in order."""
+        while self._deferred:
+            pending, self._deferred = self._deferred, []
+            for rec, ctx, position in pending:
+                try:
+                    if isinstance(rec, dict):
+                        self.apply_query(rec, ctx, position)
+                    else:
+                        self.apply_query(rec.value["body"], rec.ctx, position)
+                except DDLRefused as e:
+                    self.refused.append(e)
+
     def replay(self, records, file_index: int = 0):
         """Replay the QUERY events of :class:`~binlog_schema.stream.BinlogReader` records
         (and of their TRANSACTION_PAYLOADs): yields (record, Outcome or DDLRefused); the
@@ -239,6 +289,7 @@ class SchemaHistory:
         """The schema at the start: ``mysqldump --no-data`` output or ``SHOW CREATE TABLE``
         statements (see :mod:`.seed`). Returns the Outcomes; raises DDLRefused."""
         from .seed import seed_statements
+        self.seeded = True
         if database is not None:
             self.database = database
         return [self.apply(sql, position=None) for sql, _ in seed_statements(text)]
@@ -817,6 +868,25 @@ def history_for(binlogs, schema_files=(), text: str | None = None):
         history.seed_file(path)
     if text:
         history.seed(text)
+    return history
+
+
+def given_history(binlogs, schema_files=()) -> SchemaHistory:
+    """The history a command decodes ``binlogs`` with: empty, the files' DDL replayed from
+    nothing (the default), or seeded from the ``--schema`` files ``schema_files``
+    (:func:`history_for`). Raises OSError (``filename``: the schema file) or
+    :class:`~.ddl.DDLError` naming the schema file."""
+    flavor, version = server_of(binlogs)
+    history = SchemaHistory(flavor or "mysql", version)
+    for path in schema_files:
+        try:
+            history.seed_file(path)
+        except OSError as e:
+            if e.filename is None:
+                e.filename = str(path)
+            raise
+        except DDLError as e:
+            raise DDLError(f"{path}: --schema: {e}") from None
     return history
 
 

@@ -33,6 +33,7 @@ import copy
 from dataclasses import dataclass, field
 
 from ..mysql import charsets as coll
+from ..mysql.coltypes import OLD_TEMPORAL
 from ..mysql.flavor import json_is_binary, version_tuple
 from .ddl import DDLError, split_type
 
@@ -54,8 +55,6 @@ BINARY_CHARSET_TYPES = frozenset({"BINARY", "VARBINARY", "VECTOR"} | set(BLOB_TY
                                  | set(FIXED_BINARY) | set(GEOMETRY_TYPES))
 _BLOB_MAX = {1: 255, 2: 65535, 3: (1 << 24) - 1, 4: (1 << 32) - 1}
 
-# the temporal types of the format before MySQL 5.6.4 (their DDL types are those of TIME2...)
-OLD_TEMPORAL = frozenset({"TIME", "DATETIME", "TIMESTAMP"})
 
 # the TABLE_MAP facts of a column, as model.table_map.Column names them
 BINLOG_FIELDS = ("type", "real_type", "unsigned", "collation_id", "max_length", "precision",
@@ -236,6 +235,7 @@ class Table:
         fact the map does not carry, None, is not compared). Empty when they agree."""
         problems = []
         cols = list(table_map.columns)
+        mariadb = getattr(table_map, "flavor", None) == "mariadb"
         if len(cols) != len(self.columns):
             problems.append(f"{self.database}.{self.name}: the table map has {len(cols)} "
                             f"columns, the schema (version {self.version}) "
@@ -251,8 +251,10 @@ class Table:
                 if k == "type" and got in OLD_TEMPORAL and want == got + "2":
                     # the old format (MySQL before 5.6.4, MariaDB's mysql56_temporal_format
                     # OFF or a table made before): the same DDL type, which no binlog says
-                    # (mysql56_temporal_format is not in it); it has no fractional part
-                    if c.fsp:
+                    # (mysql56_temporal_format is not in it); without a fractional part, or
+                    # on MariaDB with one: its hi-res format, whose precision is the
+                    # schema's (:func:`hires_precisions`)
+                    if c.fsp and not mariadb:
                         problems.append(f"{self.database}.{self.name} column {i + 1} "
                                         f"{c.name!r}: {got} (old format, no fractional "
                                         f"part) in the table map, fsp {c.fsp} in the schema")
@@ -278,6 +280,17 @@ class Table:
                 problems.append(f"{self.database}.{self.name}: primary key {got} (column, "
                                 f"prefix) in the table map, {want} in the schema")
         return problems
+
+    def hires_precisions(self, table_map) -> dict:
+        """{column index: fsp} of the columns of a MariaDB TABLE_MAP (agreeing with this
+        table) that are in MariaDB's hi-res format: an old type code (TIME, DATETIME,
+        TIMESTAMP: no metadata) for a column declared with a fractional part. Their layout
+        and precision are known only from here (:mod:`binlog_schema.values.temporal`)."""
+        if getattr(table_map, "flavor", None) != "mariadb":
+            return {}
+        return {i: c.fsp for i, (m, c) in enumerate(zip(table_map.columns, self.columns))
+                if m.type in OLD_TEMPORAL and m.fsp is None and c.fsp
+                and c.type == m.type + "2"}
 
     def to_dict(self) -> dict:
         """A plain dict (the vectors' form)."""

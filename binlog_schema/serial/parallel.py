@@ -9,6 +9,13 @@ segment's start with the file's context). A worker keeps a segment's output unti
 of the segment before it passes it the turn, writes it, and passes the turn on: the output is
 the sequential loop's, byte for byte, and a worker holds one segment's output at most.
 
+With a schema history, the calling process first reads the file's QUERY and TABLE_MAP events
+alone (a quick pass: the statements are replayed, each distinct table map resolved once) and
+the workers are given what the history did to each table map (named, given a hi-res precision,
+found disagreeing) and what it said, by position (:meth:`RowDecoder.resolutions`): they decode
+without a history, each problem and notice is said once, where the sequential loop says it,
+and the history is left at the file's end for the next file.
+
 Only what is plain is cut. The segments after the first are read with the context of the file's
 first event (its FORMAT_DESCRIPTION), so the plan stops at any other context event (a relay log's
 next FDE, START_ENCRYPTION) and at anything the framing does not explain (a size out of bounds, a
@@ -22,9 +29,11 @@ import os
 import sys
 
 from ..errors import BinlogError
-from ..mysql.codes import CONTEXT_KINDS, GTID_KINDS, START_ENCRYPTION_EVENT, STATEMENT_KINDS
-from ..scanning import Blocks, codes_except
+from ..mysql.codes import (CONTEXT_KINDS, EXECUTE_LOAD_QUERY_EVENT, GTID_KINDS,
+                           START_ENCRYPTION_EVENT, STATEMENT_KINDS, TABLE_MAP_EVENT,
+                           TRANSACTION_PAYLOAD_EVENT)
 from ..statuses import CLEAN, DAMAGED, STOPPED, worst
+from ..scanning import Blocks, codes_except
 from ..stream import MAX_EVENT_SIZE, BinlogReader
 from .write import Output, rows_summary, write_events
 
@@ -168,21 +177,20 @@ def _lines(fd):
 
 def _worker(path, options, target, index, count, turn, after, fds, statements=None) -> int:
     """Decode segments ``index``, ``index + count``... of the file's plan (each worker scans
-    it), each written when ``turn`` gives the go, which then goes to ``after``. The status of
-    its segments (:func:`.write.write_events`'s, the worst): 1 when reading stopped at an
-    error (the workers after write nothing more), 3 when something was reported and reading
-    went on (rows not decoded). ``statements``: a dict the segments' statement-based changes
-    are counted into (the file's line is the caller's)."""
+    it), each written when ``turn`` gives the go, which then goes to ``after``. The worst
+    status of its segments; 1 when reading stopped at an error (the workers after write
+    nothing more). ``statements``: a dict the segments' statement-based changes are counted
+    into (the file's line is the caller's)."""
     if statements is not None:
         options = dict(options, statements=statements)
-    worst_status = CLEAN
+    status = CLEAN
     for k, (start, stop, ctx) in enumerate(plan(path, target)):
         if k % count != index:
             continue
         held = _Held()
         out = Output(held.stdout)
-        status = write_events(path, out, err=held.stderr, stop=stop,
-                              resume=None if start is None else (start, ctx), **options)
+        done = write_events(path, out, err=held.stderr, stop=stop,
+                            resume=None if start is None else (start, ctx), **options)
         out.flush()
         if os.read(turn, 1) != _GO:  # (a stop, or the worker before is gone)
             _pass(after, _STOP)
@@ -192,12 +200,12 @@ def _worker(path, options, target, index, count, turn, after, fds, statements=No
         except BrokenPipeError:  # (the reader of the output is gone: as the loop does)
             _pass(after, _STOP)
             return 0
-        if status == STOPPED:
+        if done == STOPPED:
             _pass(after, _STOP)
             return STOPPED
-        worst_status = worst(worst_status, status)
+        status = worst(status, done)
         _pass(after, _GO)
-    return worst_status
+    return status
 
 
 def _pass(fd, token) -> None:
@@ -207,14 +215,32 @@ def _pass(fd, token) -> None:
         pass
 
 
+def _resolutions(path, schema, file_index):
+    """(what the history ``schema`` does to the file's table maps and statements, by
+    position; the decoder that found it): the QUERY and TABLE_MAP events of the file read
+    alone, up to its end or first error (which the workers then meet and say)."""
+    from ..model.row_change import RowDecoder
+    decoder = RowDecoder(path, schema=schema, file_index=file_index)
+    reader = BinlogReader(path, decode="lazy", types=[
+        TABLE_MAP_EVENT, TRANSACTION_PAYLOAD_EVENT, EXECUTE_LOAD_QUERY_EVENT, *STATEMENT_KINDS])
+    found: dict = {}
+    try:
+        decoder.resolutions(reader, found)
+    except (BinlogError, OSError):
+        pass
+    return found, decoder
+
+
 def write_file(path, out: Output, *, workers: int | None = None, min_size: int = MIN_SIZE,
-               segment: int = SEGMENT, fds=(1, 2), **options):
+               segment: int = SEGMENT, fds=(1, 2), schema=None, file_index: int = 0,
+               **options):
     """Decode ``path`` as :func:`.write.write_events` does (``options`` are its own, but
     neither ``start``, ``stop`` nor ``types``), the output written to the file descriptors
     ``fds`` (stdout's, stderr's) by worker processes, in segments of about ``segment`` bytes
     at most (a few per worker); None when the file is not one to share (smaller than
     ``min_size``, a single core, ``skip_errors``: its account of the file is one process's):
-    the caller decodes it alone. ``out`` is flushed first."""
+    the caller decodes it alone. ``out`` is flushed first. ``schema``: the history at the
+    file's start (``file_index``: the file's place), left at its end (see the module)."""
     workers = worker_count() if workers is None else workers
     if options.get("fmt") in ("maxwell", "debezium"):
         return None  # (change records: one process follows the transactions and tables)
@@ -226,6 +252,10 @@ def write_file(path, out: Output, *, workers: int | None = None, min_size: int =
         return None
     if size < min_size:
         return None
+    prepass = None
+    if schema is not None:   # (the workers decode with what the history did, not with it)
+        resolved, prepass = _resolutions(path, schema, file_index)
+        options = dict(options, resolved=resolved)
     # a few segments per worker: the turn goes round while each decodes its next one
     target = max(min(segment, size // (3 * workers)), 1)
     out.flush()
@@ -267,9 +297,9 @@ def write_file(path, out: Output, *, workers: int | None = None, min_size: int =
     if counts is not None:
         os.close(counts[1])
     status = CLEAN
-    for pid in pids:   # (a worker's status; anything else, a crash: said by the worker)
+    for pid in pids:
         code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
-        status = worst(status, code if code in (CLEAN, DAMAGED) else STOPPED)
+        status = worst(status, code if code in (CLEAN, STOPPED, DAMAGED) else STOPPED)
     if counts is not None:
         totals: dict = {}
         with os.fdopen(counts[0], "rb") as f:
@@ -278,6 +308,6 @@ def write_file(path, out: Output, *, workers: int | None = None, min_size: int =
                     verb, n = pair.split("=")
                     totals[verb] = totals.get(verb, 0) + int(n)
         if status != STOPPED:
-            for line in rows_summary(path, totals):
+            for line in rows_summary(path, totals, prepass):
                 _write_all(fds[1], (line + "\n").encode())
     return status

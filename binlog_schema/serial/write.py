@@ -193,7 +193,7 @@ def write_events(path, out: Output, *, fmt: str = "jsonl", rows: bool = False,
                  binary: str = "hex", start=None, stop=None, types=None,
                  skip_errors: bool = False, err=None, resume=None, schema=None,
                  file_index: int = 0, statements: dict | None = None,
-                 selection=None) -> int:
+                 selection=None, resolved=None) -> int:
     """Decode one file to ``out``. Without ``skip_errors`` the good events before the first
     error are written, then one stderr line says what and where (status 1); with it every byte
     is accounted for (:class:`BinlogReader`'s recovery): a stderr line per problem and a
@@ -209,7 +209,9 @@ def write_events(path, out: Output, *, fmt: str = "jsonl", rows: bool = False,
     decoder's :class:`~binlog_schema.errors.RowsError`) and its line's ``rows_error``, status
     3 (with or without ``skip_errors``). Statement-based
     changes are counted: a stderr line at the end of the file (``statements``, a dict: the
-    counts are added to it instead, for a caller that decodes a file in parts)."""
+    counts are added to it instead, for a caller that decodes a file in parts; ``resolved``:
+    such a caller's table maps as the history resolved them, instead of ``schema``: see
+    :meth:`RowDecoder.resolutions`)."""
     jsonl_format = fmt == "jsonl"
     changes = fmt in CHANGE_FORMATS  # change records (maxwell, debezium): rows implied
     # JSON Lines: events are parsed when their line needs it (a body seen before is not)
@@ -220,16 +222,19 @@ def write_events(path, out: Output, *, fmt: str = "jsonl", rows: bool = False,
     records = account.counted(reader) if account is not None else reader
     if start:  # (a position inside an event: a note, reading begins at the next one)
         records = _noting_snap(reader, records, path, out, err)
-    if selection is not None:  # (--database, --table, --gtid...: model/selection.py)
-        from ..model.selection import select_events
-        records = select_events(records, selection)
     decoder = None
     if rows or changes:
         from ..model.row_change import RowDecoder
         decoder = RowDecoder(path, schema=schema, file_index=file_index,
                              on_problem=lambda e: _problem(out, f"{path}: {e}", err),
                              on_notice=lambda t: _problem(out, f"{path}: note: {t}", err),
-                             on_undecoded=lambda e: _problem(out, f"{path}: {e}", err))
+                             on_undecoded=lambda e: _problem(out, f"{path}: {e}", err),
+                             resolved=resolved)
+    if selection is not None:  # (--database, --table, --gtid...: model/selection.py)
+        from ..model.selection import select_events
+        if decoder is not None:   # (the history follows every statement, selected or not)
+            records = decoder.watch(records)
+        records = select_events(records, selection)
     try:
         writer = RecordWriter(path, out, fmt, decoder, binary)
         writer.write(records, on_error)
@@ -299,7 +304,8 @@ def rows_summary(path, statements: dict, decoder=None) -> list:
         by = ", ".join(f"{v.upper()} {n}" for v, n in sorted(statements.items()))
         lines.append(f"{path}: {sum(statements.values())} statement-based changes ({by}): "
                      "QUERY events, not row events: no rows decoded for them")
-    if decoder is not None and decoder.schema is not None:
+    if decoder is not None and decoder.schema is not None and (
+            decoder.schema.seeded or decoder.named or decoder.problems or decoder.notices):
         lines.append(f"{path}: schema history: {decoder.named} table map shapes named from "
                      f"it, {len(decoder.problems)} disagreeing (reported), "
                      f"{len(decoder.notices)} notes")

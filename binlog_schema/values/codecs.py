@@ -377,6 +377,8 @@ def codec_for(col, flavor: str = "mysql") -> Codec:
         return _bit(col.bits or 0)
     if ty in ("DATE", "NEWDATE"):
         return Codec(t.date_parse, _guarded(t.date_build, ty), ty, fields=t.date_fields)
+    if ty in _HIRES and col.fsp:  # (MariaDB's hi-res format: the fsp is the schema's)
+        return _hires(ty, col.fsp)
     if ty == "TIME":
         return Codec(t.time_old_parse, _guarded(t.time_old_build, ty), ty,
                      fields=t.time_old_fields)
@@ -421,6 +423,22 @@ def codec_for(col, flavor: str = "mysql") -> Codec:
     if ty == "NULL":
         return Codec(lambda d, p: (None, p), lambda v, o: None, ty)
     return _unknown(ty)
+
+
+# the old type codes that, with a precision of 1-6, are MariaDB's hi-res formats
+_HIRES = {"TIME": (t.time_hires_parse, t.time_hires_build, t.time_hires_fields),
+          "DATETIME": (t.datetime_hires_parse, t.datetime_hires_build, t.datetime_hires_fields),
+          "TIMESTAMP": (t.timestamp_hires_parse, t.timestamp_hires_build,
+                        t.timestamp_hires_fields)}
+
+
+def _hires(ty, fsp) -> Codec:
+    """A column of an old temporal type code with a precision (``fsp`` 1-6, which only the
+    schema gives): MariaDB's hi-res layout (:mod:`.temporal`)."""
+    t.check_fsp(fsp)
+    p, b, f = _HIRES[ty]
+    return Codec(lambda d, pos: p(d, pos, fsp), _guarded(lambda v, o: b(v, o, fsp), ty), ty,
+                 fields=f.readers[fsp])
 
 
 def _guarded(build, name):

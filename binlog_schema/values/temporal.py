@@ -15,6 +15,21 @@ Formats (MySQL ``my_time.cc``; MariaDB writes the same for the "2" types):
 * DATETIME2 (18): 5 bytes BE ``0x8000000000 + packed`` then the fraction
 * TIME2 (19): 3 bytes BE ``0x800000 + packed`` then the fraction (6 bytes for fsp 5-6)
 
+MariaDB's hi-res formats (5.3 on; written for TIME(n), DATETIME(n), TIMESTAMP(n), n 1-6, when
+``mysql56_temporal_format=OFF`` or the table was made so; MariaDB ``sql/field.cc``
+``Field_time_hires``, ``Field_datetime_hires``, ``Field_timestamp_hires``) are logged with the
+OLD type codes and no metadata: their precision is the schema's, never in the binlog. A column
+of an old type code with an fsp of 1-6 (given by the schema history) is one of these:
+
+* TIME(n) (11): ``HIRES_TIME_BYTES[n]`` bytes BE, ``packed / 10^(6-n) + zero point`` where
+  ``packed`` is MariaDB's ``pack_time`` (signed microseconds) and the zero point is
+  838:59:59 + 1 second at that precision (so that every value is positive)
+* DATETIME(n) (12): ``HIRES_DATETIME_BYTES[n]`` bytes BE, ``pack_time / 10^(6-n)``
+  (``pack_time``: ((((year * 13 + month) * 32 + day) * 24 + hour) * 60 + minute) * 60 +
+  second, in microseconds)
+* TIMESTAMP(n) (7): 4 bytes BE seconds, then ``FRAC_BYTES[n]`` bytes BE of the fraction in
+  units of 10^-n seconds (not TIMESTAMP2's units)
+
 Each format is a hand-written primitive, for speed (:mod:`.codecs` uses them per value): its
 ``*_fields``/``*_parse`` and ``*_build`` functions, both directions, stand together below.
 """
@@ -421,3 +436,131 @@ def time2_build(v: Time, out: bytearray, fsp):
     if nb:
         frac = packed - _c_div(packed, 1 << 24) * (1 << 24)
         out += (_c_div(frac, FRAC_SCALE[nb]) % (1 << (8 * nb))).to_bytes(nb, "big")
+
+
+# --------------------------------------------------------------------------- MariaDB hi-res
+
+HIRES_TIME_BYTES = (3, 4, 4, 5, 5, 5, 6)        # MariaDB Type_handler_time::m_hires_bytes
+HIRES_DATETIME_BYTES = (5, 6, 6, 7, 7, 7, 8)    # Type_handler_datetime::m_hires_bytes
+_TIME_MAX_US = (838 * 3600 + 59 * 60 + 59 + 1) * 1_000_000  # the hi-res TIME's zero point
+
+
+def _unit(fsp) -> int:
+    """The stored unit of a hi-res value of precision ``fsp``, in microseconds."""
+    return 10 ** (6 - fsp)
+
+
+def _hires_reader(make):
+    """``fields(data, pos, fsp)`` of a hi-res layout from ``make(fsp)``, one reader per
+    precision 1-6 (none for 0: that precision is the old format's)."""
+    readers = [None] + [make(fsp) for fsp in range(1, 7)]
+
+    def fields(data, pos, fsp):
+        return readers[fsp](data, pos)
+    fields.readers = readers
+    return fields
+
+
+def _time_hires(fsp):
+    size, unit = HIRES_TIME_BYTES[fsp], _unit(fsp)
+    zero = _TIME_MAX_US // unit
+
+    def read(data, pos):
+        end = pos + size
+        if end > len(data):
+            raise StreamError(f"value needs {size} bytes, {len(data) - pos} left")
+        packed = (int.from_bytes(data[pos:end], "big") - zero) * unit
+        negative = packed < 0
+        secs, us = divmod(-packed if negative else packed, 1_000_000)
+        minutes, second = divmod(secs, 60)
+        hour, minute = divmod(minutes, 60)
+        return (negative, hour, minute, second, us), end
+    return read
+
+
+def _datetime_hires(fsp):
+    size, unit = HIRES_DATETIME_BYTES[fsp], _unit(fsp)
+
+    def read(data, pos):
+        end = pos + size
+        if end > len(data):
+            raise StreamError(f"value needs {size} bytes, {len(data) - pos} left")
+        secs, us = divmod(int.from_bytes(data[pos:end], "big") * unit, 1_000_000)
+        minutes, second = divmod(secs, 60)
+        hours, minute = divmod(minutes, 60)
+        days, hour = divmod(hours, 24)
+        months, day = divmod(days, 32)
+        year, month = divmod(months, 13)
+        return (year, month, day, hour, minute, second, us), end
+    return read
+
+
+def _timestamp_hires(fsp):
+    size, nfrac, unit = 4 + FRAC_BYTES[fsp], FRAC_BYTES[fsp], _unit(fsp)
+
+    def read(data, pos):
+        end = pos + size
+        if end > len(data):
+            raise StreamError(f"value needs {size} bytes, {len(data) - pos} left")
+        return (int.from_bytes(data[pos:pos + 4], "big"),
+                int.from_bytes(data[pos + 4:end], "big") * unit), end
+    return read
+
+
+time_hires_fields = _hires_reader(_time_hires)
+datetime_hires_fields = _hires_reader(_datetime_hires)
+timestamp_hires_fields = _hires_reader(_timestamp_hires)
+
+
+def _hires_units(v, fsp, what) -> int:
+    """``v.microsecond`` in the stored unit of precision ``fsp`` (a whole number of it)."""
+    units, rest = divmod(v.microsecond, _unit(fsp))
+    _check(rest == 0 and units >= 0, f"the fraction at fsp {fsp} of {what}", v)
+    return units
+
+
+def time_hires_parse(data, pos, fsp):
+    f, pos = time_hires_fields(data, pos, fsp)
+    return Time(*f), pos
+
+
+def time_hires_build(v: Time, out: bytearray, fsp):
+    _check(_ints(v, "hour", "minute", "second", "microsecond") and v.hour >= 0
+           and 0 <= v.minute < 60 and 0 <= v.second < 60, "TIME (hi-res)", v)
+    units = ((v.hour * 60 + v.minute) * 60 + v.second) * 10 ** fsp + _hires_units(
+        v, fsp, "TIME")
+    _check(not (v.negative and units == 0), "TIME (hi-res, negative zero)", v)
+    size = HIRES_TIME_BYTES[fsp]
+    stored = (-units if v.negative else units) + _TIME_MAX_US // _unit(fsp)
+    _check(0 <= stored < 1 << (8 * size), "TIME (hi-res)", v)
+    out += stored.to_bytes(size, "big")
+
+
+def datetime_hires_parse(data, pos, fsp):
+    f, pos = datetime_hires_fields(data, pos, fsp)
+    return DateTime(*f), pos
+
+
+def datetime_hires_build(v: DateTime, out: bytearray, fsp):
+    _check(_ints(v, "year", "month", "day", "hour", "minute", "second", "microsecond")
+           and v.year >= 0 and 0 <= v.month < 13 and 0 <= v.day < 32 and 0 <= v.hour < 24
+           and 0 <= v.minute < 60 and 0 <= v.second < 60, "DATETIME (hi-res)", v)
+    secs = ((((v.year * 13 + v.month) * 32 + v.day) * 24 + v.hour) * 60 + v.minute) * 60 \
+        + v.second
+    stored = secs * 10 ** fsp + _hires_units(v, fsp, "DATETIME")
+    size = HIRES_DATETIME_BYTES[fsp]
+    _check(stored < 1 << (8 * size), "DATETIME (hi-res)", v)
+    out += stored.to_bytes(size, "big")
+
+
+def timestamp_hires_parse(data, pos, fsp):
+    f, pos = timestamp_hires_fields(data, pos, fsp)
+    return Timestamp(*f), pos
+
+
+def timestamp_hires_build(v: Timestamp, out: bytearray, fsp):
+    _check(_ints(v, "seconds", "microsecond") and 0 <= v.seconds < 1 << 32,
+           "TIMESTAMP (hi-res)", v)
+    units, nfrac = _hires_units(v, fsp, "TIMESTAMP"), FRAC_BYTES[fsp]
+    _check(units < 1 << (8 * nfrac), "TIMESTAMP (hi-res)", v)
+    out += v.seconds.to_bytes(4, "big") + units.to_bytes(nfrac, "big")

@@ -151,3 +151,44 @@ def test_the_command_decodes_a_large_file_with_workers(corpus, tmp_path):
                                   str(big)], capture_output=True, env=env, timeout=300)
     assert runs["1"].returncode == runs["2"].returncode == 0
     assert runs["1"].stdout == runs["2"].stdout and runs["1"].stdout
+
+
+def _history(path, seed=None):
+    from binlog_schema.schema.history import history_for
+    return history_for([str(path)], text=seed)
+
+
+def test_with_the_schema_history_the_output_is_the_sequential_output(corpus, tmp_path):
+    """The default schema history (the files' DDL replayed from nothing) names the rows of
+    MINIMAL table maps whose CREATE TABLE is in the file, in every segment as in one
+    process; a disagreement (a seeded schema that a table map contradicts) is said once,
+    where one process says it, with the same summary line and status; the history is left
+    at the file's end."""
+    named = 0
+    for path in _largest(corpus, 6):
+        for options in (dict(fmt="jsonl", rows=True), dict(fmt="text", rows=True)):
+            seq_history, par_history = _history(path), _history(path)
+            want = _sequential(path, schema=seq_history, **options)
+            got = _parallel(path, tmp_path, schema=par_history, **options)
+            assert got == want, path
+            assert sorted(par_history.tables) == sorted(seq_history.tables), path
+            named += b"table map shapes named" in want[2]
+    assert named >= 2
+    # a seeded table that the file's table maps contradict (the file's CREATE TABLE IF NOT
+    # EXISTS leaves it as it is)
+    path = next(p for p in _largest(corpus, 6) if p.name == "binlog.000693")
+    history = _history(path)
+    from binlog_schema.model.row_change import RowDecoder
+    from binlog_schema.stream import BinlogReader
+    decoder = RowDecoder(str(path), schema=history)
+    for rec in BinlogReader(str(path)):
+        decoder.feed(rec)
+    mapped = {(tm.database, tm.table) for tm in decoder.table_maps.values()}
+    table = next(t for t in history.tables.values() if "varchar(128)" in t.statement
+                 and (t.database, t.name) in mapped)
+    wrong = table.statement.replace("varchar(128)", "varchar(129)", 1)
+    seed = f"CREATE DATABASE IF NOT EXISTS `{table.database}`; USE `{table.database}`; {wrong};"
+    want = _sequential(path, fmt="jsonl", rows=True, schema=_history(path, seed))
+    got = _parallel(path, tmp_path, fmt="jsonl", rows=True, schema=_history(path, seed))
+    assert want[0] == 3 and b"disagrees with the schema history" in want[2]
+    assert got == want

@@ -157,8 +157,12 @@ def test_old_temporal_types_agree_with_their_ddl():
     tm = TableMap(table_id=1, database="d", table="t", flavor="mariadb", columns=[
         Column(index=0, type="TIME"), Column(index=1, type="DATETIME"),
         Column(index=2, type="TIMESTAMP"), Column(index=3, type="TIME")])
+    # MariaDB: TIME(3) logged as TIME is its hi-res format, of the schema's precision
+    assert table.check(tm) == [] and table.hires_precisions(tm) == {3: 3}
+    tm.flavor = "mysql"   # MySQL has no such format: an old TIME has no fractional part
     problems = table.check(tm)
     assert len(problems) == 1 and "'e'" in problems[0] and "fsp 3" in problems[0]
+    assert table.hires_precisions(tm) == {}
     tm.columns[3].type = "TIME2"
     tm.columns[3].fsp = 3
     assert table.check(tm) == []
