@@ -180,6 +180,8 @@ def problem_lines_of(spark, errors_path: str, rows) -> list:
     from binlog_schema.pipeline.reconcile import FAILURE_STAGES
     if not any(r["errors"] or not r["reconciled"] for r in rows):
         return []
+    if not any(r["errors"] for r in rows):   # (no errors row to read: the files' counts)
+        return problem_lines([], rows)
     spark.sparkContext.setJobDescription("errors said on stderr")
     errors = spark.read.parquet(errors_path)
     failed = F.col("stage").isin(*FAILURE_STAGES)

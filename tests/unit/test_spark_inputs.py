@@ -98,3 +98,26 @@ def test_no_binlog_says_what_was_given():
                                            r"b.index, b.state; no binlog"):
         arrange(["/s"], _listing("/s", ["b.state", "b.index"]), [],
                 lambda uri: "").check()
+
+
+def test_what_was_not_read_is_a_line_per_file_and_per_error_row():
+    """spark decode's stderr: a file not read, in its reason's words; an errors row of a
+    damaged file with its offset, what and reason (the first ``limit``, then how many
+    more); a file whose bytes do not add up without any errors row, its counts."""
+    from binlog_schema.pipeline.report import problem_lines
+    rows = [{"file": "/d/b.000002", "stage": "event", "offset": 900, "in_payload_at": None,
+             "size": 40, "message": "checksum mismatch"},
+            {"file": "/d/b.000002", "stage": "skipped", "offset": 120, "in_payload_at": None,
+             "size": 300, "message": "no event here"},
+            {"file": "/d/x.gz", "stage": "file", "offset": 0, "in_payload_at": None,
+             "size": None, "message": "not a binlog: it starts with 1f 8b 08 08"}]
+    files = [{"file": "/d/c.000003", "reconciled": False, "events_read": 3,
+              "events_decoded": 2, "events_quarantined": 0, "bytes": 10, "bytes_decoded": 4,
+              "bytes_skipped": 0},
+             {"file": "/d/x.gz", "reconciled": False}]
+    assert problem_lines(rows, files, total=5, limit=1) == [
+        "/d/x.gz: not a binlog: it starts with 1f 8b 08 08",
+        "/d/b.000002: at 120: bytes skipped, 300 bytes: no event here",
+        "... and 4 more error rows: see the errors table",
+        "/d/c.000003: not every byte or event accounted for (events read 3, decoded 2, "
+        "quarantined 0; bytes 10, decoded 4, skipped 0)"]
