@@ -3,6 +3,7 @@ type codes and kinds (:mod:`.codes`), the name tables of codes and flag bits in 
 (:mod:`.names`), column types (:mod:`.coltypes`), per-column TABLE_MAP metadata layouts
 (:mod:`.column_metadata`), servers' flavors and versions with the FORMAT_DESCRIPTION and
 checksum rules (:mod:`.flavor`), post-header lengths (:mod:`.post_header`), MariaDB's and
-MySQL's compressed blocks (:mod:`.compression`), and the one collation table: collation ids
+MySQL's compressed blocks (:mod:`.compression`), the files a server keeps beside its binlogs
+(:mod:`.companions`), and the one collation table: collation ids
 and names, character sets and how their text decodes (:mod:`.charsets`, with the data
 generated from a server in :mod:`.collation_data` and :mod:`.charset_data`)."""

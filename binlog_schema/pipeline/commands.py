@@ -19,6 +19,8 @@ if __name__ == "__main__":  # run as a script (spark-submit): this directory is 
     _here = os.path.dirname(os.path.abspath(__file__))
     sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _here]
 
+from binlog_schema.statuses import CLEAN, USAGE  # noqa: E402 - (after the path is set)
+
 
 def parse_conf(items) -> dict:
     """``--conf KEY=VALUE`` items as a dict."""
@@ -39,12 +41,12 @@ def _need_pyspark(func):
             print("binlog-schema spark: pyspark is not installed (pip install "
                   "'binlog-schema[spark]', or scripts/setup.sh); Spark also needs Java 17+",
                   file=sys.stderr)
-            return 2
+            return USAGE
         from binlog_schema.pipeline.session import find_java
         if find_java() is None:
             print("binlog-schema spark: Spark needs Java 17+ and none was found on JAVA_HOME "
                   "or PATH (scripts/setup.sh finds or installs one)", file=sys.stderr)
-            return 2
+            return USAGE
         return func(args)
     return run
 
@@ -67,16 +69,20 @@ def add_commands(sub):
     d = sub.add_parser("decode", help="binlog files to typed tables (events, table_maps, "
                        "row_changes, errors, files)",
                        description="Decode binlog files, directories or globs (any Hadoop "
-                       "filesystem) into typed tables written under --out, with a per-file "
+                       "filesystem) into typed tables written under --out (the index, GTID "
+                       "state and replica info files a server keeps beside its binlogs are "
+                       "listed as companions, not read; an index gives the order of the "
+                       "binlogs it names), with a per-file "
                        "reconciliation: events read = decoded + quarantined, and the file's "
                        "bytes = 4 (magic number) + bytes decoded (events) + bytes skipped "
                        "(quarantined events and skipped ranges, each an errors row with offset "
                        "and size). Damage never stops the job: each split resynchronises "
                        "inside its own byte range. Exit status: 0 every file clean; 3 damaged "
                        "but every file reconciled (events quarantined or bytes skipped: see "
-                       "the errors table); 1 a file does not reconcile (not a binlog, "
-                       "unreadable, bytes not all accounted for); 2 usage (output exists, "
-                       "format unavailable).")
+                       "the errors table; an index entry not found); 1 a file does not "
+                       "reconcile (not a binlog, unreadable, bytes not all accounted for), or "
+                       "no input file at all; 2 usage (output exists, format unavailable). "
+                       "What could not be read is said on stderr, file by file.")
     d.add_argument("inputs", nargs="+", metavar="INPUT",
                    help="binlog or relay-log files, directories (read recursively) or globs, "
                    "on any Hadoop filesystem (file:, hdfs:, s3a:, ...)")
@@ -138,7 +144,14 @@ def add_commands(sub):
     f.set_defaults(func=_need_pyspark(run_fixtures))
 
     v = sub.add_parser("validate", help="check golden vectors / round-trip a corpus in "
-                       "parallel, into a report table")
+                       "parallel, into a report table",
+                       description="Golden vectors checked and binlog files round-tripped "
+                       "(every event and row image rebuilt byte for byte) by Spark tasks. "
+                       "Exit status: 0 everything passed; 3 rows not decodable (each said "
+                       "on stderr: file, offset, reason) and nothing worse; 1 a vector or file "
+                       "failed (bytes that differ, an event that fails, a last event cut "
+                       "short, a file not read: said on stderr), or no input file at all; "
+                       "2 usage.")
     v.add_argument("--specs", action="append", metavar="DIR",
                    help="directory of YAML golden vectors (repeatable)")
     v.add_argument("--roundtrip", nargs="+", metavar="INPUT",
@@ -164,8 +177,8 @@ def add_current(sub):
         "files again change nothing). Foreign-key cascades are in the binlog as rows. Exit "
         "status: 0 clean; 3 when a table could not be built exactly (said on stderr and in "
         "state.json: a table whose history starts before the binlogs without --base, a "
-        "statement the schema history does not model, a damaged file); 1 when a file does not "
-        "reconcile; 2 usage.")
+        "statement the schema history refuses: its file, offset, statement and reason, a "
+        "damaged file); 1 when a file does not reconcile, or no input file at all; 2 usage.")
     c.add_argument("inputs", nargs="+", metavar="INPUT",
                    help="binlog files, folders or globs of one server (any Hadoop filesystem)")
     c.add_argument("--out", required=True, help="output folder")
@@ -206,7 +219,6 @@ def run_decode(args) -> int:
     """``spark decode``: decode, write the tables, print the summary."""
     from binlog_schema.pipeline.decode_job import have_pyarrow
     from binlog_schema.pipeline.plan import EarlyPrescan, parse_size
-    from binlog_schema.pipeline.report import USAGE
     from binlog_schema.pipeline.session import (finish_session, jvm_starts_here,
                                                 records_class_archive, start_session)
     own_jvm = "PYSPARK_GATEWAY_PORT" not in os.environ and jvm_starts_here()
@@ -236,9 +248,12 @@ def run_decode(args) -> int:
 
 def _run_decode(spark, args, early=None) -> int:
     from binlog_schema.pipeline.decode_job import SchemaFileError, decode
-    from binlog_schema.pipeline.report import (USAGE, Progress, exit_status, status_line,
+    from binlog_schema.pipeline.plan import NoInputError
+    from binlog_schema.pipeline.report import (Progress, companion_lines, exit_status,
+                                               note_lines, problem_lines_of, status_line,
                                                summary_lines)
     from binlog_schema.pipeline.tables import TABLES, check_format
+    from binlog_schema.statuses import DAMAGED, STOPPED, worst
     progress = Progress(spark, enabled=not args.quiet)
     try:
         check_format(spark, args.format)
@@ -275,7 +290,10 @@ def _run_decode(spark, args, early=None) -> int:
         return USAGE
     except SchemaFileError as e:
         print(f"binlog-schema spark decode: --schema {e}", file=sys.stderr)
-        return 1
+        return STOPPED
+    except NoInputError as e:
+        print(f"binlog-schema spark decode: {e}", file=sys.stderr)
+        return STOPPED
     if getattr(tables, "file_rows", None) is not None:   # as written, without reading back
         from binlog_schema.pipeline import schema
         names = schema.FILES.fieldNames()
@@ -283,13 +301,36 @@ def _run_decode(spark, args, early=None) -> int:
     else:
         # (a Delta table's too: the Parquet files of its only version)
         rows = spark.read.parquet(out + "/files").orderBy("file").collect()
+    rows = in_stream_order(rows, tables.inputs)
     for line in summary_lines(rows):
         print(line)
+    for line in companion_lines(tables.inputs):
+        print(line)
     print(f"tables written under {out}: {', '.join(TABLES)} ({args.format})", flush=True)
-    status = status_line(rows)
-    if status:
-        print(status, flush=True)
-    return exit_status(rows)
+    status = exit_status(rows)
+    problems = problem_lines_of(spark, out + "/errors", rows) if status else []
+    notes = note_lines(tables.inputs)
+    for line in problems + notes:
+        print(line, file=sys.stderr)
+    sys.stderr.flush()
+    said = status_line(rows)
+    if said:
+        print(said, flush=True)
+    if notes:
+        status = worst(status, DAMAGED)
+        if status == DAMAGED and not said:
+            print(f"exit status {DAMAGED}: a binlog index names files that are not among "
+                  "the inputs, or could not be read (said on stderr)", flush=True)
+    return status
+
+
+def in_stream_order(rows, inputs) -> list:
+    """The ``files`` rows in the order the inputs were read in (a binlog index's, else
+    names); inputs that named nothing after them."""
+    from binlog_schema.pipeline.fsio import display_name
+    order = {display_name(uri): i for i, (uri, _) in enumerate(inputs.files)} \
+        if inputs is not None else {}
+    return sorted(rows, key=lambda r: (order.get(r["file"], len(order)), r["file"]))
 
 
 # ---------------------------------------------------------------------------------------
@@ -307,7 +348,7 @@ def run_fixtures(args) -> int:
                         transactions=args.transactions, table_maps=args.table_maps)
     except ValueError as e:
         print(f"binlog-schema spark fixtures: {e}", file=sys.stderr)
-        return 2
+        return USAGE
     total = sum(m["bytes"] for m in made)
     by_flavor = {}
     for m in made:
@@ -316,28 +357,55 @@ def run_fixtures(args) -> int:
           f", {total / (1 << 20):.1f} MiB, {sum(m['transactions'] for m in made)} "
           f"transactions, {sum(1 for m in made if m.get('compressed'))} files compressed, "
           f"in {time.time() - t0:.1f}s under {os.path.abspath(args.out)} (seed {args.seed})")
-    return 0
+    return CLEAN
 
 
 def run_validate(args) -> int:
     """``spark validate``: check, print the failures and the counts, write the report."""
+    from binlog_schema.pipeline.plan import NoInputError, binlog_inputs
+    from binlog_schema.pipeline.report import companion_lines, note_lines
     from binlog_schema.pipeline.session import start_session
-    from binlog_schema.pipeline.validate_job import validate
+    from binlog_schema.pipeline.validate_job import status_of, validate
+    from binlog_schema.serial.write import os_problem
+    from binlog_schema.statuses import DAMAGED, STOPPED, worst
     if not args.specs and not args.roundtrip:
         print("binlog-schema spark validate: give --specs DIR and/or --roundtrip INPUT...",
               file=sys.stderr)
-        return 2
+        return USAGE
     spark = start_session(args.master, parse_conf(args.conf))
     t0 = time.time()
-    df = validate(spark, args.specs or (), args.roundtrip or ()).cache()
+    listing = None
+    try:
+        if args.roundtrip:
+            listing = binlog_inputs(spark, list(args.roundtrip)).check()
+        df = validate(spark, args.specs or (), args.roundtrip or (), listing=listing).cache()
+    except NoInputError as e:
+        print(f"binlog-schema spark validate: --roundtrip: {e}", file=sys.stderr)
+        return STOPPED
+    except OSError as e:
+        print(f"binlog-schema spark validate: {e.filename}: {os_problem(e)}", file=sys.stderr)
+        return STOPPED
     if args.out:
-        df.write.mode("overwrite" if args.overwrite else "errorifexists").parquet(args.out)
+        from pyspark.errors import AnalysisException
+        try:
+            df.write.mode("overwrite" if args.overwrite else "errorifexists").parquet(args.out)
+        except AnalysisException as e:   # (it exists: --overwrite)
+            print(f"binlog-schema spark validate: --out {args.out}: "
+                  f"{str(e).strip().splitlines()[0]}", file=sys.stderr)
+            return USAGE
     rows = df.collect()
     bad = [r for r in rows if not r["ok"]]
-    for r in bad[:20]:
+    for r in [r for r in bad if r["check"] == "spec"][:20]:
         print(f"FAIL {r['check']} {r['file']} [{r['name']}]")
         for p in (r["problems"] or [])[:3]:
             print(f"    {p}")
+    for r in bad:   # (every file that did not pass: file, offset, reason)
+        if r["check"] == "roundtrip":
+            for p in r["problems"] or ["failed"]:
+                print(f"{r['file']}: {p}", file=sys.stderr)
+    for line in note_lines(listing):
+        print(line, file=sys.stderr)
+    sys.stderr.flush()
     for check in ("spec", "roundtrip"):
         sel = [r for r in rows if r["check"] == check]
         if not sel:
@@ -348,12 +416,20 @@ def run_validate(args) -> int:
             line += (f" ({sum(r['events'] or 0 for r in sel)} events, "
                      f"{sum(r['identical'] or 0 for r in sel)} identical, "
                      f"{sum(r['rows'] or 0 for r in sel)} rows, "
-                     f"{sum(r['rows_identical'] or 0 for r in sel)} rows identical, "
+                     f"{sum(r['rows_identical'] or 0 for r in sel)} rows identical, rows not "
+                     f"decodable in {sum(r['rows_failed'] or 0 for r in sel)} events, "
                      f"{sum(1 for r in sel if r['truncated_tail'])} truncated tails)")
+        print(line)
+    for line in companion_lines(listing):
         print(line)
     print(f"checked {len(rows)} items in {time.time() - t0:.1f}s"
           + (f"; report table: {args.out}" if args.out else ""))
-    return 1 if bad or not rows else 0
+    status = CLEAN if rows else STOPPED
+    for r in bad:
+        status = worst(status, status_of(r))
+    if listing is not None and listing.notes:
+        status = worst(status, DAMAGED)
+    return status
 
 
 def main(argv=None) -> int:

@@ -3,15 +3,19 @@ summary (per table: rows inserted, updated, deleted and held at the end)."""
 
 from __future__ import annotations
 
+import os
 import sys
 
 
 def run_current(args, conf: dict) -> int:
     """``args``: the command's arguments; ``conf``: its ``--conf`` items parsed."""
+    from ..statuses import STOPPED, USAGE
     from .current_job import CurrentError, current
     from .decode_job import SchemaFileError
-    from .report import USAGE, Progress
-    from .session import finish_session, start_session
+    from .plan import NoInputError
+    from .report import Progress, companion_lines
+    from .session import finish_session, jvm_starts_here, start_session
+    own_jvm = "PYSPARK_GATEWAY_PORT" not in os.environ and jvm_starts_here()
     spark = start_session(args.master, conf)
     rc = None
     try:
@@ -27,17 +31,23 @@ def run_current(args, conf: dict) -> int:
             return rc
         except SchemaFileError as e:
             print(f"binlog-schema spark current: --schema {e}", file=sys.stderr)
-            rc = 1
+            rc = STOPPED
+            return rc
+        except NoInputError as e:
+            print(f"binlog-schema spark current: {e}", file=sys.stderr)
+            rc = STOPPED
             return rc
         for line in summary_lines(result):
             print(line)
-        for table, message in result.problems:
-            print(f"binlog-schema spark current: {table + ': ' if table else ''}{message}",
-                  file=sys.stderr)
+        for line in companion_lines(result.inputs):
+            print(line)
+        for line in result.problem_lines():
+            print(line, file=sys.stderr)
         rc = result.status
         return rc
     finally:
-        finish_session(spark, ok=rc is not None and rc != USAGE)
+        if own_jvm:   # (a session this command started; one it was given stays)
+            finish_session(spark, ok=rc is not None and rc != USAGE)
 
 
 def summary_lines(result) -> list:

@@ -5,17 +5,21 @@ row each key holds at the end (:func:`fold_batches`).
 The driver's :class:`FoldPlan` says, from the schema history's table lives
 (:mod:`binlog_schema.schema.lives`), which table each (database, table) name meant at each
 order key, and for each table: its versions (column name -> column origin, the value a
-column missing from an insert image takes: its DEFAULT then), its final columns and primary
-key (origins), the value a column added later gives the rows that were there (its DEFAULT
-when added), and its truncations. Images are held by column origin, so a value logged under
-one name is found under the final one; a column dropped since is gone.
+column missing from an insert image takes: its DEFAULT then, and the primary key in force),
+its final columns and primary key (origins), the value a column added later gives the rows
+that were there (its DEFAULT when added), and its truncations. Images are held by column
+origin, so a value logged under one name is found under the final one; a column dropped
+since is gone.
 
-A table with a primary key is folded per key: an insert or a full image puts the row, a
-delete removes it, a partial image (MINIMAL, NOBLOB) updates the columns it holds. A table
-without one is a multiset keyed by the whole row: an insert adds a copy, a delete removes
-one. An update whose row changes key is a delete of the old key and a put of the new one;
-when its image is partial the new row needs the old one's other columns: the driver then
-folds such a table whole (``gkey`` empty, one group per table) rather than per key.
+Each change is keyed by the primary key in force where it is (a key added, changed or
+dropped by a later ALTER applies from there on). With a primary key, a table is folded per
+key: an insert or a full image puts the row, a delete removes it, a partial image (MINIMAL,
+NOBLOB) updates the columns it holds. Without one it is a multiset keyed by the whole row:
+an insert adds a copy, a delete removes one. An update whose row changes key is a delete of
+the old key and a put of the new one; when its image is partial the new row needs the old
+one's other columns: the driver then folds such a table whole (``gkey`` empty, one group
+per table) rather than per key, as it does a table whose key changes (the rows held are
+keyed anew where it does).
 """
 
 from __future__ import annotations
@@ -24,7 +28,18 @@ import pickle
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
-UNKNOWN = object()      # a fill value nobody can know (DEFAULT CURRENT_TIMESTAMP...)
+class _Unknown:
+    """A fill value nobody can know (DEFAULT CURRENT_TIMESTAMP...): one object, the same
+    after pickling (the plan travels to the tasks)."""
+
+    def __reduce__(self):
+        return "UNKNOWN"
+
+    def __repr__(self):
+        return "UNKNOWN"
+
+
+UNKNOWN = _Unknown()
 
 # (the keyed and folded rows: their Spark schemas are in current_job)
 KEYED_FIELDS = ("origin", "gkey", "okey", "sub", "op", "operation", "key", "old", "image",
@@ -36,7 +51,8 @@ class TableFold:
     """One table's life as the tasks need it (see the module docstring)."""
 
     origin: int
-    versions: list = field(default_factory=list)   # [(okey, {lower name: origin}, {origin: fill})]
+    # [(okey, {lower name: origin}, {origin: fill}, [primary key origins]: [] a multiset)]
+    versions: list = field(default_factory=list)
     final: list = field(default_factory=list)      # [(name, origin)]
     key: list = field(default_factory=list)        # final primary key (origins); [] multiset
     added: dict = field(default_factory=dict)      # origin -> fill for rows already there
@@ -46,9 +62,20 @@ class TableFold:
         i = bisect_right(self._starts, okey)
         return self.versions[max(i - 1, 0)]
 
+    def key_at(self, okey) -> list:
+        """The origins a row is keyed by at ``okey``: the primary key in force there, else
+        (a multiset) every final column."""
+        return self.version_at(okey)[3] or self._whole
+
+    @property
+    def key_changes(self) -> bool:
+        """Whether the primary key in force changes in the table's life."""
+        return len({tuple(v[3]) for v in self.versions}) > 1
+
     def __post_init__(self):
         self._starts = [v[0] for v in self.versions]
         self.final_origins = frozenset(o for _, o in self.final)
+        self._whole = [o for _, o in self.final]
 
 
 @dataclass
@@ -82,7 +109,7 @@ def key_of(image: dict, origins) -> bytes | None:
 def project(t: TableFold, version, image: dict, full: bool, problems: list) -> dict:
     """An image logged under ``version`` as {final origin: Value}; ``full``: also every final
     column it lacks (its fill: missing from an insert, or added since)."""
-    okey, names, fills = version
+    okey, names, fills, _ = version
     out = {}
     final = t.final_origins
     for name, v in image.items():
@@ -123,7 +150,7 @@ def key_rows(rows, plan: FoldPlan):
         before = dict(r["before"]) if r["before"] is not None else None
         after = dict(r["after"]) if r["after"] is not None else None
         cols = len(names)
-        key = t.key or [o for _, o in t.final]
+        key = t.key_at(okey)
         if op == "insert":
             img = project(t, version, after, True, problems)
             rows_out = [("put", key_of(img, key), None, img)]
@@ -168,6 +195,28 @@ class Folder:
         self.state: dict = {}      # key -> [image, copies, okey]
         self.at = ""               # the last order key applied
         self.problems: list = []
+        self.keyed = None          # the key in force (origins), once a row came
+
+    def _rekey(self, okey):
+        """The rows held keyed by the key in force at ``okey`` (when it changed since the
+        last row: an ALTER added, changed or dropped the primary key)."""
+        key = self.t.key_at(okey)
+        if key == self.keyed:
+            return
+        if self.keyed is not None and self.state:
+            held, self.state = self.state, {}
+            for img, copies, at in held.values():
+                k = key_of(img, key)
+                if k is None:
+                    self.problems.append(f"{okey}: a row held lacks a column of the primary "
+                                         "key an ALTER gave the table")
+                    continue
+                st = self.state.get(k)
+                if st is None:
+                    self.state[k] = [img, copies, at]
+                else:
+                    st[1] += copies
+        self.keyed = key
 
     def _truncated_between(self, a, b) -> bool:
         tr = self.t.truncates
@@ -178,18 +227,20 @@ class Folder:
         okey = r["okey"]
         if self.state and self._truncated_between(self.at, okey):
             self.state.clear()
+        self._rekey(okey)
+        keyed = bool(self.t.version_at(okey)[3])
         self.at = okey
         op, key = r["op"], r["key"]
         img = pickle.loads(r["image"]) if r["image"] is not None else None
         st = self.state.get(key)
         if op == "put":
-            if st is None or self.t.key:
+            if st is None or keyed:
                 self.state[key] = [img, 1, okey]
             else:
                 st[0], st[2] = img, okey
                 st[1] += 1
         elif op == "del":
-            self._remove(key, okey)
+            self._remove(key, okey, keyed)
         elif op == "merge":
             if st is None:
                 self.problems.append(f"{okey}: a partial image updates a row not held")
@@ -202,18 +253,18 @@ class Folder:
                 self.problems.append(f"{okey}: a partial image moves a row not held")
                 return
             merged = {**old[0], **img}
-            self._remove(r["old"], okey)
+            self._remove(r["old"], okey, keyed)
             cur = self.state.get(key)
-            if cur is None or self.t.key:
+            if cur is None or keyed:
                 self.state[key] = [merged, 1, okey]
             else:
                 cur[1] += 1
 
-    def _remove(self, key, okey):
+    def _remove(self, key, okey, keyed):
         st = self.state.get(key)
         if st is None:
             self.problems.append(f"{okey}: a delete of a row not held")
-        elif st[1] > 1 and not self.t.key:
+        elif st[1] > 1 and not keyed:
             st[1] -= 1
         else:
             del self.state[key]

@@ -4,7 +4,7 @@ as Parquet or Delta (:func:`write_tables`)."""
 
 from __future__ import annotations
 
-from .current_fold import KEYED_FIELDS, TableFold, key_of
+from .current_fold import KEYED_FIELDS, UNKNOWN, TableFold, key_of
 from .current_plan import column_facts, value_dict
 from .current_types import DAY_US, decoded_value, has_time_type, is_time, micros, typed_column
 
@@ -46,7 +46,9 @@ def read_table(spark, path: str, fmt: str, version=None):
 
 def base_keyed(spark, base, state, name, info, t: TableFold, lives, tz):
     """The rows of the base's table ``name`` as puts (keyed rows) of table ``t``, at their
-    ``_order_key`` (before every change this run applies)."""
+    ``_order_key`` (before every change this run applies), keyed by the primary key in force
+    there, with the columns added since (by this run's ALTERs) as the server filled the rows
+    it held then: the column's DEFAULT when added, NULL, or its type's implicit default."""
     import pickle
     from .arrow import arrow_type
     from .schema import VALUE
@@ -59,8 +61,13 @@ def base_keyed(spark, base, state, name, info, t: TableFold, lives, tz):
         return spark.createDataFrame([], keyed_schema())
     df = df.select(*[c["name"] for c, _ in cols], "_order_key")
     vtype = arrow_type(VALUE, tz)
-    key = t.key or [o for _, o in t.final]
     final = t.final_origins
+    held = {o for _, o in cols}
+    added = {o: t.added.get(o, UNKNOWN) for _, o in t.final if o not in held}
+    unknown = sorted(n for n, o in t.final if added.get(o, None) is UNKNOWN)
+    problem = (f"the value of column(s) {', '.join(unknown)} in the rows of --base is not "
+               "known (their DEFAULT is an expression): NULL") if unknown else None
+    fills = {o: (None if v is UNKNOWN else v) for o, v in added.items()}
 
     def puts(batches):
         import pyarrow as pa
@@ -69,7 +76,7 @@ def base_keyed(spark, base, state, name, info, t: TableFold, lives, tz):
         from .columns import value_struct
         for b in batches:
             data = b.to_pydict()
-            images = [{} for _ in range(b.num_rows)]
+            images = [dict(fills) for _ in range(b.num_rows)]
             for c, o in cols:
                 if o not in final:
                     continue
@@ -78,10 +85,10 @@ def base_keyed(spark, base, state, name, info, t: TableFold, lives, tz):
                     img[o] = v
             rows = []
             for img, okey in zip(images, data["_order_key"]):
-                k = key_of(img, key) or b""
+                k = key_of(img, t.key_at(okey or "")) or b""
                 rows.append({"origin": t.origin, "gkey": k, "okey": okey or "", "sub": 0,
                              "op": "put", "operation": None, "key": k, "old": None,
-                             "image": pickle.dumps(img, protocol=5), "problem": None})
+                             "image": pickle.dumps(img, protocol=5), "problem": problem})
             if rows:
                 yield pa.RecordBatch.from_pylist(rows, schema=arrow)
     return df.mapInArrow(puts, keyed_schema())
@@ -106,26 +113,29 @@ def _time_modes(spark, df, cols, fmt) -> dict:
             (r[f"hi{o}"] is None or r[f"hi{o}"] < DAY_US) else "interval" for _, o in times}
 
 
+WRITERS = 4   # tables written at once (small tables: Spark's per-job overhead overlaps)
+
+
 def write_tables(spark, folded, live: dict, out, fmt, flavor, counts, state, base,
                  same=frozenset()) -> dict:
     """Each live table (origin -> Life) typed and written under ``out`` (those of ``same``,
-    Delta tables this run leaves as they are, kept as they are); returns the state's
-    ``tables`` entries ("db.table" -> rows, inserted, updated, deleted, version)."""
+    Delta tables this run leaves as they are, kept as they are), :data:`WRITERS` at once;
+    returns the state's ``tables`` entries ("db.table" -> rows, inserted, updated, deleted,
+    version)."""
+    from concurrent.futures import ThreadPoolExecutor
     from pyspark.sql import functions as F
     sizes = {r["origin"]: r["count"] for r in folded.groupBy("origin").count().collect()}
     written = {}
-    for o, life in sorted(live.items(), key=lambda x: x[1].name):
+
+    def write(o, life):
         name = ".".join(life.name)
-        if o in same:
-            written[name] = dict(state["tables"][name], inserted=0, updated=0, deleted=0)
-            continue
         cols = _columns(life.final, flavor)
         df = folded.where(F.col("origin") == o)
+        spark.sparkContext.setJobDescription(f"write {name}")
         modes = _time_modes(spark, df, cols, fmt)
         typed = df.select(*[typed_column(c, F.col("image")[str(oc)], modes.get(oc, "interval"))
                             for c, oc in cols], F.col("okey").alias("_order_key"))
         path = table_path(out, life.name)
-        spark.sparkContext.setJobDescription(f"write {name}")
         entry = {"rows": sizes.get(o, 0), "inserted": counts.get(o, {}).get("insert", 0),
                  "updated": counts.get(o, {}).get("update", 0),
                  "deleted": counts.get(o, {}).get("delete", 0)}
@@ -136,7 +146,19 @@ def write_tables(spark, folded, live: dict, out, fmt, flavor, counts, state, bas
             entry["version"] = delta.replace_table(path, staged, {"binlog_schema": name})
         else:
             typed.write.mode("overwrite").parquet(path)
-        written[name] = entry
+        return name, entry
+
+    todo = []
+    for o, life in sorted(live.items(), key=lambda x: x[1].name):
+        name = ".".join(life.name)
+        if o in same:
+            written[name] = dict(state["tables"][name], inserted=0, updated=0, deleted=0)
+        else:
+            todo.append((o, life))
+    with ThreadPoolExecutor(max_workers=max(1, min(WRITERS, len(todo)))) as pool:
+        for name, entry in pool.map(lambda ol: write(*ol), todo):
+            written[name] = entry
+    written = dict(sorted(written.items()))
     if fmt == "delta" and base == out:   # (tables dropped or renamed since: gone)
         from .tables import hadoop_fs
         for name in (state or {}).get("tables", {}):

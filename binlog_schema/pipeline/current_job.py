@@ -47,12 +47,23 @@ class CurrentResult:
     pending: int = 0                              # changes after the last complete transaction
     problems: list = field(default_factory=list)  # (table or "", message)
     files: list = field(default_factory=list)     # the decode job's files rows
+    inputs: object = None                         # the inputs listed (plan.Inputs)
+    unread: list = field(default_factory=list)    # stderr lines: files not read or damaged
 
     @property
     def status(self) -> int:
+        from ..statuses import CLEAN, DAMAGED, worst
         from .report import exit_status
-        rc = exit_status(self.files) if self.files else 0
-        return rc or (3 if self.problems else 0)
+        rc = exit_status(self.files) if self.files else CLEAN
+        notes = self.inputs is not None and self.inputs.notes
+        return worst(rc, DAMAGED) if self.problems or notes else rc
+
+    def problem_lines(self) -> list:
+        """What the run could not read, decode or apply: one stderr line each."""
+        from .report import note_lines
+        return (list(self.unread) + note_lines(self.inputs)
+                + [f"binlog-schema spark current: {t + ': ' if t else ''}{m}"
+                   for t, m in self.problems])
 
 
 # ---------------------------------------------------------------------------------------
@@ -106,11 +117,13 @@ def current(inputs, spark=None, *, out: str, base: str | None = None, schema=Non
     continue (its tables are the starting state; with ``fmt="delta"`` it may be ``out``
     itself: the tables get a new version); ``schema``: schema files (``mysqldump
     --no-data``) for tables created before the first binlog (their rows then are not known:
-    give ``base``, or ``assume_empty`` when they were empty). Raises :class:`CurrentError`."""
+    give ``base``, or ``assume_empty`` when they were empty). Raises :class:`CurrentError`,
+    and :class:`~.plan.NoInputError` when the inputs hold no binlog (nothing is written)."""
     from contextlib import nullcontext
     from .decode_job import decode
+    from ..model.transactions import file_sequence
     from .history import plan_schema
-    from .plan import list_inputs
+    from .plan import binlog_inputs
     from .session import start_session
     from .tables import qualify
     spark = spark or start_session()
@@ -133,15 +146,26 @@ def current(inputs, spark=None, *, out: str, base: str | None = None, schema=Non
     state = read_state(spark, base) if base else None
     if state and state.get("format", "parquet") != fmt and base == out:
         raise CurrentError(f"--base {base} holds {state.get('format')} tables")
+    listing = binlog_inputs(spark, list(inputs)).check()   # (before anything is written)
+    files = listing.files
     _prepare(spark, out, base, overwrite)
     stage = progress.stage if progress else (lambda label: nullcontext())
     base_okey = (state or {}).get("applied", {}).get("okey", "")
     seed = list((state or {}).get("schema", {}).get("seed", []))
     # (okey, body) of every schema statement the base applied
     applied_statements = _unpack((state or {}).get("schema", {}).get("statements", ""))
-    files, _ = list_inputs(spark, list(inputs))
     with stage("schema statements"):
-        plan = plan_schema(spark, files, list(schema or []), seed=seed)
+        from ..schema import DDLError
+        from .decode_job import SchemaFileError
+        try:
+            plan = plan_schema(spark, files, list(schema or []), seed=seed)
+        except OSError as e:
+            raise SchemaFileError(f"{e.filename}: {e.strerror or e}") from None
+        except DDLError as e:
+            raise SchemaFileError(str(e)) from None
+    if plan.flavor is None and state:   # (files that do not say: the base's server)
+        plan.flavor = state.get("schema", {}).get("flavor")
+        plan.version = state.get("schema", {}).get("version")
     okey_of = _okeys(plan)
     # the tasks decode every change of the files (those the base applied too, then left
     # out) with the history in force where it is: the base's statements in these files
@@ -154,13 +178,20 @@ def current(inputs, spark=None, *, out: str, base: str | None = None, schema=Non
     work = f"{out}/{STATE}/work"
     tables = decode(list(inputs), spark, out=f"{work}/changes", engine="arrow",
                     split_size=split_size, mode="overwrite", progress=progress,
-                    schema_plan=plan)
+                    schema_plan=plan, listing=listing)
     lives, fold = _lives(plan, applied_statements, new_statements, spark)
+    from .report import problem_lines_of
     from .schema import FILES
     result = CurrentResult(out, fmt, files=[dict(zip(FILES.fieldNames(), r))
-                                            for r in tables.file_rows or []])
+                                            for r in tables.file_rows or []], inputs=listing)
+    result.unread = problem_lines_of(spark, f"{work}/changes/errors", result.files)
+    names = {file_sequence(n): n for n in [*(state or {}).get("files", []),
+                                           *(_display(u) for u, _ in files)]}
     for e in lives.refused:
-        result.problems.append(("", f"schema statement not modelled: {e}"))
+        result.problems.append(_refusal(e, e.position, names))
+    for e in lives.history.refused:   # (statements of --base: (-1, j, j) is the j-th)
+        result.problems.append(_refusal(e, applied_statements[e.position[1]][0], names,
+                                        " (by the run of --base)"))
     base_tables = (state or {}).get("tables", {})
     base_origins = {}
     for name, info in base_tables.items():
@@ -197,6 +228,18 @@ def current(inputs, spark=None, *, out: str, base: str | None = None, schema=Non
     fs.delete(p, True)
     result.tables = written
     return result
+
+
+def _refusal(e, okey, names, by: str = "") -> tuple:
+    """(tables, message) of a schema statement the history refused (a DDLRefused at the
+    order key ``okey``; ``names``: file names by sequence number): the table it names is not
+    known from there, its rows not applied, the table not written."""
+    from ..model.transactions import order_key_fields
+    seq, offset = order_key_fields(okey)[:2]
+    tables = ", ".join(".".join(t) for t in e.tables)
+    return (tables, f"{names.get(seq, f'binlog {seq}')}: at {offset}: schema statement "
+                    f"refused{by}: {e}; the table it names is not known from there (not "
+                    "written)")
 
 
 def _display(uri: str) -> str:
@@ -360,6 +403,7 @@ def _fold_and_write(spark, tables, fold: FoldPlan, lives, base, base_origins, st
     keyed = keyed.persist()
     whole = {r["origin"] for r in keyed.where(F.col("op") == "move").select("origin")
              .distinct().collect()}   # (tables folded whole: see current_fold)
+    whole |= {o for o, t in fold.tables.items() if t.key_changes}
     counts = {}
     for r in keyed.where(F.col("operation").isNotNull()).groupBy("origin", "operation") \
             .count().collect():

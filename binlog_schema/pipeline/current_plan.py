@@ -113,14 +113,20 @@ def fold_plan(lives, vtype) -> FoldPlan:
             f = {c.origin: value_dict(fill_value(c), vtype) for c in table.columns}
             for o, v in f.items():
                 added.setdefault(o, v)   # (a column's value for the rows there when it came)
-            versions.append((okey, {c.name.lower(): c.origin for c in table.columns}, f))
+            versions.append((okey, {c.name.lower(): c.origin for c in table.columns}, f,
+                             _key(table)))
         final = life.final
-        by_name = {c.name.lower(): c.origin for c in final.columns}
         plan.tables[life.origin] = TableFold(
             life.origin, versions, [(c.name, c.origin) for c in final.columns],
-            [by_name[n.lower()] for n in final.effective_primary_key()[0]], added,
-            list(life.truncates))
+            _key(final), added, list(life.truncates))
     return plan
+
+
+def _key(table) -> list:
+    """The origins of a table version's primary key (the key the server treats as primary:
+    :meth:`~binlog_schema.schema.model.Table.effective_primary_key`); [] without one."""
+    by_name = {c.name.lower(): c.origin for c in table.columns}
+    return [by_name[n.lower()] for n in table.effective_primary_key()[0]]
 
 
 def column_facts(col, index: int, flavor: str | None) -> dict:

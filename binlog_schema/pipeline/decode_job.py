@@ -9,8 +9,8 @@ from __future__ import annotations
 from contextlib import nullcontext
 
 from binlog_schema.pipeline import tasks
-from binlog_schema.pipeline.plan import (DEFAULT_SPLIT, EarlyPrescan, list_inputs, pack,
-                                         parse_size, plan_splits, task_count)
+from binlog_schema.pipeline.plan import (DEFAULT_SPLIT, EarlyPrescan, Inputs, binlog_inputs,
+                                         pack, parse_size, plan_splits, task_count)
 from binlog_schema.pipeline.reconcile import (EVENT_STAGES, FAILURE_STAGES, count_by_file,
                                               files_rows)
 from binlog_schema.pipeline.session import session_time_zone, start_session
@@ -36,7 +36,7 @@ def decode(inputs, spark=None, *, out: str | None = None, engine: str = "auto",
            split_size=DEFAULT_SPLIT, rows: bool = True, partitions: int | None = None,
            include_hidden: bool = False, mode: str = "errorifexists",
            progress=None, prescan: EarlyPrescan | None = None,
-           schema=None, schema_plan=None) -> BinlogTables:
+           schema=None, schema_plan=None, listing: Inputs | None = None) -> BinlogTables:
     """Decode binlog files (paths, directories, globs, any Hadoop filesystem) into
     DataFrames: ``events``, ``table_maps``, ``row_changes``, ``errors``, ``files``.
 
@@ -54,7 +54,13 @@ def decode(inputs, spark=None, *, out: str | None = None, engine: str = "auto",
     with it (else an ``errors`` row of stage ``schema``; see :class:`RowDecoder`). Raises
     :class:`SchemaFileError` for a schema file it cannot use. ``schema_plan``: a
     :class:`~binlog_schema.pipeline.history.SchemaPlan` made already (instead of
-    ``schema``)."""
+    ``schema``).
+
+    The inputs are listed by :func:`~.plan.binlog_inputs` (or given listed: ``listing``):
+    the files a server keeps beside its binlogs (index, GTID state and index, replica info)
+    are not read (the tables' ``inputs`` lists them); an index gives the order of the files
+    it names. Raises :class:`~.plan.NoInputError` when there is no file to read (nothing is
+    written then)."""
     spark = spark or start_session()
     if engine == "auto":
         engine = "arrow" if have_pyarrow() else "spark"
@@ -63,7 +69,8 @@ def decode(inputs, spark=None, *, out: str | None = None, engine: str = "auto",
     split_bytes = parse_size(split_size)
     if isinstance(inputs, str):
         inputs = [inputs]
-    files, missing = list_inputs(spark, list(inputs), include_hidden)
+    listing = (listing or binlog_inputs(spark, list(inputs), include_hidden)).check()
+    files, missing = listing.files, listing.missing
     with progress.stage("pre-scan") if progress else nullcontext():
         splits = plan_splits(spark, files, missing, split_bytes,
                              prescan.result() if prescan is not None else None)
@@ -88,8 +95,11 @@ def decode(inputs, spark=None, *, out: str | None = None, engine: str = "auto",
                      f"{len(groups)} tasks, {sum(s.length for s in splits) / (1 << 20):.1f} "
                      "MiB")
     if engine == "spark":
-        return _decode_cached(spark, groups, splits, rows, plan)
-    return _decode_arrow(spark, groups, splits, rows, out, mode, progress, plan)
+        tables = _decode_cached(spark, groups, splits, rows, plan)
+    else:
+        tables = _decode_arrow(spark, groups, splits, rows, out, mode, progress, plan)
+    tables.inputs = listing
+    return tables
 
 
 def _decode_cached(spark, groups, splits, want_rows, plan=None):

@@ -5,7 +5,7 @@ The driver reads the schema files (``mysqldump --no-data`` or ``SHOW CREATE TABL
 the schema at the start of the first file) and runs one Spark job that lists, per file, the
 statements of its QUERY events that may change the schema (:func:`statements_of`: BEGIN,
 COMMIT and statement-based changes are known from the statement's first bytes and passed
-over). :class:`SchemaPlan` holds them in stream order -- the files in name order, as one
+over). :class:`SchemaPlan` holds them in stream order -- the files in name order (or a binlog index's), as one
 server's binlog sequence -- and each task builds the history at its split's start
 (:meth:`SchemaPlan.history_at`: the seed, then every statement before that place); its
 :class:`~binlog_schema.model.row_change.RowDecoder` replays the split's own statements on from
@@ -52,6 +52,9 @@ def statements_of(uri: str) -> tuple:
                     body = rec.value["body"]
                     out.append((rec.offset, plain({k: body.get(k) for k in (
                         "database", "query", "status_vars")})))
+            if flavor is None and reader.ctx is not None and reader.ctx.server_version:
+                # (a file without QUERY events: MariaDB's rows-only transactions)
+                flavor, version = reader.ctx.flavor, reader.ctx.server_version
     except (OSError, BinlogError):
         pass   # (the decode job reports the file)
     return uri, flavor, version, out
@@ -71,8 +74,8 @@ class SchemaPlan:
 
     @classmethod
     def make(cls, seed: list, found) -> "SchemaPlan":
-        """From the seed texts and :func:`statements_of` of every file."""
-        found = sorted(found, key=lambda x: x[0])
+        """From the seed texts and :func:`statements_of` of every file, in stream order (the
+        order of :func:`~.plan.binlog_inputs`: names, or a binlog index's)."""
         plan = cls(list(seed))
         for index, (uri, flavor, version, stmts) in enumerate(found):
             plan.order[uri] = index
@@ -82,13 +85,18 @@ class SchemaPlan:
         return plan
 
     def check_seed(self):
-        """The seeded history (raises DDLRefused for a schema file it cannot use)."""
-        from ..schema.history import SchemaHistory
+        """The seeded history (raises DDLRefused for a schema file it cannot use; a previous
+        run's statement it refuses is in its ``refused``, the table it names unknown, as
+        when that run replayed it)."""
+        from ..schema.history import DDLRefused, SchemaHistory
         history = SchemaHistory(self.flavor or "mysql", self.version)
         for text in self.seed:
             history.seed(text)
         for j, body in enumerate(self.prelude):   # (a previous run's statements: applied)
-            history.apply_query(body, None, (-1, j, j))
+            try:
+                history.apply_query(body, None, (-1, j, j))
+            except DDLRefused as e:
+                history.refused.append(e)
         return history
 
     def history_at(self, uri: str, start: int):

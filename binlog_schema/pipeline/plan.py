@@ -1,5 +1,7 @@
 """What the decode job reads and how it is cut: the inputs listed through Hadoop's
-FileSystem API (:func:`list_inputs`), the splits of each file (:func:`plan_splits`: large
+FileSystem API (:func:`list_inputs`) and sorted into binlogs, in the server's order where a
+binlog index gives it, and the companion files a server keeps beside them
+(:func:`binlog_inputs`, :class:`Inputs`), the splits of each file (:func:`plan_splits`: large
 files pre-scanned as a Spark job, or by :class:`EarlyPrescan` on the driver while its JVM
 starts; :func:`plan_here` without Spark), and the splits packed into tasks
 (:func:`task_count`, :func:`pack`)."""
@@ -8,6 +10,7 @@ from __future__ import annotations
 
 import math
 import threading
+from dataclasses import dataclass, field
 
 from binlog_schema.pipeline import tasks
 from binlog_schema.pipeline.fsio import list_local
@@ -66,6 +69,123 @@ def list_inputs(spark, inputs, include_hidden: bool = False):
                     seen.add(uri)
                     files.append((uri, s.getLen()))
     return files, missing
+
+
+class NoInputError(ValueError):
+    """No file to read among the inputs (an empty folder, a glob that matches nothing, only
+    a server's companion files): the message says what was given."""
+
+
+@dataclass
+class Inputs:
+    """The inputs of a job, listed: ``files`` ((uri, size)) to read as binlogs, in stream
+    order (name order, but the files a binlog index names in its order); ``missing``
+    ((input, reason)): inputs that name nothing; ``companions`` ((uri, kind, what)): the
+    files a server keeps beside its binlogs (:mod:`binlog_schema.mysql.companions`), not
+    read as binlogs; ``notes`` ((where, message)): what an index said that cannot be
+    followed (a file it names that is not there, an index that cannot be read)."""
+
+    given: list
+    files: list = field(default_factory=list)
+    missing: list = field(default_factory=list)
+    companions: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+
+    def check(self):
+        """Raises :class:`NoInputError` when there is no file to read."""
+        if self.files:
+            return self
+        why = dict(self.missing)
+        parts = [f"{g!r}: {why[g]}" if g in why else f"{g!r}: no binlog file there"
+                 for g in self.given] or ["no input given"]
+        text = "no input file found: " + "; ".join(parts)
+        if self.companions:
+            text += (f" (only {len(self.companions)} companion files of a server's binlogs: "
+                     + ", ".join(c[0].rstrip("/").rsplit("/", 1)[-1]
+                                 for c in self.companions[:5])
+                     + (", ..." if len(self.companions) > 5 else "") + "; no binlog)")
+        raise NoInputError(text)
+
+
+def arrange(given, files, missing, read_text) -> Inputs:
+    """:class:`Inputs` of a listing (``files`` and ``missing`` as :func:`list_inputs` gives
+    them); ``read_text(uri)``: the text of a small file (an index), raising OSError."""
+    from binlog_schema.mysql.companions import (companion, index_entries, is_order_index,
+                                                resolve_entry)
+    out = Inputs(list(given), missing=list(missing))
+    binlogs = []
+    for uri, size in files:
+        what = companion(uri)
+        if what is None:
+            binlogs.append((uri, size))
+        else:
+            out.companions.append((uri, *what))
+    binlogs.sort(key=lambda f: f[0])
+    out.companions.sort()
+    where = {uri: i for i, (uri, _) in enumerate(binlogs)}
+    placed = set()
+    for n, (uri, kind, what) in enumerate(out.companions):
+        if not is_order_index(uri):
+            continue
+        folder = uri.rstrip("/").rsplit("/", 1)[0]
+        try:
+            entries = index_entries(read_text(uri))
+        except (OSError, UnicodeDecodeError) as e:
+            out.notes.append((uri, f"binlog index not read ({_reason(e)}): the files keep "
+                                   "their name order"))
+            continue
+        named = []
+        for entry in entries:
+            found = resolve_entry(entry, folder, where)
+            if found is None:
+                out.notes.append((uri, f"names {entry}, which is not among the inputs: "
+                                       "not read"))
+            elif found not in placed:
+                placed.add(found)
+                named.append(found)
+        out.companions[n] = (uri, kind, f"{what}: the order of {len(named)} files")
+        slots = sorted(where[u] for u in named)   # (the index's files take its order)
+        items = [binlogs[where[u]] for u in named]
+        for slot, item in zip(slots, items):
+            binlogs[slot] = item
+        where = {u: i for i, (u, _) in enumerate(binlogs)}
+    out.files = binlogs
+    return out
+
+
+def _reason(e) -> str:
+    if isinstance(e, OSError):
+        from binlog_schema.serial.write import os_problem
+        return os_problem(e)
+    return f"not text: {e}"
+
+
+def binlog_inputs(spark, inputs, include_hidden: bool = False) -> Inputs:
+    """The inputs listed (:func:`list_inputs`) and arranged (:func:`arrange`); index files
+    read on the driver."""
+    files, missing = list_inputs(spark, list(inputs), include_hidden)
+    return arrange(inputs, files, missing, lambda uri: read_small(spark, uri))
+
+
+def read_small(spark, uri: str, limit: int = 16 << 20) -> str:
+    """The text of a small file (an index) on the driver: local paths directly, others
+    through Hadoop's FileSystem API (or :func:`~.fsio.open_input` without a JVM)."""
+    from binlog_schema.pipeline.fsio import local_path, open_input
+    if local_path(uri) is None and getattr(spark, "_jvm", None) is not None:
+        from binlog_schema.pipeline.tables import hadoop_fs
+        try:
+            fs, p = hadoop_fs(spark, uri)
+            stream = fs.open(p)
+            try:
+                data = bytes(stream.readNBytes(limit))   # (Java's InputStream)
+            finally:
+                stream.close()
+        except Exception as e:  # noqa: BLE001 - py4j's errors: a file that cannot be read
+            raise OSError(str(e).strip().splitlines()[0]) from None
+    else:
+        with open_input(uri) as f:
+            data = f.read(limit)
+    return data.decode("utf-8")
 
 
 def plan_splits(spark, files, missing=(), split_bytes: int = DEFAULT_SPLIT,

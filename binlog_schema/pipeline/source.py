@@ -9,7 +9,8 @@ a stream (``spark.readStream.format("binlog")``, :mod:`source_stream`).
 
 A batch read is the decode job's table, read in place: Spark plans a Python source's reads in
 a plain Python process (no SparkSession, no JVM gateway), so the inputs are listed there with
-``pyarrow.fs`` (:func:`fsio.list_files`) and cut by the same pre-scan
+``pyarrow.fs`` (:func:`fsio.list_files`; the files a server keeps beside its binlogs left
+out, as the commands leave them: :func:`plan.arrange`) and cut by the same pre-scan
 (:func:`plan.plan_here`); each split is one partition, decoded by the pipeline's tasks into
 Arrow record batches that Spark takes as they are (:mod:`source_split`). The DataFrame's
 schema is the table's (:mod:`schema`), and its rows are those
@@ -33,7 +34,8 @@ from pyspark.sql.datasource import DataSource, DataSourceReader
 
 from binlog_schema.pipeline import schema as tables
 from binlog_schema.pipeline.fsio import list_files
-from binlog_schema.pipeline.plan import DEFAULT_SPLIT, parse_size, plan_here
+from binlog_schema.pipeline.plan import (DEFAULT_SPLIT, arrange, parse_size, plan_here,
+                                         read_small)
 from binlog_schema.pipeline.source_split import SplitPartition, read_split
 
 NAME = "binlog"
@@ -122,7 +124,7 @@ class BatchReader(DataSourceReader):
         self.table = options.table
         self.split_bytes = options.split_bytes
         self.paths, self.include_hidden = options.paths, options.include_hidden
-        self.listed = list_files(self.paths, self.include_hidden)   # (files, missing)
+        self.listed = _binlogs(self.paths, self.include_hidden)   # (files, missing)
         self.plan = schema_plan(self.listed[0], options.schema_files) \
             if options.schema_files else None
 
@@ -130,11 +132,19 @@ class BatchReader(DataSourceReader):
         return {**self.__dict__, "listed": None}
 
     def partitions(self) -> list:
-        files, missing = self.listed or list_files(self.paths, self.include_hidden)
+        files, missing = self.listed or _binlogs(self.paths, self.include_hidden)
         return [SplitPartition(s) for s in plan_here(files, missing, self.split_bytes)]
 
     def read(self, partition):
         return read_split(partition.value, self.table, self.plan)
+
+
+def _binlogs(paths, include_hidden) -> tuple:
+    """(files, missing) of the paths as the commands read them (:func:`plan.arrange`): the
+    companion files of a server's binlogs left out, a binlog index's order."""
+    listed = arrange(paths, *list_files(paths, include_hidden),
+                     lambda uri: read_small(None, uri))
+    return listed.files, listed.missing
 
 
 def schema_plan(files, schema_files):

@@ -34,25 +34,54 @@ def _check_specs(path: str, text: str):
 
 
 def _roundtrip(uri: str):
+    from binlog_schema.errors import BinlogError
     from binlog_schema.roundtrip import roundtrip_file
+    from binlog_schema.serial.write import os_problem
     name = display_name(uri)
     t0 = time.perf_counter()
     try:
         with open_input(uri) as f:
             r = roundtrip_file(f)
-    except OSError as e:
-        yield ("roundtrip", name, os.path.basename(name), False, 0, 0, 0, 1, 0, 0, 0, False,
-               [f"io: {e}"], time.perf_counter() - t0)
+    except (OSError, BinlogError) as e:   # (unreadable, or not a binlog: the CLI's words)
+        yield _unread(name, os_problem(e) if isinstance(e, OSError) else str(e),
+                      time.perf_counter() - t0)
         return
+    except Exception as e:  # noqa: BLE001 - a bug must not fail the job: a failed check
+        yield _unread(name, f"internal error: {type(e).__name__}: {e}",
+                      time.perf_counter() - t0)
+        return
+    tail = r["tail"]
     problems = ([f"differ at {d['offset']} ({d['type']}, byte {d['byte']}): {d['path']}"
                  for d in r["differ"][:5]]
                 + [f"failed at {x['offset']}: {x['error']}" for x in r["failed"][:5]]
                 + [f"rows not decodable at {x['offset']}: {x['error']}"
-                   for x in r["rows_failed"][:5]])
-    yield ("roundtrip", name, os.path.basename(name), not r["differ"] and not r["failed"],
+                   for x in r["rows_failed"][:5]]
+                + ([f"truncated last event at {tail['offset']} ({tail['have']} bytes"
+                    + (f" of {tail['need']}" if tail.get("need") is not None else "") + ")"]
+                   if tail else []))
+    yield ("roundtrip", name, os.path.basename(name),
+           not r["differ"] and not r["failed"] and not r["rows_failed"] and tail is None,
            r["events"], r["identical"], len(r["differ"]), len(r["failed"]), r["rows"],
-           r["rows_identical"], len(r["rows_failed"]), r["tail"] is not None, problems,
+           r["rows_identical"], len(r["rows_failed"]), tail is not None, problems,
            time.perf_counter() - t0)
+
+
+def _unread(name, why, seconds):
+    """The report row of a file not read (missing, unreadable, not a binlog)."""
+    return ("roundtrip", name, os.path.basename(name), False, 0, 0, 0, 1, 0, 0, 0, False,
+            [why], seconds)
+
+
+def status_of(row) -> int:
+    """The exit status a report row calls for (:mod:`binlog_schema.statuses`): 0 passed; 3
+    a file whose only fault is rows not decodable (reported); 1 anything else that failed (a
+    vector, a file not read, an event that differs or fails, a last event cut short)."""
+    from binlog_schema.statuses import CLEAN, DAMAGED, STOPPED
+    if row["ok"]:
+        return CLEAN
+    only_rows = row["check"] == "roundtrip" and row["rows_failed"] and not row["differ"] \
+        and not row["failed"] and not row["truncated_tail"]
+    return DAMAGED if only_rows else STOPPED
 
 
 def _check(item):
@@ -77,31 +106,38 @@ def report_schema():
         T.StructField("seconds", T.DoubleType())])
 
 
-def validate(spark, specs=(), roundtrip=()):
+def validate(spark, specs=(), roundtrip=(), listing=None):
     """A DataFrame with one row per golden vector (``specs``: directories of vector files,
     event and DDL vectors, read on the driver) and per round-tripped file (``roundtrip``:
-    files, directories, globs on any Hadoop filesystem), checked in parallel."""
-    from binlog_schema.pipeline.plan import list_inputs   # (the driver's; tasks need none)
+    files, directories, globs on any Hadoop filesystem: the binlogs of
+    :func:`~.plan.binlog_inputs`, or ``listing`` made already; the companion files of a
+    server's binlogs are not round-tripped), checked in parallel. A file passes when every
+    event and row image rebuilds its bytes: rows not decodable, a last event cut short, a
+    file that is not a binlog fail. Raises :class:`~.plan.NoInputError` when ``roundtrip``
+    names no file. Raises OSError for a ``specs`` folder that cannot be read."""
+    from binlog_schema.pipeline.plan import binlog_inputs   # (the driver's; tasks need none)
     from binlog_schema.vectors import VECTOR_KINDS
     items = []
     for d in specs:
+        if not os.path.isdir(d):
+            raise FileNotFoundError(2, "no such folder", d)
         for root, dirs, names in os.walk(d):
             dirs.sort()
             for n in sorted(names):
                 if n.endswith(tuple(VECTOR_KINDS)):
                     p = os.path.join(root, n)
-                    with open(p, encoding="utf-8") as fh:
+                    with open(p, encoding="utf-8", errors="replace") as fh:
                         items.append(("spec", p, fh.read()))
     if roundtrip:
-        files, missing = list_inputs(spark, list(roundtrip))
+        listing = (listing or binlog_inputs(spark, list(roundtrip))).check()
+        files, missing = listing.files, listing.missing
         items += [("roundtrip", uri, None) for uri, _ in files]
         items += [("missing", uri, why) for uri, why in missing]
     sc = spark.sparkContext
     sc.setJobDescription(f"validate: {len(items)} items")
     rows = []
     for kind, where, why in [i for i in items if i[0] == "missing"]:
-        rows.append(("roundtrip", where, os.path.basename(where), False, 0, 0, 0, 1, 0, 0, 0,
-                     False, [why], 0.0))
+        rows.append(_unread(where, why, 0.0))
     work = [i for i in items if i[0] != "missing"]
     rdd = sc.parallelize(work, max(1, min(len(work), 4 * sc.defaultParallelism))).flatMap(
         _check)

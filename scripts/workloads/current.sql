@@ -8,7 +8,11 @@
 -- RENAME TABLE, TRUNCATE, DROP TABLE and CREATE again with the same name; rolled-back
 -- transactions and a rollback to a savepoint (InnoDB: they leave nothing in the binlog);
 -- REPLACE and INSERT ... ON DUPLICATE KEY UPDATE. A second database is changed by qualified
--- names only.
+-- names only. Across files (issue 26): ADD COLUMN with DEFAULT 42, NULL, and NOT NULL without
+-- a DEFAULT (the implicit default) on rows of earlier files; a keyless table with duplicate
+-- rows deleted and inserted in later files; a PRIMARY KEY added to a keyless table after
+-- changes that its key would fold wrongly; and a statement the schema history refuses (an
+-- application-time PERIOD FOR: its table is reported and not built).
 --
 -- scripts/make_current_binlogs.sh runs it twice (binlog_row_image FULL with
 -- binlog_row_metadata FULL; MINIMAL with MINIMAL), each part (split at the "-- @@ part" lines)
@@ -82,6 +86,15 @@ CREATE TABLE t_bulk (
 CREATE TABLE bs_current_x.kv (
   k VARCHAR(20) NOT NULL PRIMARY KEY, v VARCHAR(40), n BIGINT
 ) ENGINE=InnoDB;
+CREATE TABLE t_dflt (
+  id INT NOT NULL PRIMARY KEY, v VARCHAR(10)
+) ENGINE=InnoDB;
+CREATE TABLE t_later (
+  id INT NOT NULL, v INT
+) ENGINE=InnoDB;
+CREATE TABLE t_period (
+  id INT NOT NULL, s DATE NOT NULL, e DATE NOT NULL, PERIOD FOR p(s, e)
+) ENGINE=InnoDB;
 
 -- integers at their limits; a NULL row
 INSERT INTO t_int VALUES
@@ -132,8 +145,17 @@ INSERT INTO t_recreate VALUES (1, 'first', 1), (2, 'first', 2);
 INSERT INTO t_gone VALUES (1, 'gone');
 INSERT INTO t_bulk SELECT seq, seq % 7, seq * 1.25, CONCAT('row ', seq) FROM seq_1_to_400;
 INSERT INTO bs_current_x.kv VALUES ('alpha', 'A', 1), ('beta', 'B', 2), ('gamma', NULL, NULL);
+INSERT INTO t_dflt VALUES (1, 'one'), (2, 'two');
+-- (keyed by id, as the key added in part b would key them, (1, 11) would replace (1, 10))
+INSERT INTO t_later VALUES (1, 10), (2, 20), (1, 11), (3, 30), (3, 30);
+INSERT INTO t_period VALUES (1, '2026-01-01', '2026-12-31');
 
 FLUSH BINARY LOGS;
+
+DELETE FROM t_later WHERE id = 1 AND v = 11;
+DELETE FROM t_later WHERE id = 3 LIMIT 1;
+INSERT INTO t_dflt VALUES (3, 'three');
+INSERT INTO t_period VALUES (2, '2026-02-01', '2026-03-01');
 
 -- insert, delete and insert again of one key inside one transaction
 BEGIN;
@@ -179,6 +201,11 @@ UPDATE bs_current_x.kv SET v = 'B2', n = n * 1000000000000 WHERE k = 'beta';
 FLUSH BINARY LOGS;
 
 -- the first ALTERs: ADD COLUMN with a DEFAULT (AFTER a column), NOT NULL without one
+ALTER TABLE t_dflt ADD COLUMN d INT DEFAULT 42, ADD COLUMN z INT NOT NULL,
+  ADD COLUMN nn VARCHAR(3), ADD COLUMN k ENUM('p', 'q') NOT NULL;
+INSERT INTO t_dflt (id, v, z) VALUES (4, 'four', 4);
+UPDATE t_dflt SET d = 7 WHERE id = 2;
+DELETE FROM t_multi WHERE a = 2 LIMIT 1;
 ALTER TABLE t_alter ADD COLUMN status VARCHAR(12) NOT NULL DEFAULT 'new' AFTER name;
 ALTER TABLE t_alter ADD COLUMN cnt INT NOT NULL, ADD COLUMN extra DECIMAL(6,2) DEFAULT 1.50;
 INSERT INTO t_alter (id, n, name, note, old_col, cnt) VALUES (4, 40, 'forty', 'n4', 400, 4);
@@ -201,6 +228,12 @@ COMMIT;
 INSERT INTO bs_current_x.kv VALUES ('delta', 'D', -4);
 DELETE FROM bs_current_x.kv WHERE k = 'alpha';
 -- @@ part b: more ALTERs between DML, renames, a table dropped and created again
+-- a primary key for the keyless t_later; a column with a DEFAULT for rows of part a
+ALTER TABLE t_later ADD PRIMARY KEY (id);
+UPDATE t_later SET v = 21 WHERE id = 2;
+INSERT INTO t_later VALUES (4, 40);
+ALTER TABLE t_dflt ADD COLUMN late DECIMAL(5,2) NOT NULL DEFAULT 9.50;
+INSERT INTO t_multi VALUES (2, 'pair', NULL), (2, 'pair', NULL);
 -- widening
 ALTER TABLE t_alter MODIFY n BIGINT, MODIFY name VARCHAR(50);
 UPDATE t_alter SET n = 9000000000, name = 'a name longer than ten' WHERE id = 2;

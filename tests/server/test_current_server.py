@@ -12,11 +12,18 @@ pass:
     order, the promised types, the rows as a multiset, every column; the "_" columns
     ignored), and the set of tables equal to the server's (dropped ones absent, a renamed one
     under its new name); the Parquet tables also read back through Spark;
-(b) part a into r1 (== the state after part a), then part b with ``--base r1`` into r2 (== the
-    final state);
-(c) part b again with ``--base r2`` into r3: r3 == r2 (idempotent), and state.json's row counts
-    == the server's COUNT(*);
-(d) ``--format delta``: (a) and (b) again, read back with deltalake and with DuckDB.
+(b) ``--format delta``: (a) again, and part a into r1 (== the state after part a), then part b
+    with ``--base r1`` into r2 (== the final state), read back with deltalake and with DuckDB;
+(c) incremental == whole, as a property (in this process, one Spark session for every run):
+    for every split point at a file boundary, the files after it with ``--base`` of the run
+    over the files before it (itself a chain of runs of one file each, ``--base`` the run
+    before) give exactly the tables of (a) (every column and ``_order_key``), and the
+    server's; the chain over all files too; the run over the files of part a the server's
+    state after part a; the files after the a/b boundary again on their own result change
+    nothing (idempotent), and state.json's row counts are the server's COUNT(*).
+
+The workload's statement the schema history refuses (a PERIOD FOR) makes every run exit 3,
+with one stderr line naming its file, offset, statement and reason; its table is not written.
 
 Without ``mariadbd`` the tier is skipped with a warning (failed under CI=true); without pyspark
 or Java, likewise.
@@ -32,10 +39,10 @@ import time
 import pytest
 
 from ..conftest import unavailable
-from .current_workload import (PASSES, compare_output, compare_table, data_rows, duckdb_how,
-                               have_server, make_binlogs, output_tables, read_delta,
-                               read_delta_duckdb, spark_current, state_doc, stderr_summary,
-                               table_dir)
+from .current_workload import (PASSES, REFUSED, compare_output, compare_table, data_rows,
+                               duckdb_how, have_server, make_binlogs, output_tables,
+                               read_delta, read_delta_duckdb, spark_current, state_doc,
+                               status_problems, stderr_summary, table_dir)
 
 pytestmark = [pytest.mark.server, pytest.mark.spark]
 
@@ -66,9 +73,6 @@ class Runs:
 
     PLAN = {  # name: (inputs, base run or None, extra options)
         "all": ("ab", None, ()),
-        "r1": ("a", None, ()),
-        "r2": ("b", "r1", ()),
-        "r3": ("b", "r2", ()),
         "delta-all": ("ab", None, ("--format", "delta")),
         "delta-r1": ("a", None, ("--format", "delta")),
         "delta-r2": ("b", "delta-r1", ("--format", "delta")),
@@ -144,9 +148,9 @@ class Runs:
         if not out.is_dir():
             pytest.fail(f"spark current ({name}, {run}) exited {proc.returncode} and wrote "
                         f"nothing:\n{stderr_summary(proc.stderr)}")
-        if proc.returncode != 0:
-            return out, [f"spark current ({name}, {run}) exited {proc.returncode}, not 0:\n"
-                         f"{stderr_summary(proc.stderr)}"]
+        wrong = status_problems(proc.returncode, proc.stderr, f"spark current ({name}, {run})")
+        if wrong:
+            return out, wrong + [stderr_summary(proc.stderr)]
         return out, []
 
     def close(self):
@@ -162,9 +166,8 @@ class Runs:
 NEEDS = {
     "test_all_files_give_the_final_state": ["all"],
     "test_spark_reads_the_parquet_tables": [("full", "all")],
-    "test_incremental_gives_the_final_state": ["r2"],
-    "test_applying_part_b_again_changes_nothing": ["r3"],
-    "test_state_counts_are_the_servers": [],          # (its run parameter)
+    "test_state_counts_are_the_servers": ["all"],
+    "test_every_split_gives_the_single_run": ["all"],
     "test_delta_gives_the_final_state": ["delta-all"],
     "test_delta_incremental_gives_the_final_state": ["delta-r2"],
 }
@@ -224,6 +227,17 @@ def test_the_workload_covers_what_it_says(binlogs):
             "columns"]
         for t in final.values():
             assert t["count"] == len(t["rows"])
+        # (issue 26) columns added with a DEFAULT, NULL and the implicit default to rows of
+        # an earlier file; a primary key added to a keyless table whose rows its key would
+        # have folded wrongly before; the refused statement's table holds rows
+        dflt = final["bs_current.t_dflt"]
+        assert [c["name"] for c in dflt["columns"]] == ["id", "v", "d", "z", "nn", "k",
+                                                        "late"]
+        assert [1, "one", 42, 0, None, "p", "9.50"] in dflt["rows"]
+        assert final["bs_current.t_later"]["primary_key"] == ["id"]
+        assert not after_a["bs_current.t_later"]["primary_key"]
+        assert [1, 10] in final["bs_current.t_later"]["rows"]
+        assert all(final[t]["count"] > 0 for t in REFUSED)
 
 
 # ------------------------------------------------------------------ (a)
@@ -263,57 +277,35 @@ def test_spark_reads_the_parquet_tables(binlogs, runs):
     _no_problems(problems, "spark.read.parquet of spark current's tables != the server's")
 
 
-# ------------------------------------------------------------------ (b)
-
-
 @pytest.mark.parametrize("name", PASSES)
-def test_incremental_gives_the_final_state(binlogs, runs, name):
-    r1, problems = runs.get(name, "r1")
-    problems += [f"(r1) {p}" for p in compare_output(r1, binlogs[name]["after-a"])]
-    r2, more = runs.get(name, "r2")
-    problems += [f"(r2) {p}" for p in more + compare_output(r2, binlogs[name]["after-b"])]
-    _no_problems(problems, f"part a into r1 (== state after part a?), then part b with "
-                 f"--base r1 into r2 (== final state?), {name} pass")
+def test_state_counts_are_the_servers(binlogs, runs, name):
+    out, _ = runs.get(name, "all")          # (its exit is the other tests' business)
+    problems = _state_counts(out, binlogs[name]["after-b"]["tables"], "all")
+    _no_problems(problems, f"state.json of the run over all files ({name} pass)")
 
 
-# ------------------------------------------------------------------ (c)
-
-
-@pytest.mark.parametrize("name", PASSES)
-def test_applying_part_b_again_changes_nothing(binlogs, runs, name):
-    (r2, _), (r3, problems) = runs.get(name, "r2"), runs.get(name, "r3")
-    if output_tables(r3) != output_tables(r2):
-        problems.append(f"tables: r3 {output_tables(r3)} != r2 {output_tables(r2)}")
-    for table in sorted(set(output_tables(r2)) & set(output_tables(r3))):
-        if data_rows(r3, table) != data_rows(r2, table):
-            problems.append(f"{table}: part b applied again on its own result changed the "
-                            "table (its columns or _order_key)")
-    problems += compare_output(r3, binlogs[name]["after-b"])
-    rows = {t: s.get("rows") for t, s in state_doc(r3)["tables"].items()}
-    if rows != {t: s.get("rows") for t, s in state_doc(r2)["tables"].items()}:
-        problems.append(f"state.json rows: r3 {rows} != r2's")
-    _no_problems(problems, f"part b again with --base r2 ({name} pass) != r2")
-
-
-@pytest.mark.parametrize("name", PASSES)
-@pytest.mark.parametrize("run", ["all", "r2", "r3"])
-def test_state_counts_are_the_servers(binlogs, runs, name, run):
-    out, _ = runs.get(name, run)          # (its exit is the other tests' business)
+def _state_counts(out, final, label) -> list:
+    """state.json's counts against the server's: rows == COUNT(*) for every table, none
+    for tables the server no longer has, every count a non-negative int."""
     state = state_doc(out)
-    assert "applied" in state
-    final = binlogs[name]["after-b"]["tables"]
+    problems = [] if "applied" in state else [f"{label}: state.json has no 'applied'"]
     tables = state["tables"]
     wrong = {t: (tables.get(t, {}).get("rows"), s["count"]) for t, s in final.items()
-             if tables.get(t, {}).get("rows") != s["count"]}
-    assert not wrong, f"state.json rows != COUNT(*) (table: (ours, server)): {wrong}"
+             if t not in REFUSED and tables.get(t, {}).get("rows") != s["count"]}
+    if wrong:
+        problems.append(f"{label}: state.json rows != COUNT(*) (table: (ours, server)): "
+                        f"{wrong}")
     gone = {t: s.get("rows") for t, s in tables.items() if t not in final and s.get("rows")}
-    assert not gone, f"state.json counts rows of tables the server no longer has: {gone}"
-    for t, s in tables.items():
-        for k in ("rows", "inserted", "updated", "deleted"):
-            assert isinstance(s.get(k), int) and s[k] >= 0, (t, k, s.get(k))
+    if gone:
+        problems.append(f"{label}: state.json counts rows of tables the server no longer "
+                        f"has: {gone}")
+    problems += [f"{label}: state.json {t}.{k} = {s.get(k)!r}" for t, s in tables.items()
+                 for k in ("rows", "inserted", "updated", "deleted")
+                 if not (isinstance(s.get(k), int) and s[k] >= 0)]
+    return problems
 
 
-# ------------------------------------------------------------------ (d)
+# ------------------------------------------------------------------ (b)
 
 
 @pytest.mark.parametrize("name", PASSES)
@@ -341,3 +333,58 @@ def test_delta_incremental_gives_the_final_state(binlogs, runs, name):
         r2, binlogs[name]["after-b"], reader=read_delta_duckdb, check_types=False)]
     _no_problems(problems, f"--format delta: part a into r1, part b with --base r1 into r2 "
                  f"({name} pass)")
+
+
+# ------------------------------------------------------------------ (c)
+
+
+@pytest.fixture(scope="module")
+def session(binlogs):
+    """One Spark session in this process for every run of (c)."""
+    from binlog_schema.pipeline.session import start_session
+    spark = start_session("local[2]", {"spark.sql.shuffle.partitions": "2"})
+    yield spark
+    spark.stop()
+
+
+@pytest.mark.parametrize("name", PASSES)
+def test_every_split_gives_the_single_run(binlogs, runs, session, tmp_path, name):
+    """(c): ``spark current`` split at any file boundary, ``--base`` the run before, gives
+    the single run's tables, which are the server's."""
+    from binlog_schema.pipeline.current_job import current
+    parts = binlogs[name]["parts"]
+    files = [str(f) for f in parts["a"] + parts["b"]]
+    single, problems = runs.get(name, "all")
+    problems += [f"(all) {p}" for p in compare_output(single, binlogs[name]["after-b"])]
+    want = {t: data_rows(single, t) for t in output_tables(single)}
+
+    def run(label, inputs, base=None):
+        result = current(inputs, session, out=str(tmp_path / label),
+                         base=str(base) if base else None)
+        problems.extend(status_problems(result.status, "\n".join(result.problem_lines()),
+                                        label))
+        return tmp_path / label
+
+    def same_as_single(out, label):
+        got = output_tables(out)
+        if got != sorted(want):
+            problems.append(f"{label}: tables {got}, the single run's {sorted(want)}")
+        differ = [t for t in sorted(set(got) & set(want)) if data_rows(out, t) != want[t]]
+        if differ:
+            problems.append(f"{label}: tables differ from the single run's: {differ}")
+            problems.extend(f"{label}: {p}" for p in compare_output(
+                out, binlogs[name]["after-b"]))
+        problems.extend(_state_counts(out, binlogs[name]["after-b"]["tables"], label))
+
+    first = None
+    for k in range(1, len(files)):
+        first = run(f"first-{k}", files[k - 1:k], first)     # files[:k], a file a run
+        if k == len(parts["a"]):
+            problems.extend(f"first-{k}: {p}" for p in compare_output(
+                first, binlogs[name]["after-a"]))
+        rest = run(f"rest-{k}", files[k:], first)
+        same_as_single(rest, f"rest-{k} (--base first-{k})")
+        if k == len(parts["a"]):   # (part b again on its own result: changes nothing)
+            same_as_single(run("again", files[k:], rest), f"again (--base rest-{k})")
+    same_as_single(run("chain", files[-1:], first), f"chain (--base first-{len(files) - 1})")
+    _no_problems(problems, f"{name} pass: a run split at a file boundary != the single run")

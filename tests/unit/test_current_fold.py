@@ -65,6 +65,7 @@ class World:
         keyed = list(key_rows(self.changes, plan))
         assert not [k["problem"] for k in keyed if k["problem"]]
         whole = {k["origin"] for k in keyed if k["op"] == "move"}   # (as the driver does)
+        whole |= {o for o, t in plan.tables.items() if getattr(t, "key_changes", False)}
         for k in keyed:
             if k["origin"] in whole:
                 k["gkey"] = b""
@@ -109,6 +110,20 @@ def test_minimal_images_update_only_their_columns_even_when_the_key_moves():
     w.change("t", "update", before={"id": L(1)}, after={"a": L(11)})
     w.change("t", "update", before={"id": L(1)}, after={"id": L(7)})
     assert w.state("t") == [{"id": 7, "a": 11, "b": 20}]
+
+
+def test_a_primary_key_added_later_keys_only_the_changes_after_it():
+    """Changes made while the table had no key are a multiset's (issue 26: the key an ALTER
+    adds later folded them, (1, 11) replacing (1, 10) and both gone with its delete)."""
+    w = World("CREATE TABLE t (id INT NOT NULL, v INT)")
+    for row in ((1, 10), (1, 11), (3, 30), (3, 30)):
+        w.change("t", "insert", after={"id": L(row[0]), "v": L(row[1])})
+    w.change("t", "delete", before={"id": L(1), "v": L(11)})
+    w.change("t", "delete", before={"id": L(3), "v": L(30)})
+    w.ddl("ALTER TABLE t ADD PRIMARY KEY (id)")
+    w.change("t", "insert", after={"id": L(4), "v": L(40)})
+    w.change("t", "update", before={"id": L(4)}, after={"v": L(41)})   # (MINIMAL: by key)
+    assert w.state("t") == [{"id": 1, "v": 10}, {"id": 3, "v": 30}, {"id": 4, "v": 41}]
 
 
 def test_a_table_without_a_key_is_a_multiset():
