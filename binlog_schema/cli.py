@@ -116,6 +116,17 @@ def _past_end(path, start, out) -> bool:
     return True
 
 
+def cmd_stats(args) -> int:
+    from .serial.stats_write import write_stats
+    schema = None
+    if args.schema:
+        schema = load_schema(args.schema, args.files)
+        if schema is None:
+            return STOPPED
+    return write_stats(args.files, fmt=args.format, html=args.html, top=args.top,
+                       max_event_size=args.max_event_size, schema=schema)
+
+
 def cmd_table_maps(args) -> int:
     from .serial.write import Output, write_table_maps
     out = Output()
@@ -349,6 +360,27 @@ def _position(text):
     return n
 
 
+def _count(text):
+    try:
+        n = int(text)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise _bad_value(f"{text!r}: a whole number from 0")
+    return n
+
+
+def _byte_count(text) -> int:
+    """A size: bytes, or a number with k, m or g (8m, 512k, 1g), as a number of bytes."""
+    import re
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmg]?)(?:i?b)?\s*", str(text), re.I)
+    n = 0 if not m else int(float(m.group(1)) * {"": 1, "k": 1 << 10, "m": 1 << 20,
+                                                   "g": 1 << 30}[m.group(2).lower()])
+    if n < 1:
+        raise _bad_value(f"{text!r}: a size in bytes, or with k, m or g (8m, 512k, 1g)")
+    return n
+
+
 class Opt:
     """One argument of a command, declared once: the argparse parser is built from it, and so
     is the fast scan of common command lines (no argparse import, which costs about 10 ms of
@@ -547,6 +579,33 @@ SPECS = [
                      "file that ends inside an event header (fewer than 19 bytes after its "
                      "last whole event) holds no event to compare there: a stderr line, the "
                      "status the events give.")),
+    Cmd("stats", "what the files hold: tables, transactions, events, GTIDs, time (a table, "
+                 "JSON, an HTML report)", cmd_stats, [
+        Opt("files", nargs="+", metavar="FILE", help=FILES_HELP + "; in binlog order"),
+        Opt("--format", choices=("table", "json"), default="table",
+            help="table (default): sections of aligned columns, 100 characters wide; json: "
+                 "every figure, with the keys the README documents"),
+        Opt("--html", metavar="FILE",
+            help="also write a report page to FILE: charts of writes per table over time, "
+                 "transaction sizes and durations, top tables and transactions; one "
+                 "self-contained file (its charting library inlined: nothing is loaded from "
+                 "the network)"),
+        Opt("--top", type=_count, default=10, metavar="N",
+            help="how many of the largest and longest transactions (and, in the table, of "
+                 "the tables) are named (default 10)"),
+        Opt("--max-event-size", type=_byte_count, default=16 << 20, metavar="SIZE",
+            help="events larger than SIZE are listed (default 16m, the servers' default "
+                 "max_allowed_packet; bytes, or with k, m or g)"),
+        Opt("--schema", action="append", metavar="FILE",
+            help="the schema at the start of the first file, as for decode (only the row "
+                 "changes of tables named by it are told apart with MINIMAL metadata)"),
+    ], epilog="Rows are counted, not decoded: a file is read at decode's speed. Figures "
+              "count what can be read: a file damaged or cut short is read again with "
+              "recovery, each byte range skipped and each event not decoded is a stderr "
+              "line and is listed in the output. " + epilog(
+                  "3 when something was skipped or not decoded (the figures count the "
+                  "rest); 1 for a file that cannot be used (no figures from it) or a "
+                  "report page that cannot be written.")),
     Cmd("table-maps", "one typed JSON object per TABLE_MAP", cmd_table_maps, [
         Opt("files", nargs="+", metavar="FILE", help=FILES_HELP),
         Opt("--skip-errors", action="store_true",
@@ -695,22 +754,11 @@ def _check_spark_values(spark):
 
 def _size(text):
     """``--split-size``: bytes, or a number with k, m or g (checked; kept as given)."""
-    import re
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmg]?)b?\s*", str(text), re.I)
-    if not m or float(m.group(1)) * {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}[
-            m.group(2).lower()] < 1:
-        raise _bad_value(f"{text!r}: a size in bytes, or with k, m or g (8m, 512k, 1g)")
+    _byte_count(text)
     return text
 
 
-def _count(text):
-    try:
-        n = int(text)
-    except ValueError:
-        n = -1
-    if n < 0:
-        raise _bad_value(f"{text!r}: a whole number from 0")
-    return n
+
 
 
 COMMANDS = {**{c.name: (lambda sub, c=c: _add(sub, c)) for c in SPECS},
