@@ -233,7 +233,7 @@ class Stats:
                     t[0] += 1
                     t[1] += n
                     events += 1
-                    one(r, rec.offset, n, ts, k)
+                    one(r, rec.offset, n, int.from_bytes(r.raw[:4], "little"), k)
                 continue
             one(rec, rec.offset, size, ts, kind)
         ended = txs.close()
