@@ -61,6 +61,9 @@ def write_whole(path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)   # (as a file opened for writing would be)
         os.replace(tmp, path)
     except BaseException:
         try:
