@@ -155,7 +155,8 @@ def load_checkpoint(path: str) -> dict | None:
 
 
 # the filters of decode that stream takes too (cli.FILTERS, but --gtid: the start here)
-FILTERS = ("start_datetime", "stop_datetime", "database", "table", "operation", "thread_id")
+FILTERS = ("start_datetime", "stop_datetime", "database", "table", "operation", "thread_id",
+           "where")
 
 
 def cmd_stream(args) -> int:
@@ -238,10 +239,16 @@ def cmd_stream(args) -> int:
     def on_error(rec):
         said(f"{writer.path}: {rec.error}")
 
+    matcher = None   # (--where: one for the stream, following its table maps)
     try:
         for file, batch in stream.transactions():
             if selection is not None:   # (a whole transaction: judged as decode judges it)
                 from ..model.selection import select_events
+                if selection.where is not None:   # (--where: model/row_match.py)
+                    if matcher is None:
+                        from ..model.row_match import RowMatcher
+                        matcher = RowMatcher(selection.where, selection)
+                    batch = matcher.events(batch)
                 batch = list(select_events(batch, selection))
             if writer is None or writer.path != file:
                 decoder = None

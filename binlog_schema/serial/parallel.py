@@ -166,13 +166,15 @@ def _lines(fd):
         yield from lines
 
 
-def _worker(path, options, target, index, count, turn, after, fds, statements=None) -> int:
+def _worker(path, options, target, index, count, turn, after, fds, statements=None,
+            done=None) -> int:
     """Decode segments ``index``, ``index + count``... of the file's plan (each worker scans
     it), each written when ``turn`` gives the go, which then goes to ``after``. The status of
     its segments (:func:`.write.write_events`'s, the worst): 1 when reading stopped at an
     error (the workers after write nothing more), 3 when something was reported and reading
     went on (rows not decoded). ``statements``: a dict the segments' statement-based changes
-    are counted into (the file's line is the caller's)."""
+    are counted into (the file's line is the caller's); ``done``: a pipe told the bytes of
+    each segment written (a progress line follows it)."""
     if statements is not None:
         options = dict(options, statements=statements)
     worst_status = CLEAN
@@ -196,6 +198,11 @@ def _worker(path, options, target, index, count, turn, after, fds, statements=No
             _pass(after, _STOP)
             return STOPPED
         worst_status = worst(worst_status, status)
+        if done is not None:
+            try:
+                os.write(done, f"{(stop or os.path.getsize(path)) - (start or 0)}\n".encode())
+            except OSError:
+                pass
         _pass(after, _GO)
     return worst_status
 
@@ -208,13 +215,14 @@ def _pass(fd, token) -> None:
 
 
 def write_file(path, out: Output, *, workers: int | None = None, min_size: int = MIN_SIZE,
-               segment: int = SEGMENT, fds=(1, 2), **options):
+               segment: int = SEGMENT, fds=(1, 2), progress=None, **options):
     """Decode ``path`` as :func:`.write.write_events` does (``options`` are its own, but
     neither ``start``, ``stop`` nor ``types``), the output written to the file descriptors
     ``fds`` (stdout's, stderr's) by worker processes, in segments of about ``segment`` bytes
     at most (a few per worker); None when the file is not one to share (smaller than
     ``min_size``, a single core, ``skip_errors``: its account of the file is one process's):
-    the caller decodes it alone. ``out`` is flushed first."""
+    the caller decodes it alone. ``out`` is flushed first. ``progress``: a
+    :class:`~.progress.Progress` told what the workers have written."""
     workers = worker_count() if workers is None else workers
     if options.get("fmt") in ("maxwell", "debezium"):
         return None  # (change records: one process follows the transactions and tables)
@@ -235,6 +243,7 @@ def write_file(path, out: Output, *, workers: int | None = None, min_size: int =
     # the workers' counts of statement-based changes (one short line each), said once at the
     # end as the sequential loop says them
     counts = os.pipe() if options.get("rows") else None
+    done = os.pipe() if progress is not None else None
     pids = []
     for i in range(workers):
         pid = os.fork()
@@ -245,8 +254,11 @@ def write_file(path, out: Output, *, workers: int | None = None, min_size: int =
                 for fd in {fd for pair in turns for fd in pair} - {turns[i][0], after}:
                     os.close(fd)
                 statements = None if counts is None else {}
+                if done is not None:
+                    os.close(done[0])
                 code = _worker(path, options, target, i, workers, turns[i][0], after,
-                               {1: fds[0], 2: fds[1]}, statements)
+                               {1: fds[0], 2: fds[1]}, statements,
+                               None if done is None else done[1])
                 if counts is not None:
                     os.close(counts[0])
                     # (verb=count pairs: the verbs are words; no json import for them)
@@ -266,10 +278,15 @@ def write_file(path, out: Output, *, workers: int | None = None, min_size: int =
         os.close(w)
     if counts is not None:
         os.close(counts[1])
+    if done is not None:
+        os.close(done[1])
+        progress.follow(done[0])
     status = CLEAN
     for pid in pids:   # (a worker's status; anything else, a crash: said by the worker)
         code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
         status = worst(status, code if code in (CLEAN, DAMAGED) else STOPPED)
+    if done is not None:
+        progress.unfollow()
     if counts is not None:
         totals: dict = {}
         with os.fdopen(counts[0], "rb") as f:
