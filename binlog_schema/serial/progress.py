@@ -44,10 +44,14 @@ class Progress:
     """One progress line over ``total`` bytes, on ``stream``."""
 
     def __init__(self, total: int, what: str = "read", stream=None):
+        import shutil
         from tqdm import tqdm
+        # (the terminal's size, at most 100 wide; 100 x 24 when it does not say, as a
+        # fresh pseudo-terminal does not: tqdm would then draw nothing)
+        size = shutil.get_terminal_size((100, 24))
         self.bar = tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1024,
                         desc=what, file=stream or sys.stderr, mininterval=0.5, leave=False,
-                        dynamic_ncols=True, smoothing=0.1)
+                        ncols=min(size.columns, 100), nrows=size.lines, smoothing=0.1)
         self.base = 0          # the bytes of the files done
         self._thread = None
         self._lock = threading.Lock()
