@@ -63,7 +63,7 @@ def independent_count(path, env):
     return got
 
 
-def rare_file(folder, transactions=20000) -> str:
+def rare_file(folder, transactions=40000) -> str:
     """A binlog where table ``rare`` holds 1% of the rows events (the fixture generator)."""
     from binlog_schema.synthetic.spec import load_spec
     from binlog_schema.synthetic.writer import generate

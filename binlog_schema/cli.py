@@ -11,7 +11,7 @@ from .statuses import CLEAN, DAMAGED, STOPPED, epilog, worst
 
 
 def cmd_decode(args) -> int:
-    from .serial.write import Output, write_events
+    from .serial.write import Output
     start, stop = args.start_position, args.stop_position
     if start is not None and stop is not None and stop <= start:
         _usage_error("decode", f"--stop-position {stop} is not after --start-position {start}:"
@@ -36,7 +36,6 @@ def cmd_decode(args) -> int:
         from .model.row_match import RowMatcher
         matcher = RowMatcher(selection.where, selection, schema)
     out = Output()
-    status = CLEAN
     progress = _progress(args, "decode")
     options = dict(fmt=args.format, rows=args.rows, binary=args.binary,
                    skip_errors=args.skip_errors)
@@ -44,6 +43,29 @@ def cmd_decode(args) -> int:
     # a schema history, which follows the files' DDL in order
     whole = start is None and stop is None and args.types is None and schema is None and \
         selection is None
+    if matcher is None:
+        status = _decode_files(args, out, options, progress, whole, schema, selection, None)
+    else:
+        from .model.row_match import WhereError
+        try:
+            status = _decode_files(args, out, options, progress, whole, schema, selection,
+                                   matcher)
+        except WhereError as e:   # (--where: a table named by --table lacks a column)
+            out.flush()
+            _usage_error("decode", str(e))
+    out.flush()
+    if progress is not None:
+        progress.close()
+    if matcher is not None:
+        _where_used(matcher, "decode")
+    return status
+
+
+def _decode_files(args, out, options, progress, whole, schema, selection, matcher) -> int:
+    """The files of a decode command line, one after the other; the worst status."""
+    from .serial.write import write_events
+    status = CLEAN
+    start = args.start_position
     for index, path in enumerate(args.files):
         if start and _past_end(path, start, out):
             status = worst(status, STOPPED)
@@ -62,11 +84,6 @@ def cmd_decode(args) -> int:
         if progress is not None:
             progress.file_done(path)
         status = worst(status, done)
-    out.flush()
-    if progress is not None:
-        progress.close()
-    if matcher is not None:
-        _where_used(matcher, "decode")
     return status
 
 

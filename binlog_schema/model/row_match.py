@@ -33,6 +33,8 @@ import decimal
 import re
 import struct
 
+from ..mysql.framing import crc_ok
+from ..mysql.post_header import table_id_of
 from ..records import record
 
 
@@ -327,41 +329,99 @@ class RowMatcher:
     # ------------------------------------------------------------------ streams
 
     def events(self, records):
-        """The records of a stream with the rows events of other tables dropped and the rows
-        that do not match taken out (rows events inside a TRANSACTION_PAYLOAD too)."""
-        from ..mysql.codes import ROWS_KINDS
+        """The records of a stream with only the transactions that hold a matching row
+        change, and of those only the matching rows (rows events of other tables dropped, an
+        event with some matching rows rebuilt with them; inside a TRANSACTION_PAYLOAD too);
+        the events outside transactions, and anything damaged (with its transaction), pass.
+        Transactions follow the one boundary rule (:class:`~.transactions.Boundary`); an
+        event is not parsed unless its rows may match (a CRC32 that does not verify is
+        damage: passed on, for the reader after to say), so that a row's history in a large
+        file costs little more than reading it. A transaction's events wait, up to a bound in
+        memory (:class:`~.transactions.HeldRecords`), until one of its rows matches."""
+        from ..mysql.codes import QUERY_KINDS, ROWS_KINDS, TABLE_MAP_EVENT
+        from .transactions import (ALONE, BOUNDARY_KINDS, CLOSES, OPENS, OUTSIDE, Boundary,
+                                   HeldRecords)
         decoder = self.decoder
-        state = decoder.state_kinds
+        # (table maps; the statements too when a schema history names the columns: its DDL)
+        state = frozenset({TABLE_MAP_EVENT}) | (QUERY_KINDS & decoder.state_kinds
+                                                if self.schema is not None else frozenset())
+        boundary = Boundary()
+        held = HeldRecords()
+        keep = False          # the open transaction holds a matching change (or damage)
         for rec in records:
-            if rec.gap is not None or rec.error is not None:
+            if rec.gap is not None or not crc_ok(rec.raw, rec.kind, rec.ctx) or (
+                    not rec.unparsed and rec.error is not None):
+                if not keep:
+                    yield from held.drain()
+                keep = boundary.open
                 yield rec
                 continue
-            if rec.inner is not None:
-                inner = []
+            kind = rec.kind
+            if rec.inner is not None:   # (a compressed transaction: its events inside)
+                inner, matched = [], False
                 for r in rec.inner:
+                    if r.kind in BOUNDARY_KINDS:
+                        boundary.feed(r)
                     got = self._one(r, decoder, state, ROWS_KINDS)
                     if got is not None:
                         inner.append(got)
+                        matched = matched or got.kind in ROWS_KINDS
                 if len(inner) != len(rec.inner):
                     rec = _with_inner(rec, inner)
+                if matched and not keep:
+                    yield from held.drain()
+                    keep = True
+                if keep:
+                    yield rec
+                else:
+                    held.add(rec)
+                if not boundary.open:
+                    held.clear()
+                    keep = False
+                continue
+            step = boundary.feed(rec) if kind in BOUNDARY_KINDS else None
+            if step == OPENS:
+                held.clear()
+                keep = False
+            elif step == OUTSIDE or step == ALONE:
+                if kind in state:
+                    self._one(rec, decoder, state, ROWS_KINDS)
                 yield rec
                 continue
+            elif step is None and not boundary.open:
+                if kind not in ROWS_KINDS and kind != TABLE_MAP_EVENT:
+                    yield rec   # (an event outside any transaction)
+                    continue
+                boundary.join()   # (read from a transaction's middle: it begins here)
+                held.clear()
+                keep = False
             got = self._one(rec, decoder, state, ROWS_KINDS)
             if got is not None:
-                yield got
+                if not keep and kind in ROWS_KINDS:
+                    yield from held.drain()
+                    keep = True
+                if keep:
+                    yield got
+                else:
+                    held.add(got)
+            if step == CLOSES:
+                held.clear()
+                keep = False
+        if not keep:
+            held.clear()
 
     def _one(self, rec, decoder, state, rows_kinds):
         kind = rec.kind
         if kind in rows_kinds:
-            if rec.error is not None or rec.value is None:
-                return rec
-            tm = decoder.table_maps.get(rec.value["body"]["table_id"])
-            if tm is None:
-                return rec   # (no TABLE_MAP before it: the reader after says so)
-            if not self.wanted(tm):
+            # (the table id read from the bytes: a rows event of another table is not parsed)
+            # (its CRC32 checked: damage is passed on, for the reader after to say)
+            tm = decoder.table_maps.get(table_id_of(rec.raw, rec.ctx))
+            if tm is not None and not self.wanted(tm) and crc_ok(rec.raw, kind, rec.ctx):
                 return None
+            if tm is None or rec.error is not None or rec.value is None:
+                return rec   # (no TABLE_MAP before it, or damage: the reader after says so)
             return self.kept(decoder, rec, tm)
-        if kind in state and rec.error is None and not (rec.unparsed and rec.value is None):
+        if kind in state:   # (a table map seen before is not parsed again)
             decoder.feed_one(rec)
         return rec
 

@@ -244,12 +244,16 @@ def cmd_stream(args) -> int:
         for file, batch in stream.transactions():
             if selection is not None:   # (a whole transaction: judged as decode judges it)
                 from ..model.selection import select_events
+                from ..model.row_match import RowMatcher, WhereError
                 if selection.where is not None:   # (--where: model/row_match.py)
                     if matcher is None:
-                        from ..model.row_match import RowMatcher
                         matcher = RowMatcher(selection.where, selection)
                     batch = matcher.events(batch)
-                batch = list(select_events(batch, selection))
+                try:
+                    batch = list(select_events(batch, selection))
+                except WhereError as e:   # (a table named by --table lacks a column)
+                    print(f"binlog-schema stream: {e}", file=sys.stderr)
+                    return USAGE
             if writer is None or writer.path != file:
                 decoder = None
                 if rows:
