@@ -11,7 +11,7 @@ from .statuses import CLEAN, DAMAGED, STOPPED, epilog, worst
 
 
 def cmd_decode(args) -> int:
-    from .serial.write import Output, write_events
+    from .serial.write import Output
     start, stop = args.start_position, args.stop_position
     if start is not None and stop is not None and stop <= start:
         _usage_error("decode", f"--stop-position {stop} is not after --start-position {start}:"
@@ -34,29 +34,68 @@ def cmd_decode(args) -> int:
         schema = load_schema(args.schema or (), args.files)
         if schema is None:
             return STOPPED
+    matcher = None
+    if selection is not None and selection.where is not None:   # (--where)
+        from .model.row_match import RowMatcher
+        matcher = RowMatcher(selection.where, selection, schema)
     out = Output()
-    status = CLEAN
+    progress = _progress(args, "decode")
     options = dict(fmt=args.format, rows=args.rows, binary=args.binary,
                    skip_errors=args.skip_errors)
     # a whole file: large ones are decoded by several processes (the same output; the
     # schema history followed by a first pass over the file's statements and table maps)
     whole = start is None and stop is None and args.types is None and selection is None
+    if matcher is None:
+        status = _decode_files(args, out, options, progress, whole, schema, selection, None)
+    else:
+        from .model.row_match import WhereError
+        try:
+            status = _decode_files(args, out, options, progress, whole, schema, selection,
+                                   matcher)
+        except WhereError as e:   # (--where: a table named by --table lacks a column)
+            out.flush()
+            _usage_error("decode", str(e))
+    out.flush()
+    if progress is not None:
+        progress.close()
+    if matcher is not None:
+        _where_used(matcher, "decode")
+    return status
+
+
+def _decode_files(args, out, options, progress, whole, schema, selection, matcher) -> int:
+    """The files of a decode command line, one after the other; the worst status."""
+    from .serial.write import write_events
+    status = CLEAN
+    start = args.start_position
     for index, path in enumerate(args.files):
         if start and _past_end(path, start, out):
             status = worst(status, STOPPED)
             continue
         done = None
-        extra = {} if schema is None else {"schema": schema, "file_index": index}
+        extra = {} if progress is None else {"progress": progress}
+        if schema is not None:
+            extra.update(schema=schema, file_index=index)
         if whole:
             from .serial import parallel
             done = parallel.write_file(path, out, **options, **extra)
         if done is None:
             done = write_events(path, out, start=args.start_position,
                                 stop=args.stop_position, types=args.types, **options, **extra,
-                                selection=selection)
+                                selection=selection, matcher=matcher)
+        if progress is not None:
+            progress.file_done(path)
         status = worst(status, done)
-    out.flush()
     return status
+
+
+def _where_used(matcher, command: str) -> None:
+    """A usage error when ``--where`` named columns no table of the input has."""
+    from .model.row_match import WhereError
+    try:
+        matcher.check_used()
+    except WhereError as e:
+        _usage_error(command, str(e))
 
 
 def cmd_sql(args) -> int:
@@ -67,8 +106,13 @@ def cmd_sql(args) -> int:
     schema = load_schema(args.schema or (), args.files)
     if schema is None:
         return STOPPED
-    return write_sql(args.files, Output(), selection, start=start, stop=stop, schema=schema,
-                     flashback=args.flashback)
+    progress = _progress(args, "sql")
+    try:
+        return write_sql(args.files, Output(), selection, start=start, stop=stop,
+                         schema=schema, flashback=args.flashback, progress=progress)
+    finally:
+        if progress is not None:
+            progress.close()
 
 
 def cmd_flashback(args) -> int:
@@ -78,8 +122,13 @@ def cmd_flashback(args) -> int:
     schema = load_schema((), args.files)   # (the files' DDL: hi-res temporal precisions)
     if schema is None:
         return STOPPED
-    return write_flashback(args.files, args.output, selection, start=start, stop=stop,
-                           schema=schema)
+    progress = _progress(args, "flashback")
+    try:
+        return write_flashback(args.files, args.output, selection, start=start, stop=stop,
+                               schema=schema, progress=progress)
+    finally:
+        if progress is not None:
+            progress.close()
 
 
 def load_schema(paths, files):
@@ -115,6 +164,29 @@ def _past_end(path, start, out) -> bool:
     return True
 
 
+def cmd_stats(args) -> int:
+    from .serial.stats_write import write_stats
+    schema = None
+    if args.schema:
+        schema = load_schema(args.schema, args.files)
+        if schema is None:
+            return STOPPED
+    matcher = None
+    if args.where:
+        from .model.row_match import RowMatcher, WhereError, parse_where
+        try:
+            matcher = RowMatcher(parse_where(args.where), None, schema)
+        except WhereError as e:
+            _usage_error("stats", str(e))
+    from .model.row_match import WhereError
+    try:
+        return write_stats(args.files, fmt=args.format, html=args.html, top=args.top,
+                           max_event_size=args.max_event_size, schema=schema,
+                           matcher=matcher, progress=_progress(args, "stats"))
+    except WhereError as e:
+        _usage_error("stats", str(e))
+
+
 def cmd_table_maps(args) -> int:
     from .serial.write import Output, write_table_maps
     out = Output()
@@ -130,9 +202,13 @@ def cmd_roundtrip(args) -> int:
     from .roundtrip import roundtrip_file
     totals = {"files": 0, "events": 0, "identical": 0, "differ": 0, "failed": 0, "tails": 0}
     status = CLEAN
+    progress = _progress(args, "roundtrip")
     for path in args.files:
         try:
-            r = roundtrip_file(path, rows=not args.no_rows, skip_errors=args.skip_errors)
+            r = roundtrip_file(path, rows=not args.no_rows, skip_errors=args.skip_errors,
+                               **({} if progress is None else {"watch": progress.watch}))
+            if progress is not None:
+                progress.file_done(path)
         except (OSError, BinlogError) as e:  # (unreadable, or not a binlog at all)
             from .serial.write import os_problem
             print(f"{path}: {os_problem(e) if isinstance(e, OSError) else e}",
@@ -177,6 +253,8 @@ def cmd_roundtrip(args) -> int:
             line += (f", truncated tail at {t['offset']} ({t['have']} bytes"
                      + (f" of {t['need']}" if t["need"] is not None else "") + ")")
         print(line, flush=True)
+    if progress is not None:
+        progress.close()
     print(f"total: {totals['files']} files, events {totals['events']}, identical "
           f"{totals['identical']}, differ {totals['differ']}, failed {totals['failed']}, "
           f"truncated tails {totals['tails']}, rows {totals.get('rows', 0)}, rows identical "
@@ -348,6 +426,27 @@ def _position(text):
     return n
 
 
+def _count(text):
+    try:
+        n = int(text)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise _bad_value(f"{text!r}: a whole number from 0")
+    return n
+
+
+def _byte_count(text) -> int:
+    """A size: bytes, or a number with k, m or g (8m, 512k, 1g), as a number of bytes."""
+    import re
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmg]?)(?:i?b)?\s*", str(text), re.I)
+    n = 0 if not m else int(float(m.group(1)) * {"": 1, "k": 1 << 10, "m": 1 << 20,
+                                                   "g": 1 << 30}[m.group(2).lower()])
+    if n < 1:
+        raise _bad_value(f"{text!r}: a size in bytes, or with k, m or g (8m, 512k, 1g)")
+    return n
+
+
 class Opt:
     """One argument of a command, declared once: the argparse parser is built from it, and so
     is the fast scan of common command lines (no argparse import, which costs about 10 ms of
@@ -396,7 +495,8 @@ def _selection(args, command: str):
         return Selection.from_options(
             start_datetime=args.start_datetime, stop_datetime=args.stop_datetime,
             database=args.database, table=args.table, gtid=args.gtid,
-            operation=args.operation, thread_id=args.thread_id)
+            operation=args.operation, thread_id=args.thread_id,
+            where=getattr(args, "where", None))
     except SelectionError as e:
         _usage_error(command, str(e))
 
@@ -407,6 +507,29 @@ def _positions(args, command: str):
         _usage_error(command, f"--stop-position {stop} is not after --start-position {start}:"
                               " nothing would be read")
     return start, stop
+
+
+WHERE_HELP = (
+    "a row's history: only the row changes whose before or after image has COLUMN=VALUE "
+    "(several joined by AND, or --where repeated; VALUE typed by the column: integers, "
+    "decimals, strings in their charset, compared exactly, ENUM, SET, dates and times; "
+    "quoted with ' or \"; NULL or COL IS NULL). Rows events of tables without the columns "
+    "are passed over undecoded; a table named by --table that lacks one, or no table with "
+    "them in the input, is a usage error (model/row_match.py)")
+# the progress line of long commands (serial/progress.py)
+PROGRESS = Opt("--progress", action="store_true",
+               help="show the progress line (bytes read of the total, rate, time left) on "
+                    "stderr even when it is not a terminal; on a terminal it is shown for "
+                    "inputs of 16 MiB and more")
+
+
+def _progress(args, what: str):
+    """The :class:`~binlog_schema.serial.progress.Progress` of a command line, or None."""
+    asked = getattr(args, "progress", False)
+    if not asked and not sys.stderr.isatty():
+        return None   # (the module not even imported)
+    from .serial.progress import progress_for
+    return progress_for(args.files, asked, what)
 
 
 # the filters decode, sql and flashback share (model/selection.py)
@@ -430,6 +553,8 @@ FILTERS = [
     Opt("--thread-id", action="append", metavar="N",
         help="only transactions whose BEGIN query ran in thread N (repeatable; MariaDB row "
              "transactions begin with a GTID event, which carries no thread: none match)"),
+    Opt("--where", action="append", metavar="COND",
+        help=WHERE_HELP),
 ]
 # the byte range of sql and flashback: in the first and the last file, as mysqlbinlog
 RANGE = [
@@ -489,6 +614,7 @@ SPECS = [
                  "@N names; with FULL metadata the map's names), exit 3; with --schema, a "
                  "table it does not have is a note (rows keep @N names)"),
         *FILTERS,
+        PROGRESS,
     ], epilog=epilog("A rows event whose rows cannot be decoded keeps its line (a rows_error; "
                      "text: a '### rows not decoded' line) and is a stderr line naming the "
                      "file, offset, table, column and reason: 3, with or without "
@@ -510,6 +636,7 @@ SPECS = [
                  "MINIMAL metadata, followed through the files' DDL (the history is on "
                  "without it: the files' DDL replayed from nothing)"),
         *FILTERS,
+        PROGRESS,
     ], epilog="One statement per row, in transactions (BEGIN/COMMIT, the GTID in a comment), "
               "each after a comment naming the file, position and time. WHERE finds the row "
               "by its primary key when known, else by every column (<=>, LIMIT 1). The "
@@ -528,6 +655,7 @@ SPECS = [
                  "and mysql)"),
         *RANGE,
         *FILTERS,
+        PROGRESS,
     ], epilog="OUT starts with the first input's FORMAT_DESCRIPTION; each transaction keeps "
               "its table maps, its rows events are inverted (WRITE <-> DELETE, UPDATE images "
               "swapped, rows and events last first), transactions last first; GTIDs are "
@@ -543,12 +671,44 @@ SPECS = [
                  "(exit 3 when anything was skipped, failed or differs). Without it an event "
                  "that fails or differs is counted (exit 1) and reading goes on while the "
                  "framing holds"),
+        PROGRESS,
     ], epilog=epilog("An event that does not parse or rebuilds differently, or a last "
                      "event cut short: 1 (3 with --skip-errors); a rows event whose rows "
                      "cannot be decoded: 3 (not counted as identical), a stderr line each. A "
                      "file that ends inside an event header (fewer than 19 bytes after its "
                      "last whole event) holds no event to compare there: a stderr line, the "
                      "status the events give.")),
+    Cmd("stats", "what the files hold: tables, transactions, events, GTIDs, time (a table, "
+                 "JSON, an HTML report)", cmd_stats, [
+        Opt("files", nargs="+", metavar="FILE", help=FILES_HELP + "; in binlog order"),
+        Opt("--format", choices=("table", "json"), default="table",
+            help="table (default): sections of aligned columns, 100 characters wide; json: "
+                 "every figure, with the keys the README documents"),
+        Opt("--html", metavar="FILE",
+            help="also write a report page to FILE: charts of writes per table over time, "
+                 "transaction sizes and durations, top tables and transactions; one "
+                 "self-contained file (its charting library inlined: nothing is loaded from "
+                 "the network)"),
+        Opt("--top", type=_count, default=10, metavar="N",
+            help="how many of the largest and longest transactions (and, in the table, of "
+                 "the tables) are named (default 10)"),
+        Opt("--max-event-size", type=_byte_count, default=16 << 20, metavar="SIZE",
+            help="events larger than SIZE are listed (default 16m, the servers' default "
+                 "max_allowed_packet; bytes, or with k, m or g)"),
+        Opt("--schema", action="append", metavar="FILE",
+            help="the schema at the start of the first file, as for decode (column names "
+                 "for --where with MINIMAL metadata)"),
+        Opt("--where", action="append", metavar="COND",
+            help=WHERE_HELP + "; the figures count the matching row changes and the "
+                 "transactions that hold one"),
+        PROGRESS,
+    ], epilog="Rows are counted, not decoded: a file is read at decode's speed. Figures "
+              "count what can be read: a file damaged or cut short is read again with "
+              "recovery, each byte range skipped and each event not decoded is a stderr "
+              "line and is listed in the output. " + epilog(
+                  "3 when something was skipped or not decoded (the figures count the "
+                  "rest); 1 for a file that cannot be used (no figures from it) or a "
+                  "report page that cannot be written.")),
     Cmd("table-maps", "one typed JSON object per TABLE_MAP", cmd_table_maps, [
         Opt("files", nargs="+", metavar="FILE", help=FILES_HELP),
         Opt("--skip-errors", action="store_true",
@@ -697,22 +857,11 @@ def _check_spark_values(spark):
 
 def _size(text):
     """``--split-size``: bytes, or a number with k, m or g (checked; kept as given)."""
-    import re
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmg]?)b?\s*", str(text), re.I)
-    if not m or float(m.group(1)) * {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}[
-            m.group(2).lower()] < 1:
-        raise _bad_value(f"{text!r}: a size in bytes, or with k, m or g (8m, 512k, 1g)")
+    _byte_count(text)
     return text
 
 
-def _count(text):
-    try:
-        n = int(text)
-    except ValueError:
-        n = -1
-    if n < 0:
-        raise _bad_value(f"{text!r}: a whole number from 0")
-    return n
+
 
 
 COMMANDS = {**{c.name: (lambda sub, c=c: _add(sub, c)) for c in SPECS},

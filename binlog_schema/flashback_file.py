@@ -17,7 +17,7 @@ import sys
 
 from .errors import BinlogError
 from .mysql.codes import FORMAT_DESCRIPTION_EVENT
-from .statuses import CLEAN, DAMAGED, STOPPED
+from .statuses import CLEAN, DAMAGED, STOPPED, USAGE
 
 
 
@@ -32,13 +32,16 @@ def _fde(path):
 
 
 def flashback(paths, target, selection=None, *, start=None, stop=None, note=None,
-              schema=None) -> dict:
+              schema=None, watch=None) -> dict:
     """Write the inverted binlog of ``paths`` to ``target`` (a path). ``selection``: a
     :class:`~binlog_schema.model.selection.Selection`; ``start``/``stop``: byte positions in
     the first / last file. ``note(text)`` hears where a schema change ended the range.
     Returns counts (transactions, rows events, bytes). Raises
     :class:`~binlog_schema.model.flashback.FlashbackError` (what cannot be inverted) or the
-    reader's :class:`~binlog_schema.errors.BinlogError`; ``target`` is then untouched."""
+    reader's :class:`~binlog_schema.errors.BinlogError`; ``target`` is then untouched.
+    ``selection.where``: only the matching rows are inverted (a
+    :class:`~binlog_schema.model.row_match.WhereError` when no table has its columns);
+    ``watch``: a progress line's, over the first pass's records."""
     from .model.backwards import index_files, transactions_backwards
     from .model.flashback import FlashbackError, inverted_events
     from .model.selection import Selection
@@ -62,7 +65,11 @@ def flashback(paths, target, selection=None, *, start=None, stop=None, note=None
     if schema is not None:
         from .model.row_change import RowDecoder
         decoder = RowDecoder(None, schema=schema)
-    index = index_files(paths, selection, start=start, stop=stop, decoder=decoder)
+    index = index_files(paths, selection, start=start, stop=stop, decoder=decoder, watch=watch)
+    matcher = None
+    if selection.where is not None:
+        from .model.row_match import RowMatcher
+        matcher = RowMatcher(selection.where, selection)
     if index.stopped is not None and note is not None:
         path, at, head = index.stopped
         note(f"{path}: a schema change at {at} ({head}): the flashback stops before it (a "
@@ -82,6 +89,10 @@ def flashback(paths, target, selection=None, *, start=None, stop=None, note=None
             w.write(fde)
             codecs: dict = {}   # (each distinct TABLE_MAP's row readers, made once)
             for tx in transactions_backwards(index):
+                if matcher is not None:
+                    tx = matcher.transaction(tx)
+                    if tx is None:
+                        continue
                 counts["transactions"] += 1
                 for value in inverted_events(tx, codecs=codecs, decoder=decoder):
                     if isinstance(value, EventRecord):   # (kept: its bytes, at its new place)
@@ -90,6 +101,8 @@ def flashback(paths, target, selection=None, *, start=None, stop=None, note=None
                         w.write(value)
                 counts["rows_events"] += tx.rows_count
             counts["bytes"] = w.pos
+        if matcher is not None:
+            matcher.check_used()
         os.replace(tmp, target)
     except BaseException:
         try:
@@ -102,10 +115,12 @@ def flashback(paths, target, selection=None, *, start=None, stop=None, note=None
 
 
 def write_flashback(paths, target, selection=None, *, start=None, stop=None, err=None,
-                    schema=None) -> int:
+                    schema=None, progress=None) -> int:
     """The command: :func:`flashback`, its problems said on stderr. Exit status: 0; 1
     refused or unreadable (said with the file, event, offset and why; OUT untouched); 3 a
-    schema change ended the range early (said)."""
+    schema change ended the range early (said); 2 a ``--where`` whose columns no table has
+    (OUT untouched). ``progress``: a progress line over the first pass."""
+    from .model.row_match import WhereError
     err = err or sys.stderr
     said = []
 
@@ -116,7 +131,10 @@ def write_flashback(paths, target, selection=None, *, start=None, stop=None, err
 
     try:
         counts = flashback(paths, target, selection, start=start, stop=stop, note=say,
-                           schema=schema)
+                           schema=schema, watch=None if progress is None else progress.watch)
+    except WhereError as e:
+        say(str(e))
+        return USAGE
     except BinlogError as e:
         file = getattr(e, "file", None)
         text = str(e)

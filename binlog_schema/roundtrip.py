@@ -44,7 +44,7 @@ def _roundtrip_rows(decoder, r, res, rows_kinds):
                               "path": "body.rows (typed values)"})
 
 
-def roundtrip_file(path, rows: bool = True, skip_errors: bool = False) -> dict:
+def roundtrip_file(path, rows: bool = True, skip_errors: bool = False, watch=None) -> dict:
     """Parse every event of a file and rebuild it; count identical events, report the first
     differences and failures. With ``rows``, every row image is also decoded through its table
     map and built back from the typed values. Without ``skip_errors`` an event that does not
@@ -60,7 +60,7 @@ def roundtrip_file(path, rows: bool = True, skip_errors: bool = False) -> dict:
     reader = BinlogReader(path, skip_errors=True, recover=skip_errors)
     decoder = RowDecoder(path) if rows else None
     try:
-        for rec in reader:
+        for rec in reader if watch is None else watch(reader):  # (watch: a progress line)
             if rec.gap is not None:
                 tail = reader.tail
                 if tail is None or rec.gap[0] != tail.offset:

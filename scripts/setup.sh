@@ -34,7 +34,12 @@ fi
 # Debian's cannot be installed) the test skips, saying so
 KSC_VERSION=0.11.0
 ksc=.work/node/node_modules/kaitai-struct-compiler/package.json
-if ! grep -qs "\"version\": \"$KSC_VERSION\"" "$ksc"; then
+# Chart.js, pinned: `stats --html` inlines its chart.umd.min.js in the report page
+# (binlog_schema/serial/stats_html.py reads this pin); installed with the compiler
+CHARTJS_VERSION=$(sed -n 's/^CHARTJS_VERSION = "\(.*\)"$/\1/p' binlog_schema/serial/stats_html.py)
+chartjs=.work/node/node_modules/chart.js/package.json
+if ! grep -qs "\"version\": \"$KSC_VERSION\"" "$ksc" ||
+        ! grep -qs "\"version\": \"$CHARTJS_VERSION\"" "$chartjs"; then
     if ! command -v npm >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 &&
             [[ $(id -u) == 0 ]]; then
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null 2>&1 || {
@@ -44,11 +49,13 @@ if ! grep -qs "\"version\": \"$KSC_VERSION\"" "$ksc"; then
     fi
     if command -v npm >/dev/null 2>&1; then
         npm install --prefix .work/node --no-audit --no-fund --silent \
-            "kaitai-struct-compiler@$KSC_VERSION" >.venv/npm.log 2>&1 ||
-            echo "setup.sh: npm could not install kaitai-struct-compiler@$KSC_VERSION" \
-                "(.venv/npm.log): tests/corpus/test_ksy.py will skip" >&2
+            "kaitai-struct-compiler@$KSC_VERSION" "chart.js@$CHARTJS_VERSION" \
+            >.venv/npm.log 2>&1 ||
+            echo "setup.sh: npm could not install kaitai-struct-compiler@$KSC_VERSION and" \
+                "chart.js@$CHARTJS_VERSION (.venv/npm.log): tests/corpus/test_ksy.py and" \
+                "the report page's test will skip, stats --html says what is missing" >&2
     else
-        echo "setup.sh: no npm (nor Debian's): the Kaitai Struct compiler is not installed;" \
-            "tests/corpus/test_ksy.py will skip" >&2
+        echo "setup.sh: no npm (nor Debian's): the Kaitai Struct compiler and Chart.js are" \
+            "not installed; tests/corpus/test_ksy.py will skip, stats --html cannot" >&2
     fi
 fi

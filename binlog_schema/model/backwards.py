@@ -81,13 +81,14 @@ def changes_tables(query) -> bool:
 
 
 def index_files(paths, selection, *, start=None, stop=None, decoder=None,
-                stop_at_ddl: bool = True) -> Index:
+                stop_at_ddl: bool = True, watch=None) -> Index:
     """The first pass: the selected transactions of ``paths`` (``start``/``stop``: byte
     positions in the first / last file). ``decoder``, a
     :class:`~binlog_schema.model.row_change.RowDecoder` with a schema history: the schema
     changes before the range are replayed into it (so it is the schema in force in the
     range). ``stop_at_ddl`` False: a schema change does not end the range (it is passed
-    over; for reading, not for inverting). Raises :class:`~.flashback.FlashbackError`; reading errors
+    over; for reading, not for inverting). ``watch``: wraps each file's records (a
+    progress line's). Raises :class:`~.flashback.FlashbackError`; reading errors
     are the reader's typed errors."""
     from ..stream import BinlogReader
     out = Index()
@@ -98,7 +99,8 @@ def index_files(paths, selection, *, start=None, stop=None, decoder=None,
         first_start = start if n == 0 else None
         reader = BinlogReader(path, decode="lazy", stop=stop if n == last else None)
         try:
-            if _index_file(reader, fi, out, selection, first_start, decoder, stop_at_ddl):
+            if _index_file(reader if watch is None else watch(reader), fi, out, selection,
+                           first_start, decoder, stop_at_ddl, tail=reader):
                 break
         except BinlogError as e:
             if getattr(e, "file", None) is None:
@@ -108,8 +110,9 @@ def index_files(paths, selection, *, start=None, stop=None, decoder=None,
 
 
 def _index_file(reader, fi: FileIndex, out: Index, selection, start, decoder,
-                stop_at_ddl) -> bool:
-    """Index one file; True when a DDL ended the range."""
+                stop_at_ddl, tail=None) -> bool:
+    """Index one file (``reader``: its records; ``tail``: its reader, when ``reader`` is its
+    records wrapped); True when a DDL ended the range."""
     offsets, roles, bounds = fi.offsets, fi.roles, fi.bounds
     txs = Transactions()
     open_tx = None        # the Transaction being indexed
@@ -246,10 +249,11 @@ def _index_file(reader, fi: FileIndex, out: Index, selection, start, decoder,
                     path="incident", file=path)
     if open_tx is not None:
         close(open_tx, False)
-    if reader.tail is not None:
-        raise FlashbackError(f"truncated last event at {reader.tail.offset}: the file is "
+    cut = (tail if tail is not None else reader).tail
+    if cut is not None:
+        raise FlashbackError(f"truncated last event at {cut.offset}: the file is "
                                "cut, its last transaction cannot be trusted",
-                               offset=reader.tail.offset, path="event", file=path)
+                               offset=cut.offset, path="event", file=path)
     return False
 
 

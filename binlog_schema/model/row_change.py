@@ -215,7 +215,10 @@ class RowDecoder:
 
     def codec_of(self, rec):
         """The RowsCodec of a rows event's table (None when no TABLE_MAP came before it)."""
-        tid = rec.value["body"]["table_id"]
+        return self.codec_by_id(rec.value["body"]["table_id"])
+
+    def codec_by_id(self, tid):
+        """The RowsCodec of the table id ``tid`` in force (None when no TABLE_MAP gave it)."""
         codec = self.codecs.get(tid)
         if codec is None:
             tm = self.table_maps.get(tid)

@@ -194,10 +194,12 @@ class Selection:
     gtids: GtidSet | None = None
     operations: frozenset | None = None  # of OPERATIONS
     thread_ids: frozenset | None = None
+    where: tuple | None = None       # row conditions (model/row_match.py's Condition)
 
     @classmethod
     def from_options(cls, *, start_datetime=None, stop_datetime=None, database=None,
-                     table=None, gtid=None, operation=None, thread_id=None) -> "Selection":
+                     table=None, gtid=None, operation=None, thread_id=None,
+                     where=None) -> "Selection":
         """A selection from command-line values (strings, or lists of them for the
         repeatable ones). Raises :class:`SelectionError` naming the option."""
         ops = None
@@ -222,6 +224,12 @@ class Selection:
                   tuple(_listed(database)) or None, tuple(_listed(table)) or None,
                   GtidSet(",".join(_listed(gtid))) if gtid is not None and gtid != []
                   else None, ops, threads)
+        if where:   # (--where: model/row_match.py reads it)
+            from .row_match import WhereError, parse_where
+            try:
+                sel.where = parse_where(_listed(where))
+            except WhereError as e:
+                raise SelectionError(str(e)) from None
         if sel.start_time is not None and sel.stop_time is not None and \
                 sel.stop_time <= sel.start_time:
             raise SelectionError("--stop-datetime is not after --start-datetime: nothing "
@@ -233,7 +241,8 @@ class Selection:
     @property
     def any(self) -> bool:
         """Whether anything is filtered."""
-        return self.filters_tables or self.filters_transactions or self.operations is not None
+        return self.filters_tables or self.filters_transactions or \
+            self.operations is not None or self.where is not None
 
     @property
     def filters_tables(self) -> bool:
@@ -323,7 +332,10 @@ def select_events(records, selection: Selection, *, limit: int = 8 << 20):
     maps: dict = {}           # table id -> selected (the table maps of the transaction)
     by_tx = selection.filters_transactions
     by_id = selection.gtids is not None or selection.thread_ids is not None
-    by_content = selection.filters_tables or selection.operations is not None
+    # (--where: the rows events that reach here hold matching rows, model/row_match.py's
+    # RowMatcher.events took the others out; a statement holds none)
+    by_content = selection.filters_tables or selection.operations is not None or \
+        selection.where is not None
     held = HeldRecords(limit)
     group = None              # the open transaction
     mode = _DROP              # _WAIT (its events held), _KEEP or _DROP
@@ -356,7 +368,7 @@ def select_events(records, selection: Selection, *, limit: int = 8 << 20):
             return body is None or (maps.get(body["table_id"], not selection.filters_tables)
                                     and selection.operation(operation_of(k)))
         if k in STATEMENT_KINDS and record_role(r) is None:
-            return _query_db_ok(r, selection)
+            return _query_db_ok(r, selection) and selection.where is None
         if k == TRANSACTION_PAYLOAD_EVENT and r.inner is not None:
             return any(r.error is not None or content(x) for x in r.inner)
         return None

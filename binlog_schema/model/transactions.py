@@ -213,12 +213,15 @@ class Transactions:
     :meth:`feed` takes every event of :data:`BOUNDARY_KINDS` (others change nothing) and
     returns the transactions it ends; :meth:`current` gives the transaction a rows event
     belongs to (one begins at that event when none is open: a stream read from the middle of
-    a transaction). ``last``: what the last event fed did (:meth:`Boundary.step`)."""
+    a transaction). ``last``: what the last event fed did (:meth:`Boundary.step`).
+    ``xids``: the XID of each commit is read (False: an XID event is not parsed, the
+    transaction's ``xid`` stays None)."""
 
-    def __init__(self):
+    def __init__(self, xids: bool = True):
         self.open: Transaction | None = None
         self.boundary = Boundary()
         self.last = OUTSIDE
+        self.xids = xids
 
     def current(self, offset: int, timestamp: int | None = None) -> Transaction:
         tx = self.open
@@ -268,7 +271,8 @@ class Transactions:
         if kind == XID_EVENT or kind == XA_PREPARE_LOG_EVENT:
             self.last = self.boundary.step(kind)
             return self._end(rec, offset, rec.value["body"].get("xid")
-                             if kind == XID_EVENT and rec.value is not None else None)
+                             if kind == XID_EVENT and self.xids and rec.value is not None
+                             else None)
         self.last = INSIDE if self.boundary.open else OUTSIDE
         return None
 

@@ -161,7 +161,8 @@ def load_checkpoint(path: str) -> dict | None:
 
 
 # the filters of decode that stream takes too (cli.FILTERS, but --gtid: the start here)
-FILTERS = ("start_datetime", "stop_datetime", "database", "table", "operation", "thread_id")
+FILTERS = ("start_datetime", "stop_datetime", "database", "table", "operation", "thread_id",
+           "where")
 
 
 def cmd_stream(args) -> int:
@@ -256,6 +257,7 @@ def cmd_stream(args) -> int:
     def on_error(rec):
         said(f"{writer.path}: {rec.error}")
 
+    matcher = None   # (--where: one for the stream, following its table maps)
     try:
         for file, batch in stream.transactions():
             if writer is None or writer.path != file:
@@ -275,10 +277,19 @@ def cmd_stream(args) -> int:
                 else:
                     writer = RecordWriter(file, out, args.format, decoder, args.binary)
             if selection is not None:   # (a whole transaction: judged as decode judges it)
+                from ..model.row_match import RowMatcher, WhereError
                 from ..model.selection import select_events
                 if writer.decoder is not None:   # (the history follows every statement)
                     batch = writer.decoder.watch(batch)
-                batch = list(select_events(batch, selection))
+                if selection.where is not None:   # (--where: model/row_match.py)
+                    if matcher is None:
+                        matcher = RowMatcher(selection.where, selection, history)
+                    batch = matcher.events(batch)
+                try:
+                    batch = list(select_events(batch, selection))
+                except WhereError as e:   # (a table named by --table lacks a column)
+                    print(f"binlog-schema stream: {e}", file=sys.stderr)
+                    return USAGE
             if delivery is not None:   # (returns once the broker acknowledged them all)
                 from ..sinks.messages import transaction_gtid
                 before = writer.sent

@@ -175,22 +175,25 @@ def _lines(fd):
         yield from lines
 
 
-def _worker(path, options, target, index, count, turn, after, fds, statements=None) -> int:
+def _worker(path, options, target, index, count, turn, after, fds, statements=None,
+            done=None) -> int:
     """Decode segments ``index``, ``index + count``... of the file's plan (each worker scans
-    it), each written when ``turn`` gives the go, which then goes to ``after``. The worst
-    status of its segments; 1 when reading stopped at an error (the workers after write
-    nothing more). ``statements``: a dict the segments' statement-based changes are counted
-    into (the file's line is the caller's)."""
+    it), each written when ``turn`` gives the go, which then goes to ``after``. The status of
+    its segments (:func:`.write.write_events`'s, the worst): 1 when reading stopped at an
+    error (the workers after write nothing more), 3 when something was reported and reading
+    went on (rows not decoded). ``statements``: a dict the segments' statement-based changes
+    are counted into (the file's line is the caller's); ``done``: a pipe told the bytes of
+    each segment written (a progress line follows it)."""
     if statements is not None:
         options = dict(options, statements=statements)
-    status = CLEAN
+    worst_status = CLEAN
     for k, (start, stop, ctx) in enumerate(plan(path, target)):
         if k % count != index:
             continue
         held = _Held()
         out = Output(held.stdout)
-        done = write_events(path, out, err=held.stderr, stop=stop,
-                            resume=None if start is None else (start, ctx), **options)
+        status = write_events(path, out, err=held.stderr, stop=stop,
+                              resume=None if start is None else (start, ctx), **options)
         out.flush()
         if os.read(turn, 1) != _GO:  # (a stop, or the worker before is gone)
             _pass(after, _STOP)
@@ -200,12 +203,17 @@ def _worker(path, options, target, index, count, turn, after, fds, statements=No
         except BrokenPipeError:  # (the reader of the output is gone: as the loop does)
             _pass(after, _STOP)
             return 0
-        if done == STOPPED:
+        if status == STOPPED:
             _pass(after, _STOP)
             return STOPPED
-        status = worst(status, done)
+        worst_status = worst(worst_status, status)
+        if done is not None:
+            try:
+                os.write(done, f"{(stop or os.path.getsize(path)) - (start or 0)}\n".encode())
+            except OSError:
+                pass
         _pass(after, _GO)
-    return status
+    return worst_status
 
 
 def _pass(fd, token) -> None:
@@ -233,14 +241,15 @@ def _resolutions(path, schema, file_index):
 
 def write_file(path, out: Output, *, workers: int | None = None, min_size: int = MIN_SIZE,
                segment: int = SEGMENT, fds=(1, 2), schema=None, file_index: int = 0,
-               **options):
+               progress=None, **options):
     """Decode ``path`` as :func:`.write.write_events` does (``options`` are its own, but
     neither ``start``, ``stop`` nor ``types``), the output written to the file descriptors
     ``fds`` (stdout's, stderr's) by worker processes, in segments of about ``segment`` bytes
     at most (a few per worker); None when the file is not one to share (smaller than
     ``min_size``, a single core, ``skip_errors``: its account of the file is one process's):
     the caller decodes it alone. ``out`` is flushed first. ``schema``: the history at the
-    file's start (``file_index``: the file's place), left at its end (see the module)."""
+    file's start (``file_index``: the file's place), left at its end (see the module).
+    ``progress``: a :class:`~.progress.Progress` told what the workers have written."""
     workers = worker_count() if workers is None else workers
     if options.get("fmt") in ("maxwell", "debezium"):
         return None  # (change records: one process follows the transactions and tables)
@@ -265,6 +274,7 @@ def write_file(path, out: Output, *, workers: int | None = None, min_size: int =
     # the workers' counts of statement-based changes (one short line each), said once at the
     # end as the sequential loop says them
     counts = os.pipe() if options.get("rows") else None
+    done = os.pipe() if progress is not None else None
     pids = []
     for i in range(workers):
         pid = os.fork()
@@ -275,8 +285,11 @@ def write_file(path, out: Output, *, workers: int | None = None, min_size: int =
                 for fd in {fd for pair in turns for fd in pair} - {turns[i][0], after}:
                     os.close(fd)
                 statements = None if counts is None else {}
+                if done is not None:
+                    os.close(done[0])
                 code = _worker(path, options, target, i, workers, turns[i][0], after,
-                               {1: fds[0], 2: fds[1]}, statements)
+                               {1: fds[0], 2: fds[1]}, statements,
+                               None if done is None else done[1])
                 if counts is not None:
                     os.close(counts[0])
                     # (verb=count pairs: the verbs are words; no json import for them)
@@ -296,10 +309,15 @@ def write_file(path, out: Output, *, workers: int | None = None, min_size: int =
         os.close(w)
     if counts is not None:
         os.close(counts[1])
+    if done is not None:
+        os.close(done[1])
+        progress.follow(done[0])
     status = CLEAN
     for pid in pids:
         code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
         status = worst(status, code if code in (CLEAN, STOPPED, DAMAGED) else STOPPED)
+    if done is not None:
+        progress.unfollow()
     if counts is not None:
         totals: dict = {}
         with os.fdopen(counts[0], "rb") as f:

@@ -25,7 +25,7 @@ import datetime as _dt
 
 from ..errors import BinlogError, TruncatedError
 from ..mysql.codes import QUERY_EVENT
-from ..statuses import CLEAN, DAMAGED, STOPPED
+from ..statuses import CLEAN, DAMAGED, STOPPED, USAGE
 from .sql_statements import SqlRefused, SqlTable
 from .sql_text import SESSION_SQL
 
@@ -73,15 +73,22 @@ def _comment(change, path) -> str:
 # ------------------------------------------------------------------------ forward
 
 
-def forward_statements(paths, selection, *, start=None, stop=None, schema=None):
+def forward_statements(paths, selection, *, start=None, stop=None, schema=None,
+                       watch=None):
     """The SQL lines of the files' row changes in binlog order (no header). Raises the
     :class:`~binlog_schema.errors.RowsError` of rows that cannot be decoded (through their
     TABLE_MAP, or without one: a read that starts inside a transaction) and an error for a
-    file cut short: a replay without them would be a wrong one."""
+    file cut short: a replay without them would be a wrong one. ``selection.where``: only
+    the matching rows (model/row_match.py; a :class:`~..model.row_match.WhereError` when no
+    table has its columns); ``watch``: a progress line's, over each file's records."""
     from ..model.row_change import RowDecoder, is_schema_statement, query_verb
     from ..stream import BinlogReader
     tables = _Tables()
     last = len(paths) - 1
+    matcher = None
+    if selection.where is not None:
+        from ..model.row_match import RowMatcher
+        matcher = RowMatcher(selection.where, selection, schema)
     for n, path in enumerate(paths):
         reader = BinlogReader(path, decode="lazy", start=start if n == 0 else None,
                               stop=stop if n == last else None)
@@ -103,8 +110,10 @@ def forward_statements(paths, selection, *, start=None, stop=None, schema=None):
 
         pending: list = []
         try:
-            yield from _forward_file(path, watched(reader), decoder, selection, tables,
-                                     pending)
+            records = watched(reader if watch is None else watch(reader))
+            if matcher is not None:
+                records = matcher.events(records)
+            yield from _forward_file(path, records, decoder, selection, tables, pending)
             if reader.tail is not None:
                 raise TruncatedError(
                     f"truncated last event at {reader.tail.offset}: the file is cut, its "
@@ -114,6 +123,8 @@ def forward_statements(paths, selection, *, start=None, stop=None, schema=None):
             if getattr(e, "file", None) is None:
                 e.file = str(path)
             raise
+    if matcher is not None:
+        matcher.check_used()
 
 
 def _forward_file(path, records, decoder, selection, tables, pending):
@@ -171,14 +182,19 @@ def _op(kind) -> str:
 # ------------------------------------------------------------------------ backward
 
 
-def flashback_statements(index, *, schema=None):
+def flashback_statements(index, *, schema=None, matcher=None):
     """The SQL lines that undo the indexed transactions (:func:`..model.backwards.index_files`),
-    last first (no header)."""
+    last first (no header). ``matcher``: a :class:`~..model.row_match.RowMatcher`: only the
+    matching rows are undone."""
     from ..model.backwards import transactions_backwards
     from ..model.row_change import RowDecoder
     tables = _Tables()
     decoder = RowDecoder(None, schema=schema)
     for tx in transactions_backwards(index):
+        if matcher is not None:
+            tx = matcher.transaction(tx)
+            if tx is None:
+                continue
         decoder.file = tx.path
         try:
             lines = _inverted(tx, decoder, tables)
@@ -190,6 +206,8 @@ def flashback_statements(index, *, schema=None):
             yield from _begin(tx.path, tx.begin, tx.gtid)
             yield from lines
             yield "COMMIT;"
+    if matcher is not None:
+        matcher.check_used()
 
 
 def _inverted(tx, decoder, tables) -> list:
@@ -217,7 +235,7 @@ def _inverted(tx, decoder, tables) -> list:
 
 
 def sql_statements(paths, *, flashback: bool = False, selection=None, start=None, stop=None,
-                   schema=None, note=None):
+                   schema=None, note=None, watch=None):
     """The Python API: the lines ``binlog-schema sql`` writes (header included), as strings.
     ``paths``: one binlog file or several, in order; ``selection``: a
     :class:`~binlog_schema.model.selection.Selection` (default: everything); ``start`` /
@@ -236,29 +254,38 @@ def sql_statements(paths, *, flashback: bool = False, selection=None, start=None
         from ..model.backwards import index_files
         from ..model.row_change import RowDecoder
         pre = RowDecoder(None, schema=schema) if schema is not None else None
-        index = index_files(paths, selection, start=start, stop=stop, decoder=pre)
+        index = index_files(paths, selection, start=start, stop=stop, decoder=pre,
+                            watch=watch)
         if index.stopped is not None:
             path, at, head = index.stopped
             note(f"{path}: a schema change at {at} ({head}): the flashback stops before it "
                  "(a change before a schema change cannot be undone after it); the changes "
                  "after it are not inverted: give --start-position past it to invert those")
-        lines = flashback_statements(index, schema=schema)
+        matcher = None
+        if selection.where is not None:
+            from ..model.row_match import RowMatcher
+            matcher = RowMatcher(selection.where, selection, schema)
+        lines = flashback_statements(index, schema=schema, matcher=matcher)
     else:
-        lines = forward_statements(paths, selection, start=start, stop=stop, schema=schema)
+        lines = forward_statements(paths, selection, start=start, stop=stop, schema=schema,
+                                   watch=watch)
     yield from header()
     yield from lines
 
 
 def write_sql(paths, out, selection, *, start=None, stop=None, schema=None,
-              flashback: bool = False, err=None) -> int:
+              flashback: bool = False, err=None, progress=None) -> int:
     """Write :func:`sql_statements` to ``out`` (an :class:`~.write.Output`); problems on
     ``err`` (stderr). The script is whole or absent: it is written to a temporary file
     (:class:`~.write.Spool`) and copied to ``out`` only once every statement was made, so a
     script piped into a server is never applied in part. Returns the exit status: 0; 1 a file could
     not be read or is cut short, or a change could not be written or inverted (rows that
     cannot be decoded among them), said with the file, offset and reason: nothing is written;
-    3 (flashback) a schema change ended the range early (said)."""
+    3 (flashback) a schema change ended the range early (said); 2 a ``--where`` whose
+    columns no table has (nothing is written). ``progress``: a progress line over the
+    reading (the forward pass; with flashback, the first pass)."""
     import sys
+    from ..model.row_match import WhereError
     from .write import Spool, os_problem
     err = err or sys.stderr
     stopped = []
@@ -272,11 +299,15 @@ def write_sql(paths, out, selection, *, start=None, stop=None, schema=None,
     try:
         with Spool(out) as spool:
             for line in sql_statements(paths, flashback=flashback, selection=selection,
-                                       start=start, stop=stop, schema=schema, note=say):
+                                       start=start, stop=stop, schema=schema, note=say,
+                                       watch=None if progress is None else progress.watch):
                 spool.add(line)
     except SqlRefused as e:
         say(f"refused: {e}")
         return STOPPED
+    except WhereError as e:
+        say(str(e))
+        return USAGE
     except BinlogError as e:
         file = getattr(e, "file", None)
         say(f"{file}: {e}" if file else str(e))

@@ -193,7 +193,7 @@ def write_events(path, out: Output, *, fmt: str = "jsonl", rows: bool = False,
                  binary: str = "hex", start=None, stop=None, types=None,
                  skip_errors: bool = False, err=None, resume=None, schema=None,
                  file_index: int = 0, statements: dict | None = None,
-                 selection=None, resolved=None) -> int:
+                 selection=None, resolved=None, matcher=None, progress=None) -> int:
     """Decode one file to ``out``. Without ``skip_errors`` the good events before the first
     error are written, then one stderr line says what and where (status 1); with it every byte
     is accounted for (:class:`BinlogReader`'s recovery): a stderr line per problem and a
@@ -207,7 +207,10 @@ def write_events(path, out: Output, *, fmt: str = "jsonl", rows: bool = False,
     a ``# schema error`` line), status 3; a table not in it, a stderr note. A rows event
     whose rows cannot be decoded is a stderr line (file, offset, table, column, reason: the
     decoder's :class:`~binlog_schema.errors.RowsError`) and its line's ``rows_error``, status
-    3 (with or without ``skip_errors``). Statement-based
+    3 (with or without ``skip_errors``). ``matcher``: a
+    :class:`~binlog_schema.model.row_match.RowMatcher` for ``selection.where`` (one is made
+    for the file when not given); ``progress``: a :class:`~.progress.Progress` that follows
+    the reading. Statement-based
     changes are counted: a stderr line at the end of the file (``statements``, a dict: the
     counts are added to it instead, for a caller that decodes a file in parts; ``resolved``:
     such a caller's table maps as the history resolved them, instead of ``schema``: see
@@ -222,6 +225,8 @@ def write_events(path, out: Output, *, fmt: str = "jsonl", rows: bool = False,
     records = account.counted(reader) if account is not None else reader
     if start:  # (a position inside an event: a note, reading begins at the next one)
         records = _noting_snap(reader, records, path, out, err)
+    if progress is not None:
+        records = progress.watch(records)
     decoder = None
     if rows or changes:
         from ..model.row_change import RowDecoder
@@ -234,6 +239,11 @@ def write_events(path, out: Output, *, fmt: str = "jsonl", rows: bool = False,
         from ..model.selection import select_events
         if decoder is not None:   # (the history follows every statement, selected or not)
             records = decoder.watch(records)
+        if selection.where is not None:   # (--where: model/row_match.py)
+            if matcher is None:
+                from ..model.row_match import RowMatcher
+                matcher = RowMatcher(selection.where, selection, schema)
+            records = matcher.events(records)
         records = select_events(records, selection)
     try:
         writer = RecordWriter(path, out, fmt, decoder, binary)

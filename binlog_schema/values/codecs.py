@@ -27,7 +27,7 @@ from ..construct_ext.errors import IntegerError, StreamError, ValidationError
 from ..mysql.charsets import UTF8MB4_BIN_ID, text_codec
 from ..mysql.flavor import json_is_binary
 from . import temporal as t
-from .decimal_bin import decimal_build, decimal_parse, decimal_text
+from .decimal_bin import decimal_build, decimal_parse, decimal_size, decimal_text
 
 
 @record(frozen=True)
@@ -78,6 +78,10 @@ class Codec:
     # int), for writers that need its text and not the value; ``members``: ENUM/SET names
     fields: object = None
     members: tuple | None = None
+    # the bytes every value takes, when the column's metadata fixes it (INT24, BIT, DECIMAL,
+    # ENUM, SET, the temporal types): what a reader that passes values over needs
+    # (:mod:`.row_count`); None for length-prefixed values
+    width: int | None = None
 
 
 def _need(data, pos, n):
@@ -153,7 +157,7 @@ def _int24(unsigned: bool) -> Codec:
             out += int(value).to_bytes(3, "little", signed=not unsigned)
         except OverflowError:
             raise IntegerError(f"INT24 {value!r} out of range") from None
-    return Codec(parse, build, "INT24", fields=lambda d, p: parse(d, p))
+    return Codec(parse, build, "INT24", fields=lambda d, p: parse(d, p), width=3)
 
 
 def _year() -> Codec:
@@ -180,13 +184,14 @@ def _bit(bits: int) -> Codec:
         if not 0 <= value < 1 << (8 * n):
             raise IntegerError(f"BIT({bits}) value {value!r} out of range")
         out += value.to_bytes(n, "big")
-    return Codec(parse, build, "BIT", fields=lambda d, p: parse(d, p))
+    return Codec(parse, build, "BIT", fields=lambda d, p: parse(d, p), width=n)
 
 
 def _newdecimal(precision, scale) -> Codec:
     return Codec(lambda d, p: decimal_parse(d, p, precision, scale),
                  lambda v, o: decimal_build(v, o, precision, scale), "NEWDECIMAL",
-                 fields=lambda d, p: decimal_text(d, p, precision, scale))
+                 fields=lambda d, p: decimal_text(d, p, precision, scale),
+                 width=decimal_size(precision, scale))
 
 
 # ----------------------------------------------------------------------------- strings
@@ -242,7 +247,7 @@ def _enum(pack_length, names) -> Codec:
         except OverflowError:
             raise IntegerError(f"ENUM index {i} does not fit {pack_length} bytes") from None
     return Codec(parse, build, "ENUM", fields=index,
-                 members=None if names is None else tuple(names))
+                 members=None if names is None else tuple(names), width=pack_length)
 
 
 def _set(pack_length, names) -> Codec:
@@ -262,7 +267,7 @@ def _set(pack_length, names) -> Codec:
         except OverflowError:
             raise IntegerError(f"SET bits {bits} do not fit {pack_length} bytes") from None
     return Codec(parse, build, "SET", fields=read_bits,
-                 members=None if names is None else tuple(names))
+                 members=None if names is None else tuple(names), width=pack_length)
 
 
 def _blob(pack_length, collation_id, name) -> Codec:
@@ -357,6 +362,12 @@ _NUMBERS = {
 }
 
 
+def _width(fields) -> int:
+    """The bytes a temporal value takes: what its reader passes over (its layout says it,
+    whatever the bytes: read once, from zeros)."""
+    return fields(bytes(16), 0)[1]
+
+
 def codec_for(col, flavor: str = "mysql") -> Codec:
     """The value codec of one table-map column (a ``model.table_map.Column``)."""
     ty = col.type
@@ -376,18 +387,19 @@ def codec_for(col, flavor: str = "mysql") -> Codec:
     if ty == "BIT":
         return _bit(col.bits or 0)
     if ty in ("DATE", "NEWDATE"):
-        return Codec(t.date_parse, _guarded(t.date_build, ty), ty, fields=t.date_fields)
+        return Codec(t.date_parse, _guarded(t.date_build, ty), ty, fields=t.date_fields,
+                     width=_width(t.date_fields))
     if ty in _HIRES and col.fsp:  # (MariaDB's hi-res format: the fsp is the schema's)
         return _hires(ty, col.fsp)
     if ty == "TIME":
         return Codec(t.time_old_parse, _guarded(t.time_old_build, ty), ty,
-                     fields=t.time_old_fields)
+                     fields=t.time_old_fields, width=_width(t.time_old_fields))
     if ty == "DATETIME":
         return Codec(t.datetime_old_parse, _guarded(t.datetime_old_build, ty), ty,
-                     fields=t.datetime_old_fields)
+                     fields=t.datetime_old_fields, width=_width(t.datetime_old_fields))
     if ty == "TIMESTAMP":
         return Codec(t.timestamp_old_parse, _guarded(t.timestamp_old_build, ty), ty,
-                     fields=t.timestamp_old_fields)
+                     fields=t.timestamp_old_fields, width=_width(t.timestamp_old_fields))
     if ty in ("TIMESTAMP2", "DATETIME2", "TIME2"):
         fsp = col.fsp or 0
         t.check_fsp(fsp)
@@ -396,7 +408,7 @@ def codec_for(col, flavor: str = "mysql") -> Codec:
                    "TIME2": (t.time2_parse, t.time2_build, t.time2_fields)}[ty]
         read = f.readers[fsp] if hasattr(f, "readers") else (lambda d, pos: f(d, pos, fsp))
         return Codec(lambda d, pos: p(d, pos, fsp), _guarded(lambda v, o: b(v, o, fsp), ty), ty,
-                     fields=read)
+                     fields=read, width=_width(read))
     if ty == "VARCHAR":
         return _string(1 if (col.max_length or 0) < 256 else 2, col.collation_id, ty)
     if ty in ("STRING", "VAR_STRING", "ENUM", "SET"):
@@ -438,7 +450,7 @@ def _hires(ty, fsp) -> Codec:
     t.check_fsp(fsp)
     p, b, f = _HIRES[ty]
     return Codec(lambda d, pos: p(d, pos, fsp), _guarded(lambda v, o: b(v, o, fsp), ty), ty,
-                 fields=f.readers[fsp])
+                 fields=f.readers[fsp], width=_width(f.readers[fsp]))
 
 
 def _guarded(build, name):

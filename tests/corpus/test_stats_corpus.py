@@ -1,0 +1,74 @@
+"""``binlog-schema stats`` against an independent count: decode's JSON Lines (``--rows``)
+summed by the test (tests/stats_count.py), on every corpus file that decodes cleanly, the
+files together, and on damaged copies read with recovery."""
+
+import json
+import subprocess
+import sys
+
+from binlog_schema.serial.stats_read import read_stats
+from binlog_schema.statuses import CLEAN, DAMAGED
+
+from tests.stats_count import count, decoded_lines, of_stats
+
+
+def _stats(paths, **kw):
+    stats, status = read_stats([str(p) for p in paths], top=5, max_event_size=16 << 20,
+                               err=sys.stderr, **kw)
+    return stats.to_dict(), status
+
+
+def test_the_figures_of_every_clean_corpus_file_equal_decodes_json_summed(corpus):
+    clean = []
+    for path in corpus:
+        lines, status = decoded_lines(path)
+        if status != CLEAN:
+            continue
+        clean.append((path, lines))
+        d, st = _stats([path])
+        assert st == CLEAN, path
+        assert of_stats(d) == count([(path, lines)]), path
+        assert d["transactions"]["changes"] == d["changes"]["total"], path
+    assert len(clean) >= 60
+    assert sum(sum(t[k] for k in ("inserts", "updates", "deletes"))
+               for t in count(clean)["tables"].values()) > 1000
+    # the files together: one document, the counts of each added
+    d, st = _stats([p for p, _ in clean])
+    assert st == CLEAN
+    assert of_stats(d) == count(clean)
+
+
+def test_damaged_files_count_what_can_be_read(corpus, tmp_path):
+    """A file cut short and one with bytes overwritten in its middle: status 3, the ranges
+    skipped and the events not decoded listed, the rest counted as decode --skip-errors
+    reads it."""
+    path = max(corpus, key=lambda p: p.stat().st_size)
+    data = bytearray(path.read_bytes())
+    cut = tmp_path / "cut.000001"
+    cut.write_bytes(data[:len(data) * 2 // 3])
+    hit = tmp_path / "hit.000001"
+    middle = len(data) // 2
+    data[middle:middle + 40] = b"\xa5" * 40
+    hit.write_bytes(bytes(data))
+    for damaged in (cut, hit):
+        lines, status = decoded_lines(damaged, skip_errors=True)
+        assert status == DAMAGED
+        d, st = _stats([damaged])
+        assert st == DAMAGED
+        assert d["skipped"] or d["undecodable"]
+        assert of_stats(d) == count([(damaged, lines)]), damaged
+
+
+def test_the_command_says_each_problem_on_stderr_and_in_its_json(corpus, tmp_path):
+    path = max(corpus, key=lambda p: p.stat().st_size)
+    data = path.read_bytes()
+    cut = tmp_path / "cut.000001"
+    cut.write_bytes(data[:len(data) // 2 + 7])
+    r = subprocess.run([sys.executable, "-m", "binlog_schema", "stats", "--format", "json",
+                        str(cut)], capture_output=True, text=True)
+    assert r.returncode == DAMAGED
+    d = json.loads(r.stdout)
+    assert len(d["skipped"]) == 1
+    s = d["skipped"][0]
+    assert f"{cut}: skipped bytes {s['start']} to {s['end']}" in r.stderr
+    assert s["end"] == len(data) // 2 + 7
