@@ -9,6 +9,8 @@ the MySQL replication protocol, as a master would (the server: binlog_schema.rep
 
 from __future__ import annotations
 
+import os
+import stat
 import sys
 
 from ..statuses import CLEAN, STOPPED, USAGE, epilog
@@ -45,14 +47,27 @@ def cmd_serve(args) -> int:
         print("serve: TLS needs both --ssl-cert and --ssl-key (--require-ssl too)",
               file=sys.stderr)
         return USAGE
+    if args.no_auth and (args.user or args.password_file):
+        print("serve: --no-auth says every user is accepted without a password: not with "
+              "--user or --password-file", file=sys.stderr)
+        return USAGE
+    if not (args.user or args.no_auth) and not loopback(args.host):
+        print(f"serve: --host {args.host} is not a loopback address, and a binlog holds every "
+              "row of every table: give --user (and --password-file), or --no-auth to serve "
+              "it to anyone who connects", file=sys.stderr)
+        return USAGE
     password = b""
     if args.password_file:
         try:
             with open(args.password_file, "rb") as f:
                 password = f.read().rstrip(b"\r\n")
+                mode = os.fstat(f.fileno()).st_mode
         except OSError as e:
             print(f"serve: {args.password_file}: {e.strerror}", file=sys.stderr)
             return STOPPED
+        if mode & (stat.S_IRWXG | stat.S_IRWXO):
+            print(f"serve: warning: {args.password_file} is readable by others than its owner "
+                  f"(mode {stat.S_IMODE(mode):04o}): chmod 600 it", file=sys.stderr)
     config = ServerConfig(folder=args.dir, user=args.user, password=password,
                           server_id=args.server_id, flavor=args.flavor,
                           heartbeat=args.heartbeat, auth=args.auth, ssl_cert=args.ssl_cert,
@@ -106,6 +121,23 @@ def cmd_serve(args) -> int:
     return CLEAN
 
 
+def loopback(host: str) -> bool:
+    """Whether every address ``host`` names is a loopback one (127.0.0.0/8, ::1): only
+    this machine can connect. An empty host (every interface) or one that does not resolve
+    is not."""
+    import ipaddress
+    import socket
+    try:
+        infos = socket.getaddrinfo(host, None) if host else []
+    except (OSError, UnicodeError):
+        return False
+    try:
+        return bool(infos) and all(
+            ipaddress.ip_address(info[4][0].split("%", 1)[0]).is_loopback for info in infos)
+    except ValueError:
+        return False
+
+
 def _positive(text: str) -> int:
     import argparse
     value = int(text)
@@ -126,12 +158,18 @@ def register(sub):
     p.add_argument("--port", type=int, required=True,
                    help="the TCP port to listen on (0: a free one, printed on stderr)")
     p.add_argument("--host", default="127.0.0.1",
-                   help="the address to listen on (default 127.0.0.1: loopback only)")
+                   help="the address to listen on (default 127.0.0.1: loopback only). An "
+                        "address other than loopback needs --user or --no-auth (status 2 "
+                        "without): a binlog holds every row of every table")
     p.add_argument("--user", help="the only user accepted (its password checked by --auth's "
                                   "plugin); without it every user is accepted without a "
                                   "password check")
     p.add_argument("--password-file", metavar="FILE",
-                   help="a file holding --user's password (one line; default: empty)")
+                   help="a file holding --user's password (one line; default: empty); a "
+                        "warning when others than its owner may read it")
+    p.add_argument("--no-auth", action="store_true",
+                   help="accept every user without a password check on an address other "
+                        "than loopback (what serve does on loopback without --user)")
     p.add_argument("--server-id", type=_positive, default=1,
                    help="the server id this master announces (SHOW VARIABLES LIKE "
                         "'SERVER_ID', artificial events; default 1). The files' events keep "
