@@ -28,6 +28,10 @@ names the file itself, an earlier or a later file, or a file missing between two
 ends the dump with ERR 1236 naming the files (and a line here): never a repeat or a skip.
 With --ssl-cert/--ssl-key a replica connects over TLS with MASTER_SSL=1 (MASTER_SSL_CA=...
 to verify the certificate).
+SELECT ... FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_SCHEMA=... AND TABLE_NAME=... (as text
+or a prepared statement) is answered from the DDL in the files (and --schema): for a client
+with a dump under way, as of the TABLE_MAP it asks about; otherwise as of the end of the
+files. KILL ends another connection (or its dump: KILL QUERY).
 """
 # what is particular to serve's exit statuses (statuses.epilog)
 _STATUS_NOTE = ("0: stopped by SIGINT or SIGTERM; 1 also when the folder cannot be served, the "
@@ -72,7 +76,8 @@ def cmd_serve(args) -> int:
                           server_id=args.server_id, flavor=args.flavor,
                           heartbeat=args.heartbeat, auth=args.auth, ssl_cert=args.ssl_cert,
                           ssl_key=args.ssl_key, require_ssl=args.require_ssl,
-                          rsa_key=args.rsa_key, semi_sync=args.semi_sync)
+                          rsa_key=args.rsa_key, semi_sync=args.semi_sync,
+                          schema_files=tuple(args.schema or ()))
     logging.basicConfig(level=logging.WARNING, format="serve: %(message)s")
     try:
         server = BinlogServer(config, args.host, args.port)
@@ -87,6 +92,18 @@ def cmd_serve(args) -> int:
         print(f"serve: {args.dir}: no binlog file (none of its files starts with the binlog "
               "magic number)", file=sys.stderr)
         return STOPPED
+    if args.schema:
+        from ..schema.history import DDLRefused
+        try:
+            server.schema.check()
+        except OSError as e:
+            server.tcp.server_close()
+            print(f"serve: {e.filename}: {e.strerror}", file=sys.stderr)
+            return STOPPED
+        except DDLRefused as e:
+            server.tcp.server_close()
+            print(f"serve: --schema: {e}", file=sys.stderr)
+            return STOPPED
 
     metrics = None
     if args.metrics:
@@ -204,6 +221,11 @@ def register(sub):
                         "replica (one that sets @rpl_semi_sync_slave), the last event of each "
                         "transaction asks for an ack, which it sends back. Without it a "
                         "semi-sync replica still gets the semi-sync header, never asking")
+    p.add_argument("--schema", metavar="FILE", action="append",
+                   help="the schema before the files (mysqldump --no-data or SHOW CREATE "
+                        "TABLE output; repeatable): INFORMATION_SCHEMA.COLUMNS, which CDC "
+                        "clients ask when table maps carry no column names, is answered from "
+                        "it and the DDL in the files")
     p.add_argument("--metrics", metavar="HOST:PORT",
                    help="serve Prometheus metrics at http://HOST:PORT/metrics: replicas "
                         "connected, each one's position, events and bytes sent; and /health")
