@@ -66,6 +66,7 @@ log = logging.getLogger(__name__)
 ER_MASTER_FATAL_READING_BINLOG = 1236
 ER_QUERY_INTERRUPTED = 1317
 ER_UNKNOWN_COM = 1047
+ER_UNKNOWN_STMT_HANDLER = 1243
 ER_MALFORMED_PACKET = 1835
 POLL = 0.1   # seconds between looks at a file that does not grow
 # the events of a file, not of a transaction: sent even when a MySQL GTID dump skips the
@@ -118,6 +119,8 @@ class Connection:
         self.attributes: dict = {}   # the client's connection attributes (_pid, ...)
         self.killed: str | None = None
         self.streamer = None         # its dump, once one is under way
+        self.statements: dict = {}   # its prepared statements: id -> server_sql.Prepared
+        self.last_statement = 0
         self.session = server_sql.Session(server.folder, self.config.server_id,
                                           VERSIONS[self.config.flavor].removeprefix("5.5.5-"),
                                           semi_sync=self.config.semi_sync,
@@ -228,12 +231,99 @@ class Connection:
             elif command in (conn.COM_BINLOG_DUMP, conn.COM_BINLOG_DUMP_GTID):
                 self.dump(payload)
                 return
+            elif command == conn.COM_STMT_PREPARE:
+                self.prepare(parse_packet(conn.ComStmtPrepare, payload).query)
+            elif command in (conn.COM_STMT_EXECUTE, conn.COM_STMT_CLOSE, conn.COM_STMT_RESET):
+                self.statement(command, payload)
             else:
                 self.err(ER_UNKNOWN_COM, f"Unknown command {conn.COMMANDS.get(command, command)}",
                          "08S01")
 
     def handshake(self) -> bool:
         return server_auth.handshake(self)
+
+    # ------------------------------------------------------------------ prepared statements
+
+    def prepare(self, sql: str):
+        """COM_STMT_PREPARE: COM_STMT_PREPARE_OK, the parameters' and the columns'
+        definitions (an ERR for a statement not answered)."""
+        got = server_sql.prepare(self.session, sql)
+        if isinstance(got, server_sql.Err):
+            self.err(got.code, got.message, got.state)
+            return
+        self.last_statement += 1
+        self.statements[self.last_statement] = got
+        self.send(conn.StmtPrepareOk, {"statement_id": self.last_statement,
+                                       "columns": len(got.columns), "params": got.params,
+                                       "warnings": 0}, flush=False)
+        eof = "DEPRECATE_EOF" not in self.capabilities
+        for _ in range(got.params):   # (as MariaDB: a parameter's type is not known yet)
+            self.send(conn.ColumnDefinition41, {
+                "catalog": "def", "schema": "", "table": "", "org_table": "", "name": "?",
+                "org_name": "", "collation": COLLATION_BINARY, "column_length": 0,
+                "type": conn.TYPE_NULL, "flags": 0x80, "decimals": 0}, flush=False)
+        if got.params and eof:
+            self.send(conn.EofPacket, {"warnings": 0, "status": ["AUTOCOMMIT"]}, flush=False)
+        if got.columns:
+            self.column_definitions(server_sql.Result(got.columns, [], got.types))
+            if eof:
+                self.send(conn.EofPacket, {"warnings": 0, "status": ["AUTOCOMMIT"]},
+                          flush=False)
+        self.writer.flush()
+
+    def statement(self, command: int, payload: bytes):
+        """COM_STMT_EXECUTE (a binary result set, an OK or an ERR), COM_STMT_CLOSE (no
+        answer), COM_STMT_RESET (OK) of a prepared statement."""
+        sid = parse_packet(conn.StatementHead, payload).statement_id
+        if sid == conn.LAST_PREPARED:
+            sid = self.last_statement
+        stmt = self.statements.get(sid)
+        if command == conn.COM_STMT_CLOSE:
+            self.statements.pop(sid, None)
+            return
+        if stmt is None:
+            self.err(ER_UNKNOWN_STMT_HANDLER, f"Unknown prepared statement handler ({sid}) "
+                     "given to mysqld_stmt_execute")
+            return
+        if command == conn.COM_STMT_RESET:
+            self.ok()
+            return
+        req = parse_packet(conn.ComStmtExecute, payload, params=stmt.params, types=stmt.bound)
+        if stmt.params and req.types_bound:
+            stmt.bound = [dict(t) for t in req.types]
+        try:
+            values = [_param_value(v, t) for v, t in zip(req["values"] or [], stmt.bound or [])]
+        except ValueError as e:
+            self.err(server_sql.ER_UNKNOWN_QUERY, f"binlog-schema serve: {e}", "42000")
+            return
+        answer = server_sql.answer(self.session, server_sql.bind(stmt.sql, values))
+        if isinstance(answer, server_sql.Result):
+            self.binary_result(answer)
+        elif isinstance(answer, server_sql.Ok):
+            self.ok(answer.info)
+        else:
+            self.err(answer.code, answer.message, answer.state)
+
+    def binary_result(self, result: server_sql.Result):
+        """A result set of the binary protocol (rows as BinaryRow)."""
+        eof = "DEPRECATE_EOF" not in self.capabilities
+        n = len(result.columns)
+        types = result.column_types()
+        self.send(conn.ColumnCount, {"count": n}, flush=False)
+        self.column_definitions(result)
+        if eof:
+            self.send(conn.EofPacket, {"warnings": 0, "status": ["AUTOCOMMIT"]}, flush=False)
+        for row in result.rows:
+            self.send(conn.BinaryRow, {"values": [
+                None if v is None else int(v) if kind == server_sql.TYPE_LONGLONG else
+                str(v).encode("utf-8") for v, kind in zip(row, types)]}, flush=False,
+                columns=n, types=types)
+        if eof:
+            self.send(conn.EofPacket, {"warnings": 0, "status": ["AUTOCOMMIT"]})
+        else:
+            self.send(conn.OkPacket, {"header": conn.EOF_HEADER, "affected_rows": 0,
+                                      "last_insert_id": 0, "status": ["AUTOCOMMIT"],
+                                      "warnings": 0, "info": ""})
 
     def query(self, sql: str):
         answer = server_sql.answer(self.session, sql)
@@ -602,6 +692,28 @@ class Streamer:
                 self.client.send(conn.EofPacket, {"warnings": 0, "status": []})
                 return None
             self.idle()
+
+
+_INTS = {0x01: 8, 0x02: 16, 0x0d: 16, 0x03: 32, 0x09: 32, 0x08: 64}   # (their bits)
+
+
+def _param_value(value, bound: dict):
+    """A parameter's Python value from its binary form and bound type: text (strings as
+    UTF-8), a number (integers signed unless the type's flags say unsigned), None.
+    ValueError for the types not taken (temporal values)."""
+    kind = bound["type"]
+    if value is None or kind == conn.TYPE_NULL:
+        return None
+    if kind in _INTS:
+        bits = _INTS[kind]
+        if not bound["flags"] & 0x80 and value >= 1 << (bits - 1):
+            value -= 1 << bits
+        return value
+    if isinstance(value, float):
+        return value
+    if kind in (0x07, 0x0a, 0x0b, 0x0c):
+        raise ValueError(f"a parameter of type {kind} (a date or time) is not taken")
+    return bytes(value).decode("utf-8", "surrogateescape")
 
 
 class _Handler(socketserver.BaseRequestHandler):

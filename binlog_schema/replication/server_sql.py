@@ -275,9 +275,10 @@ _CONDITION = re.compile(r"\s*(?:\w+\s*\.\s*)?`?(TABLE_SCHEMA|TABLE_NAME)`?\s*=\s
                         + _QUOTED + r"\s*", re.I)
 
 
-def _columns_query(session: Session, sql: str, m):
-    """``SELECT ... FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_SCHEMA = '...' AND TABLE_NAME
-    = '...' [ORDER BY ORDINAL_POSITION]``, answered by the session's host."""
+def _columns_shape(sql: str, m):
+    """``(names, columns, where)`` of an INFORMATION_SCHEMA.COLUMNS query (an Err when it
+    asks for what is not answered): the result's column names, the COLUMNS columns they are,
+    and the TABLE_SCHEMA / TABLE_NAME asked for."""
     from ..schema.information_schema import COLUMNS
     where = {}
     for part in re.split(r"\s+AND\s+", m.group("where"), flags=re.I):
@@ -303,6 +304,21 @@ def _columns_query(session: Session, sql: str, m):
                        f"COLUMNS's {', '.join(COLUMNS)}; not {a.group(1)}", "42000")
         columns.append(column)
         names.append(a.group(2) or a.group(1))
+    return names, columns, where
+
+
+def _columns_types(columns: list) -> list:
+    from ..schema.information_schema import NUMERIC
+    return [TYPE_LONGLONG if n in NUMERIC else TYPE_VAR_STRING for n in columns]
+
+
+def _columns_query(session: Session, sql: str, m):
+    """``SELECT ... FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_SCHEMA = '...' AND TABLE_NAME
+    = '...' [ORDER BY ORDINAL_POSITION]``, answered by the session's host."""
+    shape = _columns_shape(sql, m)
+    if isinstance(shape, Err):
+        return shape
+    names, columns, where = shape
     if session.host is None:
         return _unknown(sql)
     got = session.host.columns(session, where["TABLE_SCHEMA"], where["TABLE_NAME"], columns)
@@ -392,3 +408,71 @@ def answer(session: Session, sql: str):
     if m and not re.search(r"\bFROM\b", m.group(1), re.I):
         return _select(session, sql, m.group(1))
     return _unknown(sql)
+
+
+# ------------------------------------------------------------------ prepared statements
+
+
+@dataclasses.dataclass
+class Prepared:
+    """A server-side prepared statement: its text (``?`` for each parameter), its number of
+    parameters, the columns of its result (names and types; none for a statement without a
+    result set) and the parameter types its last execute bound."""
+    sql: str
+    params: int
+    columns: list
+    types: list
+    bound: list | None = None
+
+
+def _placeholders(sql: str) -> list:
+    """The offsets of the ``?`` outside quotes."""
+    out, quote = [], None
+    for i, ch in enumerate(sql):
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "'\"`":
+            quote = ch
+        elif ch == "?":
+            out.append(i)
+    return out
+
+
+def prepare(session: Session, sql: str):
+    """COM_STMT_PREPARE: a :class:`Prepared`, or an :class:`Err` for a statement not
+    answered. The columns of a SELECT or SHOW are those of its answer with each parameter
+    an empty string (an INFORMATION_SCHEMA.COLUMNS query's, from its select list)."""
+    params = len(_placeholders(sql))
+    text = sql.strip().rstrip(";").strip()
+    m = _COLUMNS_QUERY.fullmatch(bind(text, [""] * params))
+    if m:
+        shape = _columns_shape(sql, m)
+        if isinstance(shape, Err):
+            return shape
+        return Prepared(sql, params, shape[0], _columns_types(shape[1]))
+    if not re.match(r"(SELECT|SHOW)\b", text, re.I):
+        return Prepared(sql, params, [], [])
+    dry = answer(session, bind(sql, [""] * params))
+    if isinstance(dry, Err):
+        return dry
+    if isinstance(dry, Result):
+        return Prepared(sql, params, list(dry.columns), dry.column_types())
+    return Prepared(sql, params, [], [])
+
+
+def literal(value) -> str:
+    """A parameter's value as SQL text: a quoted string (quotes doubled), a number, NULL."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def bind(sql: str, values: list) -> str:
+    """The statement with its ``?`` replaced by the values (see :func:`literal`)."""
+    out, last = [], 0
+    for at, value in zip(_placeholders(sql), values):
+        out += [sql[last:at], literal(value)]
+        last = at + 1
+    return "".join(out) + sql[last:]

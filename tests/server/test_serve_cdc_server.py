@@ -200,3 +200,32 @@ def fw_query(conn, sql, args):
     cur = conn.cursor()
     cur.execute(sql, args)
     return cur.fetchall()
+
+
+# ------------------------------------------------------------------ prepared statements
+
+
+MYSQL2 = fw.ROOT / ".work" / "node" / "node_modules" / "mysql2"
+
+
+def mysql2_answers(port, table):
+    """The JSON lines tests/server/mysql2_execute.js prints of ``cdc.<table>``."""
+    import json
+    if not shutil.which("node") or not MYSQL2.is_dir():
+        unavailable("node or the npm mysql2 package (scripts/setup.sh installs it under "
+                    ".work/node) is missing: serve's prepared statements not tested")
+    out = subprocess.run(["node", str(pathlib.Path(__file__).with_name("mysql2_execute.js")),
+                          str(port), USER, PASSWORD, "cdc", table], capture_output=True,
+                         text=True, timeout=60, env={**os.environ,
+                                                     "NODE_PATH": str(MYSQL2.parent)})
+    assert out.returncode == 0, out.stderr
+    return [json.loads(line) for line in out.stdout.splitlines()]
+
+
+@pytest.mark.parametrize("table", ["t", "pre"])
+def test_mysql2_prepared_statements_get_the_writers_answer(writer, table):
+    want = mysql2_answers(writer.port, table)
+    assert len(want) == 4 and len(want[0]["rows"]) >= 3
+    with serving(writer.served, "--schema", str(writer.schema)) as serve:
+        got = mysql2_answers(serve.port, table)
+    assert got == want
