@@ -139,8 +139,8 @@ def test_32_clients_get_decode_rows_and_serve_stays_flat(folder):
         for i in range(PMRS):
             _, _, proc = results[f"pmr{i}"]
             assert proc.returncode == 0, (i, proc.stderr.read()[-2000:])
-        print(f"serve RSS: {samples[0] >> 20} MiB at the start, at most {max(samples) >> 20} MiB "
-              f"({len(samples)} samples)")
+        print(f"serve RSS: {samples[0] >> 20} MiB at the start, at most "
+              f"{max(samples) >> 20} MiB ({len(samples)} samples)")
         assert samples and max(samples) < RSS_LIMIT, \
             f"serve's RSS up to {max(samples) >> 20} MiB (first {samples[0] >> 20} MiB)"
         assert serve.poll() is None   # (still serving)
