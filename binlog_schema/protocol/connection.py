@@ -51,6 +51,7 @@ import construct as c
 from construct import this
 
 from ..construct_ext.names import NameTable
+from ..mysql.coltypes import TYPES
 from ..construct_ext.primitives import (Bitmap, Bounded, ByteString, CStr, FlagList,
                                         GreedyList, Opt, PackedNumber, Raw, Text, TextN)
 
@@ -259,11 +260,15 @@ StmtPrepareOk = c.Struct(
 
 # the binary form of a value, by its enum_field_types code (the types not listed: a
 # length-prefixed string of bytes, as DECIMAL, the strings, BLOBs, JSON, BIT, GEOMETRY)
-_FIXED = {0x01: c.Int8ul, 0x02: c.Int16ul, 0x0d: c.Int16ul, 0x03: c.Int32ul, 0x09: c.Int32ul,
-          0x08: c.Int64ul, 0x04: c.Float32l, 0x05: c.Float64l, 0x06: c.Pass}
-_TEMPORAL = dict.fromkeys((0x07, 0x0a, 0x0b, 0x0c), Bounded(Raw, packed=False))   # TIMESTAMP,
-#                            DATE, TIME, DATETIME: a length byte (0, 4, 7, 8, 11, 12), fields
-TYPE_NULL = 0x06
+INTEGER_BITS = {TYPES["TINY"]: 8, TYPES["SHORT"]: 16, TYPES["YEAR"]: 16, TYPES["LONG"]: 32,
+                TYPES["INT24"]: 32, TYPES["LONGLONG"]: 64}
+"""The bits of each integer type's binary value."""
+_FIXED = {**{t: c.BytesInteger(bits // 8, swapped=True) for t, bits in INTEGER_BITS.items()},
+          TYPES["FLOAT"]: c.Float32l, TYPES["DOUBLE"]: c.Float64l, TYPES["NULL"]: c.Pass}
+TEMPORAL = frozenset(TYPES[n] for n in ("TIMESTAMP", "DATE", "TIME", "DATETIME"))
+"""The types whose binary value is a length byte (0, 4, 7, 8, 11, 12) and the fields."""
+_TEMPORAL = dict.fromkeys(TEMPORAL, Bounded(Raw, packed=False))
+TYPE_NULL = TYPES["NULL"]
 
 
 def _binary_value(kind):

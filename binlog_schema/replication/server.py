@@ -694,9 +694,6 @@ class Streamer:
             self.idle()
 
 
-_INTS = {0x01: 8, 0x02: 16, 0x0d: 16, 0x03: 32, 0x09: 32, 0x08: 64}   # (their bits)
-
-
 def _param_value(value, bound: dict):
     """A parameter's Python value from its binary form and bound type: text (strings as
     UTF-8), a number (integers signed unless the type's flags say unsigned), None.
@@ -704,14 +701,14 @@ def _param_value(value, bound: dict):
     kind = bound["type"]
     if value is None or kind == conn.TYPE_NULL:
         return None
-    if kind in _INTS:
-        bits = _INTS[kind]
+    if kind in conn.INTEGER_BITS:
+        bits = conn.INTEGER_BITS[kind]
         if not bound["flags"] & 0x80 and value >= 1 << (bits - 1):
             value -= 1 << bits
         return value
     if isinstance(value, float):
         return value
-    if kind in (0x07, 0x0a, 0x0b, 0x0c):
+    if kind in conn.TEMPORAL:
         raise ValueError(f"a parameter of type {kind} (a date or time) is not taken")
     return bytes(value).decode("utf-8", "surrogateescape")
 

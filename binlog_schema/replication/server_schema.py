@@ -52,6 +52,7 @@ class Sent:
         self.answered: dict = {}   # (database, table) -> the (file, offset) answered from
         self.at = None             # (file, position): what the dump has sent
         self.lock = threading.Lock()
+        self.names: dict = {}      # (file, offset) -> (database, table) of a TABLE_MAP read
 
     def table_map(self, name: str, offset: int) -> None:
         """A TABLE_MAP at ``offset`` of ``name`` was sent (the dump's thread)."""
@@ -187,24 +188,31 @@ class ServedSchema:
             return "no dump", None
         with sent.lock:
             done = sent.answered.get((database, table))
-            for name, offset in list(sent.maps):
-                if done is not None and (name, offset) <= done:
+            places = list(sent.maps)
+            if len(sent.names) > 2 * TABLE_MAPS:   # (those fallen out of the maps)
+                kept = set(places)
+                sent.names = {k: v for k, v in sent.names.items() if k in kept}
+            for place in places:
+                if done is not None and place <= done:
                     continue
-                if self._names_table(name, offset, database, table):
-                    sent.answered[(database, table)] = (name, offset)
-                    return "table map", (name, offset + 1)
+                if place not in sent.names:
+                    sent.names[place] = self._table_of(*place)
+                if sent.names[place] == (database, table):
+                    sent.answered[(database, table)] = place
+                    return "table map", (place[0], place[1] + 1)
             return "dump", sent.at
 
-    def _names_table(self, name: str, offset: int, database: str, table: str) -> bool:
-        """Whether the TABLE_MAP at ``offset`` of ``name`` maps ``database``.``table``."""
+    def _table_of(self, name: str, offset: int):
+        """``(database, table)`` the TABLE_MAP at ``offset`` of ``name`` maps (None: none
+        there)."""
         try:
             for rec in BinlogReader(self.folder.file(name), start=offset, stop=offset + 1,
                                     types=[codes.TABLE_MAP_EVENT]):
                 body = rec.value["body"]
-                return (body.get("database"), body.get("table")) == (database, table)
+                return body.get("database"), body.get("table")
         except (BinlogError, OSError):
-            return False
-        return False
+            return None
+        return None
 
     def _warn_changed(self, history, key, database, table, client) -> None:
         changes = [pos for pos, _t in history.versions(*key) if pos is not None]

@@ -25,13 +25,15 @@ import dataclasses
 import re
 import time
 
+from ..mysql.coltypes import TYPES
 from .server_files import BinlogFolder, gtid_text, parse_gtid_state
 
 ER_UNKNOWN_QUERY = 1064          # ER_PARSE_ERROR: what is not answered here
 ER_UNKNOWN_SYSTEM_VARIABLE = 1193
 ER_NO_SUCH_THREAD = 1094
 VERSION_COMMENT = "binlog-schema serve"
-TYPE_LONGLONG, TYPE_VAR_STRING = 0x08, 0xfd   # (enum_field_types: a result column's type)
+TYPE_LONGLONG, TYPE_VAR_STRING = TYPES["LONGLONG"], TYPES["VAR_STRING"]   # (a result
+#                                                                     column's type)
 # session settings clients send at connect: kept (SELECT @@name gives them back), they
 # change nothing served
 SESSION_SETTINGS = {
