@@ -30,16 +30,20 @@ else
     echo "setup.sh: no Java 17+ found or installable: the Spark pipeline cannot run" >&2
 fi
 # The Kaitai Struct compiler, pinned (tests/corpus/test_ksy.py compiles specs/binlog.ksy with it and
-# reads this pin): nothing to do when that version is there; without npm (none on PATH, and
-# Debian's cannot be installed) the test skips, saying so
+# reads this pin), and the mysql2 client (tests/server/test_serve_cdc_server.py: a real client's
+# server-side prepared statements against serve), pinned too: nothing to do when those versions are
+# there; without npm (none on PATH, and Debian's cannot be installed) the tests skip, saying so
 KSC_VERSION=0.11.0
+MYSQL2_VERSION=3.24.5
 ksc=.work/node/node_modules/kaitai-struct-compiler/package.json
 # Chart.js, pinned: `stats --html` inlines its chart.umd.min.js in the report page
 # (binlog_schema/serial/stats_html.py reads this pin); installed with the compiler
 CHARTJS_VERSION=$(sed -n 's/^CHARTJS_VERSION = "\(.*\)"$/\1/p' binlog_schema/serial/stats_html.py)
 chartjs=.work/node/node_modules/chart.js/package.json
+mysql2=.work/node/node_modules/mysql2/package.json
 if ! grep -qs "\"version\": \"$KSC_VERSION\"" "$ksc" ||
-        ! grep -qs "\"version\": \"$CHARTJS_VERSION\"" "$chartjs"; then
+        ! grep -qs "\"version\": \"$CHARTJS_VERSION\"" "$chartjs" ||
+        ! grep -qs "\"version\": \"$MYSQL2_VERSION\"" "$mysql2"; then
     if ! command -v npm >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 &&
             [[ $(id -u) == 0 ]]; then
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null 2>&1 || {
@@ -50,10 +54,11 @@ if ! grep -qs "\"version\": \"$KSC_VERSION\"" "$ksc" ||
     if command -v npm >/dev/null 2>&1; then
         npm install --prefix .work/node --no-audit --no-fund --silent \
             "kaitai-struct-compiler@$KSC_VERSION" "chart.js@$CHARTJS_VERSION" \
-            >.venv/npm.log 2>&1 ||
-            echo "setup.sh: npm could not install kaitai-struct-compiler@$KSC_VERSION and" \
-                "chart.js@$CHARTJS_VERSION (.venv/npm.log): tests/corpus/test_ksy.py and" \
-                "the report page's test will skip, stats --html says what is missing" >&2
+            "mysql2@$MYSQL2_VERSION" >.venv/npm.log 2>&1 ||
+            echo "setup.sh: npm could not install kaitai-struct-compiler@$KSC_VERSION," \
+                "chart.js@$CHARTJS_VERSION and mysql2@$MYSQL2_VERSION (.venv/npm.log):" \
+                "tests/corpus/test_ksy.py, the report page's test and the serve CDC tier's" \
+                "mysql2 test will skip, stats --html says what is missing" >&2
     else
         echo "setup.sh: no npm (nor Debian's): the Kaitai Struct compiler and Chart.js are" \
             "not installed; tests/corpus/test_ksy.py will skip, stats --html cannot" >&2

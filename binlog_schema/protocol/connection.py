@@ -20,10 +20,26 @@ once: each declaration parses a packet's payload (the bytes after the 4-byte fra
     EofPacket             0xfe, warnings, status
     ComQuery, ComPing, ComQuit
     ColumnCount           packed integer
-    ColumnDefinition41    six length-prefixed names, 0x0c, collation, length, type, flags,
-                          decimals, 2 zero bytes
+    ColumnDefinition41    six length-prefixed names, [MariaDB's extended type info], 0x0c,
+                          collation, length, type, flags, decimals, 2 zero bytes
     TextRow               one packed-length text per column (0xfb: NULL); the number of
                           columns is the ``columns`` context keyword
+
+The binary protocol (server-side prepared statements)::
+
+    ComStmtPrepare        0x16, the statement (``?`` for each parameter)
+    StmtPrepareOk         0x00, statement id 4, columns 2, parameters 2, filler, warnings 2;
+                          then a ColumnDefinition41 per parameter and per column (each list
+                          ended by an EOF without DEPRECATE_EOF)
+    ComStmtExecute        0x17, statement id 4, cursor flags 1, iteration count 4; with
+                          parameters (the ``params`` context keyword): their null bitmap,
+                          new-types flag, [type and flags per parameter], each value not NULL
+                          in the binary form of its type (the types of an earlier execute:
+                          the ``types`` context keyword)
+    ComStmtClose, ComStmtReset   0x19 / 0x1a, statement id 4
+    StatementHead         the command byte and statement id that every one of these starts with
+    BinaryRow             0x00, null bitmap (2 bits reserved), each value not NULL in the
+                          binary form of its column's type (the ``types`` context keyword)
 
 Name tables: :data:`CAPABILITIES` (the 32 capability bits), :data:`STATUS_FLAGS`,
 :data:`COMMANDS` (command bytes of every command of this package, the replication ones
@@ -35,8 +51,9 @@ import construct as c
 from construct import this
 
 from ..construct_ext.names import NameTable
-from ..construct_ext.primitives import (Bounded, ByteString, CStr, FlagList, GreedyList,
-                                        PackedNumber, Raw, Text, TextN)
+from ..mysql.coltypes import TYPES
+from ..construct_ext.primitives import (Bitmap, Bounded, ByteString, CStr, FlagList,
+                                        GreedyList, Opt, PackedNumber, Raw, Text, TextN)
 
 _M = __name__
 
@@ -70,7 +87,9 @@ STATUS_FLAGS = NameTable(_M, "STATUS_FLAGS", {
 
 COMMANDS = NameTable(_M, "COMMANDS", {
     0x01: "COM_QUIT", 0x02: "COM_INIT_DB", 0x03: "COM_QUERY", 0x0e: "COM_PING",
-    0x12: "COM_BINLOG_DUMP", 0x15: "COM_REGISTER_SLAVE", 0x1e: "COM_BINLOG_DUMP_GTID"})
+    0x12: "COM_BINLOG_DUMP", 0x15: "COM_REGISTER_SLAVE", 0x16: "COM_STMT_PREPARE",
+    0x17: "COM_STMT_EXECUTE", 0x18: "COM_STMT_SEND_LONG_DATA", 0x19: "COM_STMT_CLOSE",
+    0x1a: "COM_STMT_RESET", 0x1e: "COM_BINLOG_DUMP_GTID"})
 """The first byte of a command packet."""
 COM_QUIT = COMMANDS["COM_QUIT"]
 COM_QUERY = COMMANDS["COM_QUERY"]
@@ -78,6 +97,10 @@ COM_PING = COMMANDS["COM_PING"]
 COM_BINLOG_DUMP = COMMANDS["COM_BINLOG_DUMP"]
 COM_REGISTER_SLAVE = COMMANDS["COM_REGISTER_SLAVE"]
 COM_BINLOG_DUMP_GTID = COMMANDS["COM_BINLOG_DUMP_GTID"]
+COM_STMT_PREPARE = COMMANDS["COM_STMT_PREPARE"]
+COM_STMT_EXECUTE = COMMANDS["COM_STMT_EXECUTE"]
+COM_STMT_CLOSE = COMMANDS["COM_STMT_CLOSE"]
+COM_STMT_RESET = COMMANDS["COM_STMT_RESET"]
 
 OK_HEADER, EOF_HEADER, ERR_HEADER, MORE_DATA_HEADER = 0x00, 0xfe, 0xff, 0x01
 """The first byte of OK, EOF (and auth switch), ERR and auth-more-data packets."""
@@ -197,6 +220,8 @@ ColumnDefinition41 = c.Struct(
     "org_table" / Bounded(Text),
     "name" / Bounded(Text),
     "org_name" / Bounded(Text),
+    "extended" / Opt(lambda ctx: ctx._params.get("extended_metadata"),   # MariaDB's type
+                     Bounded(Raw)),                        #    info (format, ...): packed
     c.Const(b"\x0c"),                                      # 1  length of the fixed fields
     "collation" / c.Int16ul,                               # 2
     "column_length" / c.Int32ul,                           # 4
@@ -205,7 +230,9 @@ ColumnDefinition41 = c.Struct(
     "decimals" / c.Int8ul,                                 # 1
     c.Const(b"\x00\x00"),                                  # 2  filler
 )
-"""Protocol::ColumnDefinition41."""
+"""Protocol::ColumnDefinition41. With MariaDB's MARIADB_CLIENT_EXTENDED_METADATA agreed (the
+``extended_metadata`` context keyword), a packed-length block of extended type info follows
+the names (serve never agrees to it: ``extended`` is None)."""
 
 _NULL_VALUE = c.ExprAdapter(c.Const(b"\xfb"), lambda obj, ctx: None,
                             lambda obj, ctx: b"\xfb" if obj is None else b"")
@@ -217,7 +244,86 @@ TextRow = c.Struct(
 """ProtocolText::ResultsetRow: one length-prefixed text per column (None: 0xfb); the number
 of columns is the ``columns`` context keyword."""
 
+# ------------------------------------------------------------------ the binary protocol
+
+ComStmtPrepare = c.Struct(c.Const(COM_STMT_PREPARE, c.Int8ul), "query" / Text)
+
+StmtPrepareOk = c.Struct(
+    c.Const(OK_HEADER, c.Int8ul),                          # 1  0x00
+    "statement_id" / c.Int32ul,                            # 4
+    "columns" / c.Int16ul,                                 # 2  columns of its result set
+    "params" / c.Int16ul,                                  # 2  its ? parameters
+    c.Const(b"\x00"),                                      # 1  filler
+    "warnings" / c.Int16ul,                                # 2
+)
+"""COM_STMT_PREPARE_OK; the definitions of the parameters, then of the columns, follow."""
+
+# the binary form of a value, by its enum_field_types code (the types not listed: a
+# length-prefixed string of bytes, as DECIMAL, the strings, BLOBs, JSON, BIT, GEOMETRY)
+INTEGER_BITS = {TYPES["TINY"]: 8, TYPES["SHORT"]: 16, TYPES["YEAR"]: 16, TYPES["LONG"]: 32,
+                TYPES["INT24"]: 32, TYPES["LONGLONG"]: 64}
+"""The bits of each integer type's binary value."""
+_FIXED = {**{t: c.BytesInteger(bits // 8, swapped=True) for t, bits in INTEGER_BITS.items()},
+          TYPES["FLOAT"]: c.Float32l, TYPES["DOUBLE"]: c.Float64l, TYPES["NULL"]: c.Pass}
+TEMPORAL = frozenset(TYPES[n] for n in ("TIMESTAMP", "DATE", "TIME", "DATETIME"))
+"""The types whose binary value is a length byte (0, 4, 7, 8, 11, 12) and the fields."""
+_TEMPORAL = dict.fromkeys(TEMPORAL, Bounded(Raw, packed=False))
+TYPE_NULL = TYPES["NULL"]
+
+
+def _binary_value(kind):
+    """A value in the binary form of the type ``kind(ctx)`` (integers as their unsigned bits:
+    the parameter's flags say the sign)."""
+    return c.Switch(kind, {**_FIXED, **_TEMPORAL}, default=Bounded(Raw))
+
+
+def _param_type(ctx):   # (an Array's items see the Struct's context, _index set)
+    types = ctx.types if ctx.types_bound else ctx._params.types
+    return types[ctx._index]["type"]
+
+
+ComStmtExecute = c.Struct(
+    c.Const(COM_STMT_EXECUTE, c.Int8ul),                   # 1  0x17
+    "statement_id" / c.Int32ul,                            # 4
+    "flags" / c.Int8ul,                                    # 1  cursor type (0: none)
+    "iteration_count" / c.Int32ul,                         # 4  1
+    "null_bitmap" / c.If(this._params.params > 0,          #    a bit per parameter
+                         Bitmap(this._params.params)),
+    "types_bound" / c.If(this._params.params > 0, c.Int8ul),   # 1: types follow
+    "types" / c.If(this.types_bound == 1, c.Array(this._params.params, c.Struct(
+        "type" / c.Int8ul,                                 # 1  enum_field_types
+        "flags" / c.Int8ul))),                             # 1  0x80: unsigned
+    "values" / c.If(this._params.params > 0, c.Array(this._params.params, c.If(
+        lambda ctx: not ctx.null_bitmap[ctx._index], _binary_value(_param_type)))),
+)
+"""COM_STMT_EXECUTE. ``values``: one per parameter (None for a NULL one: its bit is set).
+Context keywords: ``params`` (the statement's number of parameters), ``types`` (the types an
+earlier execute of it bound, for one that binds none)."""
+
+StatementHead = c.Struct("command" / c.Int8ul, "statement_id" / c.Int32ul)
+"""The first 5 bytes of every command on a prepared statement (COM_STMT_EXECUTE, _CLOSE,
+_RESET, _SEND_LONG_DATA): a server reads them to know which statement (and so how many
+parameters) the rest is about. A statement id of 0xffffffff is MariaDB's "the last one
+prepared"."""
+LAST_PREPARED = 0xFFFFFFFF
+
+ComStmtClose = c.Struct(c.Const(COM_STMT_CLOSE, c.Int8ul), "statement_id" / c.Int32ul)
+ComStmtReset = c.Struct(c.Const(COM_STMT_RESET, c.Int8ul), "statement_id" / c.Int32ul)
+
+BinaryRow = c.Struct(
+    c.Const(OK_HEADER, c.Int8ul),                          # 1  0x00
+    "null_bitmap" / c.Rebuild(Bitmap(this._params.columns + 2), lambda ctx: [
+        False, False] + [v is None for v in ctx["values"]]),   # (2 reserved bits first)
+    "values" / c.Array(this._params.columns, c.If(
+        lambda ctx: not ctx.null_bitmap[ctx._index + 2],
+        _binary_value(lambda ctx: ctx._params.types[ctx._index]))),
+)
+"""ProtocolBinary::ResultsetRow: ``values`` one per column (None: NULL). Context keywords:
+``columns``, ``types`` (each column's enum_field_types code)."""
+
 __all__ = ["AuthMoreData", "AuthResponse", "AuthSwitchRequest", "CAPABILITIES",
            "ClearPassword", "ColumnCount", "ColumnDefinition41", "ComPing", "ComQuery",
            "ComQuit", "COMMANDS", "EofPacket", "ErrPacket", "HandshakeResponse41",
-           "HandshakeV10", "OkPacket", "SslRequest", "STATUS_FLAGS", "TextRow"]
+           "HandshakeV10", "OkPacket", "SslRequest", "STATUS_FLAGS", "TextRow",
+           "ComStmtPrepare", "StmtPrepareOk", "ComStmtExecute", "ComStmtClose",
+           "ComStmtReset", "BinaryRow", "StatementHead"]

@@ -9,6 +9,8 @@ the MySQL replication protocol, as a master would (the server: binlog_schema.rep
 
 from __future__ import annotations
 
+import os
+import stat
 import sys
 
 from ..statuses import CLEAN, STOPPED, USAGE, epilog
@@ -26,6 +28,10 @@ names the file itself, an earlier or a later file, or a file missing between two
 ends the dump with ERR 1236 naming the files (and a line here): never a repeat or a skip.
 With --ssl-cert/--ssl-key a replica connects over TLS with MASTER_SSL=1 (MASTER_SSL_CA=...
 to verify the certificate).
+SELECT ... FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_SCHEMA=... AND TABLE_NAME=... (as text
+or a prepared statement) is answered from the DDL in the files (and --schema): for a client
+with a dump under way, as of the TABLE_MAP it asks about; otherwise as of the end of the
+files. KILL ends another connection (or its dump: KILL QUERY).
 """
 # what is particular to serve's exit statuses (statuses.epilog)
 _STATUS_NOTE = ("0: stopped by SIGINT or SIGTERM; 1 also when the folder cannot be served, the "
@@ -45,19 +51,33 @@ def cmd_serve(args) -> int:
         print("serve: TLS needs both --ssl-cert and --ssl-key (--require-ssl too)",
               file=sys.stderr)
         return USAGE
+    if args.no_auth and (args.user or args.password_file):
+        print("serve: --no-auth says every user is accepted without a password: not with "
+              "--user or --password-file", file=sys.stderr)
+        return USAGE
+    if not (args.user or args.no_auth) and not loopback(args.host):
+        print(f"serve: --host {args.host} is not a loopback address, and a binlog holds every "
+              "row of every table: give --user (and --password-file), or --no-auth to serve "
+              "it to anyone who connects", file=sys.stderr)
+        return USAGE
     password = b""
     if args.password_file:
         try:
             with open(args.password_file, "rb") as f:
                 password = f.read().rstrip(b"\r\n")
+                mode = os.fstat(f.fileno()).st_mode
         except OSError as e:
             print(f"serve: {args.password_file}: {e.strerror}", file=sys.stderr)
             return STOPPED
+        if mode & (stat.S_IRWXG | stat.S_IRWXO):
+            print(f"serve: warning: {args.password_file} is readable by others than its owner "
+                  f"(mode {stat.S_IMODE(mode):04o}): chmod 600 it", file=sys.stderr)
     config = ServerConfig(folder=args.dir, user=args.user, password=password,
                           server_id=args.server_id, flavor=args.flavor,
                           heartbeat=args.heartbeat, auth=args.auth, ssl_cert=args.ssl_cert,
                           ssl_key=args.ssl_key, require_ssl=args.require_ssl,
-                          rsa_key=args.rsa_key, semi_sync=args.semi_sync)
+                          rsa_key=args.rsa_key, semi_sync=args.semi_sync,
+                          schema_files=tuple(args.schema or ()))
     logging.basicConfig(level=logging.WARNING, format="serve: %(message)s")
     try:
         server = BinlogServer(config, args.host, args.port)
@@ -72,6 +92,18 @@ def cmd_serve(args) -> int:
         print(f"serve: {args.dir}: no binlog file (none of its files starts with the binlog "
               "magic number)", file=sys.stderr)
         return STOPPED
+    if args.schema:
+        from ..schema.history import DDLRefused
+        try:
+            server.schema.check()
+        except OSError as e:
+            server.tcp.server_close()
+            print(f"serve: {e.filename}: {e.strerror}", file=sys.stderr)
+            return STOPPED
+        except DDLRefused as e:
+            server.tcp.server_close()
+            print(f"serve: --schema: {e}", file=sys.stderr)
+            return STOPPED
 
     metrics = None
     if args.metrics:
@@ -106,6 +138,23 @@ def cmd_serve(args) -> int:
     return CLEAN
 
 
+def loopback(host: str) -> bool:
+    """Whether every address ``host`` names is a loopback one (127.0.0.0/8, ::1): only
+    this machine can connect. An empty host (every interface) or one that does not resolve
+    is not."""
+    import ipaddress
+    import socket
+    try:
+        infos = socket.getaddrinfo(host, None) if host else []
+    except (OSError, UnicodeError):
+        return False
+    try:
+        return bool(infos) and all(
+            ipaddress.ip_address(info[4][0].split("%", 1)[0]).is_loopback for info in infos)
+    except ValueError:
+        return False
+
+
 def _positive(text: str) -> int:
     import argparse
     value = int(text)
@@ -126,12 +175,18 @@ def register(sub):
     p.add_argument("--port", type=int, required=True,
                    help="the TCP port to listen on (0: a free one, printed on stderr)")
     p.add_argument("--host", default="127.0.0.1",
-                   help="the address to listen on (default 127.0.0.1: loopback only)")
+                   help="the address to listen on (default 127.0.0.1: loopback only). An "
+                        "address other than loopback needs --user or --no-auth (status 2 "
+                        "without): a binlog holds every row of every table")
     p.add_argument("--user", help="the only user accepted (its password checked by --auth's "
                                   "plugin); without it every user is accepted without a "
                                   "password check")
     p.add_argument("--password-file", metavar="FILE",
-                   help="a file holding --user's password (one line; default: empty)")
+                   help="a file holding --user's password (one line; default: empty); a "
+                        "warning when others than its owner may read it")
+    p.add_argument("--no-auth", action="store_true",
+                   help="accept every user without a password check on an address other "
+                        "than loopback (what serve does on loopback without --user)")
     p.add_argument("--server-id", type=_positive, default=1,
                    help="the server id this master announces (SHOW VARIABLES LIKE "
                         "'SERVER_ID', artificial events; default 1). The files' events keep "
@@ -166,6 +221,11 @@ def register(sub):
                         "replica (one that sets @rpl_semi_sync_slave), the last event of each "
                         "transaction asks for an ack, which it sends back. Without it a "
                         "semi-sync replica still gets the semi-sync header, never asking")
+    p.add_argument("--schema", metavar="FILE", action="append",
+                   help="the schema before the files (mysqldump --no-data or SHOW CREATE "
+                        "TABLE output; repeatable): INFORMATION_SCHEMA.COLUMNS, which CDC "
+                        "clients ask when table maps carry no column names, is answered from "
+                        "it and the DDL in the files")
     p.add_argument("--metrics", metavar="HOST:PORT",
                    help="serve Prometheus metrics at http://HOST:PORT/metrics: replicas "
                         "connected, each one's position, events and bytes sent; and /health")

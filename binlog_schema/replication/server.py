@@ -59,18 +59,22 @@ from ..stream import MAX_EVENT_SIZE
 from . import server_auth, server_sql
 from .server_auth import COLLATION_UTF8MB4, VERSIONS, PeerGone, parse_packet
 from .server_files import BinlogFolder, parse_gtid_state
+from .server_schema import ServedSchema
 
 log = logging.getLogger(__name__)
 
 ER_MASTER_FATAL_READING_BINLOG = 1236
+ER_QUERY_INTERRUPTED = 1317
 ER_UNKNOWN_COM = 1047
+ER_UNKNOWN_STMT_HANDLER = 1243
 ER_MALFORMED_PACKET = 1835
 POLL = 0.1   # seconds between looks at a file that does not grow
 # the events of a file, not of a transaction: sent even when a MySQL GTID dump skips the
 # transaction around them
 FILE_KINDS = frozenset({codes.ROTATE_EVENT, codes.FORMAT_DESCRIPTION_EVENT,
                         codes.PREVIOUS_GTIDS_LOG_EVENT, codes.STOP_EVENT})
-TYPE_VAR_STRING = 0xfd
+COLLATION_BINARY = 63
+FLAGS_NUMBER = 0x1 | 0x20 | 0x80   # NOT_NULL, UNSIGNED, BINARY (a ColumnDefinition's flags)
 
 
 @dataclasses.dataclass
@@ -88,10 +92,18 @@ class ServerConfig:
     require_ssl: bool = False        # refuse clients that do not start TLS
     rsa_key: str | None = None       # PEM RSA private key (caching_sha2_password full auth
     #                                  over plain TCP; default: one generated per process)
+    schema_files: tuple = ()         # the schema before the files (mysqldump --no-data, SHOW
+    #                                  CREATE TABLE output): INFORMATION_SCHEMA answers
+
+
+class Interrupted(Exception):
+    """A dump ended by ``KILL QUERY`` from another connection."""
 
 
 class Connection:
-    """One client: its socket, the packet sequence, the agreed capabilities, its session."""
+    """One client: its socket, the packet sequence, the agreed capabilities, its session;
+    ``killed``: None, or how another connection's KILL ended it (``"query"``: its dump ends
+    with ERR 1317, ``"connection"``: its socket is shut)."""
 
     def __init__(self, sock: socket.socket, server: "BinlogServer", conn_id: int):
         from ..protocol import framing
@@ -104,9 +116,35 @@ class Connection:
         self.conn_id = conn_id
         self.seq = 0
         self.capabilities: set = set()
+        self.attributes: dict = {}   # the client's connection attributes (_pid, ...)
+        self.killed: str | None = None
+        self.streamer = None         # its dump, once one is under way
+        self.statements: dict = {}   # its prepared statements: id -> server_sql.Prepared
+        self.last_statement = 0
         self.session = server_sql.Session(server.folder, self.config.server_id,
                                           VERSIONS[self.config.flavor].removeprefix("5.5.5-"),
-                                          semi_sync=self.config.semi_sync)
+                                          semi_sync=self.config.semi_sync,
+                                          flavor=self.config.flavor, conn_id=conn_id,
+                                          host=self)
+
+    # ------------------------------------------------------------------ other connections
+
+    def kill(self, conn_id: int, query_only: bool) -> bool:
+        """``KILL [QUERY] conn_id`` (server_sql's host side): False for no such connection."""
+        return self.server.kill(conn_id, query_only)
+
+    def columns(self, session, database: str, table: str, names: list):
+        """The INFORMATION_SCHEMA.COLUMNS answer (server_sql's host side)."""
+        return self.server.schema.columns(self, database, table, names)
+
+    def shut(self) -> None:
+        """Shut the socket both ways (from another thread: a KILL): the reads and writes
+        under way end."""
+        try:
+            socket.socket.shutdown(self.sock, socket.SHUT_RDWR)   # (a TLS socket's too,
+            # without its TLS close-notify, which would race with its own thread)
+        except OSError:
+            pass
 
     # ------------------------------------------------------------------ packets
 
@@ -144,11 +182,7 @@ class Connection:
         eof = "DEPRECATE_EOF" not in self.capabilities
         n = len(result.columns)
         self.send(conn.ColumnCount, {"count": n}, flush=False)
-        for name in result.columns:
-            self.send(conn.ColumnDefinition41, {
-                "catalog": "def", "schema": "", "table": "", "org_table": "", "name": name,
-                "org_name": "", "collation": COLLATION_UTF8MB4, "column_length": 1024,
-                "type": TYPE_VAR_STRING, "flags": 0, "decimals": 0x27}, flush=False)
+        self.column_definitions(result)
         if eof:
             self.send(conn.EofPacket, {"warnings": 0, "status": ["AUTOCOMMIT"]}, flush=False)
         for row in result.rows:
@@ -159,6 +193,19 @@ class Connection:
             self.send(conn.OkPacket, {"header": conn.EOF_HEADER, "affected_rows": 0,
                                       "last_insert_id": 0, "status": ["AUTOCOMMIT"],
                                       "warnings": 0, "info": ""})
+
+    def column_definitions(self, result: server_sql.Result) -> None:
+        """The ColumnDefinition41 packets of ``result``'s columns (a text of up to 1024
+        characters, or a BIGINT)."""
+        for name, kind in zip(result.columns, result.column_types()):
+            number = kind == server_sql.TYPE_LONGLONG
+            self.send(conn.ColumnDefinition41, {
+                "catalog": "def", "schema": result.schema, "table": result.table,
+                "org_table": result.table, "name": name, "org_name": name if result.table
+                else "", "collation": COLLATION_BINARY if number else COLLATION_UTF8MB4,
+                "column_length": 21 if number else 1024, "type": kind,
+                "flags": FLAGS_NUMBER if number else 0, "decimals": 0 if number else 0x27},
+                flush=False)
 
     # ------------------------------------------------------------------ phases
 
@@ -184,12 +231,99 @@ class Connection:
             elif command in (conn.COM_BINLOG_DUMP, conn.COM_BINLOG_DUMP_GTID):
                 self.dump(payload)
                 return
+            elif command == conn.COM_STMT_PREPARE:
+                self.prepare(parse_packet(conn.ComStmtPrepare, payload).query)
+            elif command in (conn.COM_STMT_EXECUTE, conn.COM_STMT_CLOSE, conn.COM_STMT_RESET):
+                self.statement(command, payload)
             else:
                 self.err(ER_UNKNOWN_COM, f"Unknown command {conn.COMMANDS.get(command, command)}",
                          "08S01")
 
     def handshake(self) -> bool:
         return server_auth.handshake(self)
+
+    # ------------------------------------------------------------------ prepared statements
+
+    def prepare(self, sql: str):
+        """COM_STMT_PREPARE: COM_STMT_PREPARE_OK, the parameters' and the columns'
+        definitions (an ERR for a statement not answered)."""
+        got = server_sql.prepare(self.session, sql)
+        if isinstance(got, server_sql.Err):
+            self.err(got.code, got.message, got.state)
+            return
+        self.last_statement += 1
+        self.statements[self.last_statement] = got
+        self.send(conn.StmtPrepareOk, {"statement_id": self.last_statement,
+                                       "columns": len(got.columns), "params": got.params,
+                                       "warnings": 0}, flush=False)
+        eof = "DEPRECATE_EOF" not in self.capabilities
+        for _ in range(got.params):   # (as MariaDB: a parameter's type is not known yet)
+            self.send(conn.ColumnDefinition41, {
+                "catalog": "def", "schema": "", "table": "", "org_table": "", "name": "?",
+                "org_name": "", "collation": COLLATION_BINARY, "column_length": 0,
+                "type": conn.TYPE_NULL, "flags": 0x80, "decimals": 0}, flush=False)
+        if got.params and eof:
+            self.send(conn.EofPacket, {"warnings": 0, "status": ["AUTOCOMMIT"]}, flush=False)
+        if got.columns:
+            self.column_definitions(server_sql.Result(got.columns, [], got.types))
+            if eof:
+                self.send(conn.EofPacket, {"warnings": 0, "status": ["AUTOCOMMIT"]},
+                          flush=False)
+        self.writer.flush()
+
+    def statement(self, command: int, payload: bytes):
+        """COM_STMT_EXECUTE (a binary result set, an OK or an ERR), COM_STMT_CLOSE (no
+        answer), COM_STMT_RESET (OK) of a prepared statement."""
+        sid = parse_packet(conn.StatementHead, payload).statement_id
+        if sid == conn.LAST_PREPARED:
+            sid = self.last_statement
+        stmt = self.statements.get(sid)
+        if command == conn.COM_STMT_CLOSE:
+            self.statements.pop(sid, None)
+            return
+        if stmt is None:
+            self.err(ER_UNKNOWN_STMT_HANDLER, f"Unknown prepared statement handler ({sid}) "
+                     "given to mysqld_stmt_execute")
+            return
+        if command == conn.COM_STMT_RESET:
+            self.ok()
+            return
+        req = parse_packet(conn.ComStmtExecute, payload, params=stmt.params, types=stmt.bound)
+        if stmt.params and req.types_bound:
+            stmt.bound = [dict(t) for t in req.types]
+        try:
+            values = [_param_value(v, t) for v, t in zip(req["values"] or [], stmt.bound or [])]
+        except ValueError as e:
+            self.err(server_sql.ER_UNKNOWN_QUERY, f"binlog-schema serve: {e}", "42000")
+            return
+        answer = server_sql.answer(self.session, server_sql.bind(stmt.sql, values))
+        if isinstance(answer, server_sql.Result):
+            self.binary_result(answer)
+        elif isinstance(answer, server_sql.Ok):
+            self.ok(answer.info)
+        else:
+            self.err(answer.code, answer.message, answer.state)
+
+    def binary_result(self, result: server_sql.Result):
+        """A result set of the binary protocol (rows as BinaryRow)."""
+        eof = "DEPRECATE_EOF" not in self.capabilities
+        n = len(result.columns)
+        types = result.column_types()
+        self.send(conn.ColumnCount, {"count": n}, flush=False)
+        self.column_definitions(result)
+        if eof:
+            self.send(conn.EofPacket, {"warnings": 0, "status": ["AUTOCOMMIT"]}, flush=False)
+        for row in result.rows:
+            self.send(conn.BinaryRow, {"values": [
+                None if v is None else int(v) if kind == server_sql.TYPE_LONGLONG else
+                str(v).encode("utf-8") for v, kind in zip(row, types)]}, flush=False,
+                columns=n, types=types)
+        if eof:
+            self.send(conn.EofPacket, {"warnings": 0, "status": ["AUTOCOMMIT"]})
+        else:
+            self.send(conn.OkPacket, {"header": conn.EOF_HEADER, "affected_rows": 0,
+                                      "last_insert_id": 0, "status": ["AUTOCOMMIT"],
+                                      "warnings": 0, "info": ""})
 
     def query(self, sql: str):
         answer = server_sql.answer(self.session, sql)
@@ -270,11 +404,16 @@ class Connection:
         streamer = Streamer(self, name, max(position, 4), flags, gtid_mode,
                             parse_gtid_state(state) if gtid_mode else None, executed)
         streamer.replica = req.server_id
+        self.streamer = streamer
         self.server.dumping(streamer, True)   # (serve's metrics: the dumps under way)
         try:
             streamer.run()
+        except Interrupted:   # (KILL QUERY: as a MariaDB master, the dump ends, then the
+            # connection)
+            self.err(ER_QUERY_INTERRUPTED, "Query execution was interrupted", "70100")
         finally:
             self.server.dumping(streamer, False)
+            self.server.schema.ended(streamer.sent)
 
 
 class Streamer:
@@ -308,6 +447,8 @@ class Streamer:
         self.period = period
         self.last_sent = time.monotonic()
         self.ctx = Context(checksum=False)
+        self.sent = client.server.schema.sent(client)   # (the TABLE_MAPs a question about a
+        # table's columns may refer to: server_schema)
         self.replica = None              # the replica's server id (its dump command's)
         self.events = self.bytes = 0     # the files' events sent
 
@@ -424,9 +565,19 @@ class Streamer:
                 return None
             self.idle()
 
+    def killed(self) -> None:
+        """Raises when another connection's KILL ended this dump (:class:`Interrupted`, or
+        PeerGone for its connection)."""
+        how = self.client.killed
+        if how == "connection":
+            raise PeerGone("killed")
+        if how == "query":
+            raise Interrupted()
+
     def idle(self):
         """One pause at the end of the stream: a heartbeat when one is due; notices a client
-        that went away."""
+        that went away, and a KILL."""
+        self.killed()
         if self.semi:   # (its acks)
             self.take_acks(POLL)
         else:   # (a replica sends nothing during a dump; python-mysql-replication's MariaDB
@@ -491,6 +642,7 @@ class Streamer:
         the next file's name once it ends (a ROTATE's, or the next in name order)."""
         annotate = bool(self.flags & BINLOG_SEND_ANNOTATE_ROWS)
         while True:
+            self.killed()
             sent = 0
             for offset, kind, size, buf, i in blocks.walk(self.position, MAX_EVENT_SIZE):
                 if kind == codes.ROTATE_EVENT:   # (checked before it is sent: a replica
@@ -509,10 +661,13 @@ class Streamer:
                         self.skipping = self.in_executed(kind, bytes(buf[i:i + size]))
                     if self.skipping and kind not in FILE_KINDS:
                         continue
+                if kind == codes.TABLE_MAP_EVENT:
+                    self.sent.table_map(self.name, offset)
                 self.send_event(bytes(buf[i:i + size]), flush=False, kind=kind)
                 if kind == codes.ROTATE_EVENT:
                     self.client.writer.flush()
                     return self.next_file(named, offset)
+            self.sent.at = (self.name, self.position)
             if sent:
                 self.client.writer.flush()
             if blocks.bad is not None:
@@ -539,12 +694,32 @@ class Streamer:
             self.idle()
 
 
+def _param_value(value, bound: dict):
+    """A parameter's Python value from its binary form and bound type: text (strings as
+    UTF-8), a number (integers signed unless the type's flags say unsigned), None.
+    ValueError for the types not taken (temporal values)."""
+    kind = bound["type"]
+    if value is None or kind == conn.TYPE_NULL:
+        return None
+    if kind in conn.INTEGER_BITS:
+        bits = conn.INTEGER_BITS[kind]
+        if not bound["flags"] & 0x80 and value >= 1 << (bits - 1):
+            value -= 1 << bits
+        return value
+    if isinstance(value, float):
+        return value
+    if kind in conn.TEMPORAL:
+        raise ValueError(f"a parameter of type {kind} (a date or time) is not taken")
+    return bytes(value).decode("utf-8", "surrogateescape")
+
+
 class _Handler(socketserver.BaseRequestHandler):
     def handle(self):
         server: BinlogServer = self.server.owner
         client = None
         try:
             client = Connection(self.request, server, server.next_id())
+            server.connected(client, True)
             client.run()
         except PeerGone:
             pass
@@ -564,6 +739,7 @@ class _Handler(socketserver.BaseRequestHandler):
                     pass
         finally:
             if client is not None:
+                server.connected(client, False)
                 closing = [client.reader, client.writer]
                 if client.sock is not self.request:   # (the TLS socket over it)
                     closing.append(client.sock)
@@ -600,6 +776,35 @@ class BinlogServer:
         self._lock = threading.Lock()
         self._dumps: set = set()    # the Streamers under way
         self._done = [0, 0]         # events and bytes sent by the dumps that ended
+        self._clients: dict = {}    # connection id -> Connection
+        self.schema = ServedSchema(self.folder, config.schema_files)
+
+    def connected(self, client: Connection, here: bool) -> None:
+        """A connection begins (``here``) or ends."""
+        with self._lock:
+            if here:
+                self._clients[client.conn_id] = client
+            else:
+                self._clients.pop(client.conn_id, None)
+
+    def clients(self) -> list:
+        with self._lock:
+            return list(self._clients.values())
+
+    def kill(self, conn_id: int, query_only: bool) -> bool:
+        """``KILL [QUERY] conn_id``: the connection's dump ends (QUERY: with ERR 1317, as a
+        master's), or the connection itself. False: no such connection."""
+        with self._lock:
+            client = self._clients.get(conn_id)
+        if client is None:
+            return False
+        if query_only:
+            if client.streamer is not None:   # (a connection doing nothing: nothing to end)
+                client.killed = "query"
+        else:
+            client.killed = "connection"
+            client.shut()
+        return True
 
     def next_id(self) -> int:
         with self._lock:

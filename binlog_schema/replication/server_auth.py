@@ -218,6 +218,7 @@ def handshake(client) -> bool:
         shared.count("denied")
         client.err(ER_ACCESS_DENIED, f"Access denied for user '{response.user}'", "28000")
         return False
+    client.attributes = {a.key: a.value for a in response.attributes or ()}
     client.ok()
     return True
 

@@ -204,6 +204,42 @@ class BinlogFolder:
             return None
         return self._scan(name, "previous", scan)
 
+    def gtid_purged(self) -> str:
+        """MySQL's gtid_purged: the first file's PREVIOUS_GTIDS (what came before the files
+        served), as text; empty without."""
+        names = self.names()
+        previous = self.previous_gtids(names[0]) if names else None
+        return previous.text if previous is not None else ""
+
+    def gtid_executed(self) -> str:
+        """MySQL's gtid_executed: the last file's PREVIOUS_GTIDS and the GTIDs of its
+        transactions, as text (intervals merged); empty when the files have none."""
+        from ..model.row_change import gtid_text as event_gtid
+        from ..model.selection import GtidSet
+        names = self.names()
+        if not names:
+            return ""
+        last = names[-1]
+
+        def scan(n):
+            found = []
+            for rec in BinlogReader(self.file(n), types=[codes.GTID_LOG_EVENT,
+                                                         codes.GTID_TAGGED_LOG_EVENT]):
+                text = event_gtid(rec.type_code, rec.value["header"]["server_id"],
+                                  rec.value["body"])
+                if text is not None:
+                    found.append(text)
+            return found
+        previous = self.previous_gtids(last)
+        executed = GtidSet.from_encoded(previous.encoded() if previous is not None else
+                                        {"sids": []})   # (a copy: the cached set stays)
+        for text in self._scan(last, "gtids", scan):
+            sid, *tag, gno = text.split(":")
+            executed.mysql.setdefault((sid.replace("-", "").lower(),
+                                       (tag[0] if tag else "").lower()), []).append(
+                (int(gno), int(gno)))
+        return GtidSet.from_encoded(executed.encoded()).text
+
     def mysql_start(self, executed):
         """The file a MySQL GTID dump of a replica that executed ``executed`` (a GtidSet)
         starts from: the last file whose PREVIOUS_GTIDS the set covers (so no transaction it

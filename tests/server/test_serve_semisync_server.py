@@ -82,6 +82,7 @@ def test_stream_semi_sync_against_serve(writer, folder, tmp_path):
     server = _serve(folder, True)
     pw = tmp_path / "pw"
     pw.write_text(PASSWORD + "\n")
+    pw.chmod(0o600)   # (serve warns of a password file others may read)
     out = tmp_path / "stream.jsonl"
     want = _transactions(folder)
     try:

@@ -107,6 +107,7 @@ class Serve:
     def __init__(self, folder, *options):
         pw = folder.parent / "serve-password"
         pw.write_text(PASSWORD + "\n")
+        pw.chmod(0o600)   # (serve warns of a password file others may read)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "binlog_schema", "serve", str(folder), "--port", "0",
              "--user", USER, "--password-file", str(pw), "--server-id", "7", *options],

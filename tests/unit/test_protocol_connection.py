@@ -35,7 +35,8 @@ def test_vector_both_ways(doc):
 def test_every_declared_packet_has_a_vector():
     declared = {"HandshakeV10", "HandshakeResponse41", "AuthSwitchRequest", "OkPacket",
                 "ErrPacket", "EofPacket", "ComQuery", "ComPing", "ComQuit", "ColumnCount",
-                "ColumnDefinition41", "TextRow"}
+                "ColumnDefinition41", "TextRow", "ComStmtPrepare", "StmtPrepareOk",
+                "ComStmtExecute", "ComStmtClose", "ComStmtReset", "BinaryRow", "StatementHead"}
     assert declared <= {d["packet"] for d in VECTORS}
 
 
