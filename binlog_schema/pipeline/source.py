@@ -20,7 +20,8 @@ Options: ``path`` (``load(path)``: a file, a folder, a glob; ``load([...])``: se
 ``table`` (``events``, the default, ``row_changes`` or ``errors``; one default for batch and
 stream, as the source gives its schema before it knows which read it serves),
 ``splitSize`` (``8m``: the decode job's), ``schema`` (a local schema file, or a JSON list of
-them: ``decode(schema=...)``; batch reads only), ``includeHidden`` (``true``: names starting
+them: ``decode(schema=...)``, the schema at the first file's start; batch reads follow the
+files' DDL from it, or from nothing without it, as ``decode`` does), ``includeHidden`` (``true``: names starting
 with ``.`` or ``_`` inside folders are read too), and, for streams, ``startingFile`` and
 ``startingPosition``.
 """
@@ -125,8 +126,9 @@ class BatchReader(DataSourceReader):
         self.split_bytes = options.split_bytes
         self.paths, self.include_hidden = options.paths, options.include_hidden
         self.listed = _binlogs(self.paths, self.include_hidden)   # (files, missing)
-        self.plan = schema_plan(self.listed[0], options.schema_files) \
-            if options.schema_files else None
+        # (the schema history, on by default as in decode: the files' DDL replayed, into
+        # the ``schema`` files when given)
+        self.plan = schema_plan(self.listed[0], options.schema_files)
 
     def __getstate__(self):
         return {**self.__dict__, "listed": None}
