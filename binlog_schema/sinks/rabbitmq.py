@@ -81,8 +81,7 @@ class RabbitMQSink(Sink):
         x = self.pika.exceptions
         refused = isinstance(error, (x.ProbableAuthenticationError, x.AuthenticationError,
                                      x.ProbableAccessDeniedError))
-        self._fail(SinkRefused if refused else SinkUnavailable,
-                   f"{type(error).__name__} {error}")
+        self._fail(SinkRefused if refused else SinkUnavailable, _cause(error))
 
     def _closed(self, connection, error) -> None:
         self._fail(SinkUnavailable, f"the connection closed: {type(error).__name__} {error}")
@@ -193,6 +192,23 @@ class RabbitMQSink(Sink):
                 pass
         self.connection = None
         connection.ioloop.close()
+
+
+def _cause(error) -> str:
+    """The innermost reason of one of pika's connection errors (a workflow's last failure,
+    the socket's error it wraps)."""
+    while True:
+        inner = getattr(error, "exceptions", None)
+        if inner:
+            error = inner[-1]
+        elif isinstance(getattr(error, "exception", None), BaseException):   # (a phase's)
+            error = error.exception
+        elif error.args and isinstance(error.args[0], BaseException):
+            error = error.args[0]
+        else:
+            break
+    text = str(error)
+    return text if isinstance(error, OSError) and text else f"{type(error).__name__} {text}"
 
 
 SINK = RabbitMQSink
