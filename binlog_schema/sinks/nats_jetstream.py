@@ -35,6 +35,9 @@ class JetStreamSink(Sink):
 
     def connect(self) -> None:
         url = self.url
+        if re.search(r"[\s*>]", url.target) or "" in url.target.split("."):
+            raise SinkRefused(f"{url}: not a subject to publish to (no spaces, wildcards or "
+                              "empty tokens)")
         try:
             sock = socket.create_connection((url.host, url.port or 4222), self.timeout)
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
