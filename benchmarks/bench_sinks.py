@@ -9,11 +9,14 @@ A private MariaDB (scripts/mariadb.sh) writes ``--rows`` rows (default 20000; IN
 transactions): twice ``--rows`` row changes. Private brokers (scripts/brokers.sh: Redis,
 NATS with JetStream, RabbitMQ) are started. Then, in the same run, ``--turns`` times (default
 3), alternating: ``binlog-schema stream --format F`` from the server's first file to the end
-of its last (non-blocking), to /dev/null, and with ``--to`` each broker (a fresh stream,
-subject or queue each run; the count of messages the broker holds is checked after each run).
-Each run's wall time is the command's, process start to exit (so with the broker's
-acknowledgement of the last record). Medians, records per second, and each broker's ratio to
-stdout (the issue's goal: at most 1.5). Progress on stderr, the summary as JSON on stdout.
+of its last (non-blocking), to /dev/null, and with ``--to`` each broker (a fresh Redis
+stream, JetStream stream or RabbitMQ queue each run, set up as a consumer would before; the
+count of messages the broker holds is checked after each run). Each run's wall time is the
+command's, process start to exit (so with the broker's acknowledgement of the last record);
+beside it, the CPU seconds of the stream's process and of the broker's (from /proc: where the
+time goes on a machine they share). Medians, records per second, and each broker's ratio to
+stdout (the issue's goal: at most 1.5), with the load average before and after. Progress on
+stderr, the summary as JSON on stdout.
 """
 
 from __future__ import annotations
@@ -66,7 +69,16 @@ def start_broker(kind):
         raise SystemExit(f"brokers.sh start {kind}: {out.stderr[-2000:]}")
     env = dict(line.split("=", 1) for line in out.stdout.split() if "=" in line)
     note(f"{kind} at {env['url']} (started in {env['seconds']} s)")
-    return env["url"], int(env["port"])
+    pid = int(env["pid"])
+    if kind == "rabbitmq":   # (the Erlang VM's, not its wrapper's)
+        pid = int((pathlib.Path(env["dir"]) / "rabbitmq.pid").read_text())
+    return env["url"], int(env["port"]), pid
+
+
+def cpu_seconds(pid):
+    """User and system CPU seconds of a running process (all its threads)."""
+    fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def stop_broker(kind):
@@ -77,8 +89,8 @@ def stop_broker(kind):
 class Target:
     """A broker's target for one run (fresh), and the count of messages it holds."""
 
-    def __init__(self, kind, url, port):
-        self.kind, self.url, self.port = kind, url, port
+    def __init__(self, kind, url, port, pid):
+        self.kind, self.url, self.port, self.pid = kind, url, port, pid
 
     def fresh(self, name):
         if self.kind == "redis":
@@ -95,6 +107,14 @@ class Target:
             ch.queue_bind(name, name)
             ch.queue_purge(name)
             c.close()
+        else:
+            import nats
+
+            async def nats_stream():
+                nc = await nats.connect(self.url)
+                await nc.jetstream().add_stream(name=name, subjects=[name])
+                await nc.close()
+            asyncio.run(nats_stream())
         return f"{self.url}/{name}"
 
     def count(self, name):
@@ -147,42 +167,59 @@ def main():
         records = 2 * args.rows if args.format != "jsonl" else None
         targets = {}
         for kind in BROKERS:
-            url, bport = start_broker(kind)
+            url, bport, bpid = start_broker(kind)
             started.append(kind)
-            targets[kind] = Target(kind, url, bport)
+            targets[kind] = Target(kind, url, bport, bpid)
         base = [args.python, "-m", "binlog_schema", "stream", "--port", str(port), "--user",
                 USER, "--format", args.format, "--rows"]
         env = dict(os.environ, MYSQL_PWD=PASSWORD)
         walls = {k: [] for k in ("stdout", *BROKERS)}
+        cpus = {k: [] for k in walls}
+        broker_cpus = {k: [] for k in BROKERS}
         order = ["stdout", *BROKERS]
+        load_before = load_line()
         for turn in range(args.turns):
             for kind in order if turn % 2 == 0 else reversed(order):
                 argv = list(base)
                 target = f"bench{turn}"
                 if kind != "stdout":
                     argv += ["--to", targets[kind].fresh(target)]
+                    before = cpu_seconds(targets[kind].pid)
                 run = run_command(argv, cwd=str(ROOT), env=env)
                 if run.rc != 0:
                     raise SystemExit(f"{kind}: status {run.rc}: {run.stderr_tail}")
+                broker = ""
                 if kind != "stdout":
+                    broker_cpus[kind].append(cpu_seconds(targets[kind].pid) - before)
+                    broker = f", the broker {broker_cpus[kind][-1]:.2f} s"
                     held = targets[kind].count(target)
                     if records is not None and held != records:
                         raise SystemExit(f"{kind}: {held} messages, {records} expected")
                 walls[kind].append(run.wall)
-                note(f"turn {turn + 1} {kind}: {run.wall:.2f} s")
+                cpus[kind].append(run.cpu)
+                note(f"turn {turn + 1} {kind}: {run.wall:.2f} s (CPU: the stream "
+                     f"{run.cpu:.2f} s{broker})")
         stdout = statistics.median(walls["stdout"])
         summary = {"rows": args.rows, "tx_rows": args.tx_rows, "format": args.format,
-                   "records": records, "turns": args.turns, "load": load_line(),
-                   "wall_seconds": walls, "results": {}}
+                   "records": records, "turns": args.turns, "load_before": load_before,
+                   "load_after": load_line(), "wall_seconds": walls, "cpu_seconds": cpus,
+                   "broker_cpu_seconds": broker_cpus, "results": {}}
         for kind, values in walls.items():
             med = statistics.median(values)
             summary["results"][kind] = {
                 "median_seconds": round(med, 3),
                 "records_per_second": round(records / med) if records else None,
-                "ratio_to_stdout": round(med / stdout, 2)}
+                "ratio_to_stdout": round(med / stdout, 2),
+                "median_cpu_seconds": round(statistics.median(cpus[kind]), 3),
+                "median_broker_cpu_seconds": round(statistics.median(broker_cpus[kind]), 3)
+                if kind in broker_cpus else None}
             note(f"{kind:8} median {med:.2f} s"
                  + (f", {records / med:,.0f} records/s" if records else "")
-                 + f", {med / stdout:.2f}x stdout")
+                 + f", {med / stdout:.2f}x stdout (CPU: the stream "
+                 f"{statistics.median(cpus[kind]):.2f} s"
+                 + (f", the broker {statistics.median(broker_cpus[kind]):.2f} s"
+                    if kind in broker_cpus else "") + ")")
+        note(f"{load_before} before the runs, {summary['load_after']} after")
         text = json.dumps(summary, indent=2)
         print(text)
         if args.json:

@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import io
 import random
+import select
 import socket
 import time
 
@@ -305,6 +306,22 @@ class ReplicationStream:
             raise ReplicationError("the server closed the connection")
         if payload[:1] == bytes((conn.ERR_HEADER,)):
             raise _server_error(payload)
+
+    def caught_up(self) -> bool:
+        """Whether the next event must wait for the server: nothing of it has come yet (the
+        socket holds no byte, nor TLS a decrypted one). A consumer holding work for when the
+        stream waits (a group of records to confirm) does it then. (Bytes the reader read
+        ahead are not seen: it may then come a little early, not late.)"""
+        c = self._conn
+        sock = getattr(c, "_sock", None)
+        if sock is None:
+            return True
+        try:
+            pending = getattr(sock, "pending", None)   # (an ssl.SSLSocket's)
+            return not ((pending is not None and pending())
+                        or select.select([sock], [], [], 0)[0])
+        except (OSError, ValueError):   # (a socket closed: the next read says so)
+            return True
 
     def close(self) -> None:
         c, self._conn = self._conn, None

@@ -107,12 +107,13 @@ class StreamMetrics:
         self.clock, self.monotonic = clock, monotonic
         self.events = self.rows = self.transactions = self.bytes = 0
         self.last_timestamp = None   # the last delivered transaction's time (unix seconds)
+        self.checkpoint = stream.checkpoint   # the position after it (or where we resumed)
         self.progress = monotonic()
         self._heartbeats = (0, self.progress)   # (the stream's count, when it last changed)
 
-    def delivered(self, batch, rows: int, transaction: bool) -> None:
+    def delivered(self, batch, rows: int, transaction: bool, checkpoint) -> None:
         """One transaction (or event outside transactions) delivered, with ``rows`` records
-        of row changes."""
+        of row changes; ``checkpoint``: the stream's position after it."""
         events = size = 0
         for rec in batch:
             events += 1 + len(rec.inner or ())
@@ -124,6 +125,7 @@ class StreamMetrics:
             self.transactions += 1
         if batch:
             self.last_timestamp = int.from_bytes(batch[-1].raw[0:4], "little")
+        self.checkpoint = checkpoint
         self.progress = self.monotonic()
 
     def since_progress(self) -> float:
@@ -152,7 +154,7 @@ class StreamMetrics:
         if self.delivery is not None:
             yield Counter(PREFIX + "sink_retries", "retries of a broker that could not be "
                           "reached", value=self.delivery.retries)
-        checkpoint = self.stream.checkpoint
+        checkpoint = self.checkpoint
         behind = math.nan
         if checkpoint is not None:
             g = Gauge(PREFIX + "checkpoint_position", "the checkpoint: the position after "

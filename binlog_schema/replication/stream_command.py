@@ -6,6 +6,7 @@ import json
 import os
 import sys
 
+from ..sinks.delivery import GROUP
 from ..statuses import CLEAN, DAMAGED, STOPPED, USAGE, epilog, worst
 
 EPILOG = """The output is what `decode` writes for the server's files (the same records, offsets
@@ -23,7 +24,7 @@ timeout); when semi-sync is off on the server, a warning on stderr (once) and th
 on without.
 --to URL delivers each record (a line of the format) to a broker as a message instead,
 with its record key and order key; the checkpoint moves once the broker has acknowledged every
-record of a transaction. --metrics HOST:PORT serves Prometheus metrics and /health."""
+record of the transactions before it (awaited once per group of transactions: --group). --metrics HOST:PORT serves Prometheus metrics and /health."""
 # what is particular to stream's exit statuses (statuses.epilog)
 STATUS_NOTE = ("0: the stream ended (without --stop-never: at the end of the server's last "
                "file); 1 also when the connection fails or the server refuses (a wrong "
@@ -108,6 +109,13 @@ def register(sub) -> None:
                         "(backoff, a stderr line per retry) before the stream stops with "
                         "status 1, its checkpoint left before the transaction not "
                         "delivered (default 60)")
+    p.add_argument("--group", type=int, default=GROUP, metavar="N",
+                   help="with --to: the broker's acknowledgements are awaited once per group "
+                        "of transactions, of up to N records or N transactions (and 8 MiB, "
+                        "1 s; at once when a live server has nothing more to send), and the "
+                        "--resume checkpoint saved once per group: after a kill, what is "
+                        "sent again is at most a group and the transaction under way "
+                        f"(default {GROUP}; 1: each transaction alone, as with --semi-sync)")
     p.add_argument("--metrics", metavar="HOST:PORT",
                    help="serve Prometheus metrics at http://HOST:PORT/metrics (events, rows, "
                         "transactions, bytes, lag in seconds and bytes, checkpoint, "
@@ -138,14 +146,22 @@ def _ssl(args):
     return ctx
 
 
+class CheckpointError(Exception):
+    """The checkpoint could not be saved (said with its file and the system's reason)."""
+
+
 def save_checkpoint(path: str, checkpoint: dict) -> None:
     """``checkpoint`` written to ``path`` whole or not at all (a temporary file renamed)."""
     tmp = f"{path}.tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(checkpoint, f)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(checkpoint, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as e:
+        raise CheckpointError(f"{path}: cannot save the checkpoint (through {tmp}): "
+                              f"{e.strerror or e}") from None
 
 
 def load_checkpoint(path: str) -> dict | None:
@@ -184,6 +200,10 @@ def cmd_stream(args) -> int:
     if args.to and args.format == "text":
         print("binlog-schema stream: --to delivers records: --format jsonl, maxwell or "
               "debezium", file=sys.stderr)
+        return USAGE
+    if args.group < 1:
+        print("binlog-schema stream: --group is a count of records: 1 or more",
+              file=sys.stderr)
         return USAGE
     if args.metrics and args.stuck_after <= args.heartbeat:
         print("binlog-schema stream: --stuck-after must be longer than --heartbeat (an idle "
@@ -248,6 +268,17 @@ def cmd_stream(args) -> int:
             delivery.close()
         return e.status
 
+    def on_delivered(items):   # (a group of transactions on the broker, acknowledged)
+        for batch, records, checkpoint in items:
+            if metrics is not None:
+                metrics.delivered(batch, records if changes else 0, _is_transaction(batch),
+                                  checkpoint)
+        if args.resume and checkpoint is not None:
+            save_checkpoint(args.resume, checkpoint)
+
+    if delivery is not None:
+        delivery.on_delivered = on_delivered
+
     def said(text):   # (an event with an error, rows not decoded: reported, the stream goes on)
         nonlocal status
         status = DAMAGED
@@ -273,7 +304,8 @@ def cmd_stream(args) -> int:
                     files += 1
                 if delivery is not None:
                     from ..sinks.messages import Outbox
-                    writer = Outbox(file, args.format, decoder, args.binary, delivery.send)
+                    writer = Outbox(file, args.format, decoder, args.binary,
+                                    delivery.publish)
                 else:
                     writer = RecordWriter(file, out, args.format, decoder, args.binary)
             if selection is not None:   # (a whole transaction: judged as decode judges it)
@@ -290,29 +322,42 @@ def cmd_stream(args) -> int:
                 except WhereError as e:   # (a table named by --table lacks a column)
                     print(f"binlog-schema stream: {e}", file=sys.stderr)
                     return USAGE
-            if delivery is not None:   # (returns once the broker acknowledged them all)
+            if delivery is not None:   # (published; delivered once the group is confirmed)
                 from ..sinks.messages import transaction_gtid
                 before = writer.sent
                 writer.write(batch, transaction_gtid(batch), on_error)
-                records = writer.sent - before
-            else:
-                before = out.lines if counted else 0
-                writer.write(batch, on_error)
-                out.flush()
-                records = out.lines - before if counted else 0
+                delivery.ended((batch, writer.sent - before, stream.checkpoint))
+                if args.stop_never and stream.caught_up():   # (a live server with no more
+                    delivery.flush()                          # now: the group confirmed)
+                continue
+            before = out.lines if counted else 0
+            writer.write(batch, on_error)
+            out.flush()
             if metrics is not None:
-                metrics.delivered(batch, records if changes else 0, _is_transaction(batch))
+                metrics.delivered(batch, out.lines - before if counted else 0,
+                                  _is_transaction(batch), stream.checkpoint)
             if args.resume and stream.checkpoint is not None:
                 save_checkpoint(args.resume, stream.checkpoint)
+        if delivery is not None:   # (the last group)
+            delivery.flush()
     except BinlogError as e:
         out.flush()
         print(f"binlog-schema stream: {e}", file=sys.stderr)
+        if delivery is not None:   # (the transactions before it: their group confirmed)
+            try:
+                delivery.flush()
+            except (CheckpointError, *sink_errors) as e:
+                print(f"binlog-schema stream: {e} (the checkpoint stays before the "
+                      "transactions not delivered)", file=sys.stderr)
         return STOPPED
     except OSError as e:
         print(f"binlog-schema stream: {os_problem(e)}", file=sys.stderr)
         return STOPPED
+    except CheckpointError as e:   # (what was delivered is sent again at the next start)
+        print(f"binlog-schema stream: {e}", file=sys.stderr)
+        return STOPPED
     except sink_errors as e:   # (the broker unreachable past --retry-for, or refusing)
-        print(f"binlog-schema stream: {e} (the checkpoint stays before the transaction not "
+        print(f"binlog-schema stream: {e} (the checkpoint stays before the transactions not "
               "delivered)", file=sys.stderr)
         return STOPPED
     finally:
@@ -340,7 +385,8 @@ def _delivery(args, say):
         sink = open_sink(args.to, note=say, timeout=10.0)
     except SinkRefused as e:
         raise _Refused(str(e), USAGE) from None
-    delivery = Delivery(sink, say, retry_for=args.retry_for)
+    delivery = Delivery(sink, say, retry_for=args.retry_for,
+                        group=1 if args.semi_sync else args.group)
     try:
         delivery.connect()
     except SinkError as e:

@@ -232,13 +232,17 @@ class ChangeWriter:
         return order_key(self.sequence, offset, payload, row)
 
 
-def record_key(database, table, key_texts) -> str:
-    """A record's key, for a broker's partitioning: its table and its primary key's values
-    (JSON texts, as the format writes them, in key order) as one JSON array,
-    ``["shop","orders",[1]]``; ``[]`` for a table without a key, ``null`` when the key is
-    not known (MINIMAL metadata without a schema history)."""
-    values = "null" if key_texts is None else "[" + ",".join(key_texts) + "]"
-    return "[" + quote(_text(database)) + "," + quote(_text(table)) + "," + values + "]"
+def table_key(database, table) -> str:
+    """The start of the record keys of a table's records (:func:`record_key`)."""
+    return "[" + quote(_text(database)) + "," + quote(_text(table)) + ","
+
+
+def record_key(table, key_texts) -> str:
+    """A record's key, for a broker's partitioning: its table (``table``: its
+    :func:`table_key`) and its primary key's values (JSON texts, as the format writes them,
+    in key order) as one JSON array, ``["shop","orders",[1]]``; ``[]`` for a table without a
+    key, ``null`` when the key is not known (MINIMAL metadata without a schema history)."""
+    return table + ("null]" if key_texts is None else "[" + ",".join(key_texts) + "]]")
 
 
 def key_texts(shape: TableShape, image, before=None):

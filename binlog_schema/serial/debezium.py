@@ -31,7 +31,7 @@ from ..construct_ext.jsontext import quote
 from ..values.temporal import timestamp_text
 from .change_records import (ChangeWriter, base64_text, double_text, float32_text, fraction,
                              generic_text, is_zero_date, json_text, key_texts, operation,
-                             record_key)
+                             record_key, table_key)
 from .maxwell import text_or_base64
 
 _EPOCH_DAY = _dt.date(1970, 1, 1).toordinal()
@@ -162,6 +162,7 @@ class DebeziumWriter(ChangeWriter):
         end = f'"op":"{op}",{ts}}}'
         obj = shape.object
         add, keyed = self.add, self.keyed
+        key_head = table_key(tm.database, tm.table) if keyed else None
         for i, row in enumerate(rows):
             if op == "u":
                 images = f'{{"before":{obj(row[0])},"after":{obj(row[1])},'
@@ -175,7 +176,7 @@ class DebeziumWriter(ChangeWriter):
                     f'"thread":{thread},"query":null}},"transaction":{{"id":{tx_id},'
                     f'"total_order":{total},"data_collection_order":{order}}},{end}')
             if keyed:
-                add(line, record_key(tm.database, tm.table, key_texts(
+                add(line, record_key(key_head, key_texts(
                     shape, *((row[1], row[0]) if op == "u" else (row,)))), ok)
             else:
                 add(line)

@@ -26,7 +26,8 @@ from ..construct_ext.jsontext import dumps, quote
 from ..model.transactions import Pending
 from ..values.temporal import date_text, datetime_text, time_text, timestamp_text
 from .change_records import (ChangeWriter, base64_text, double_text, float32_text, fraction,
-                             generic_text, json_text, object_of, operation, record_key)
+                             generic_text, json_text, object_of, operation, record_key,
+                             table_key)
 
 
 def _name(v) -> str:
@@ -129,6 +130,7 @@ class MaxwellWriter(ChangeWriter):
             middle += f',"schema_id":{version}'
         keys = shape.key_names
         add = self.pending.add
+        table = table_key(tm.database, tm.table) if self.keyed else None
         for i, row in enumerate(rows):
             tx.count(tm.database, tm.table)
             if op == "update":
@@ -170,7 +172,7 @@ class MaxwellWriter(ChangeWriter):
             tail = f'{middle},"order_key":"{ok}"{key}{body}}}'
             if self.keyed:   # (the record key and order key ride after the tail, each after
                 # a newline, which JSON text never holds: see _flush)
-                tail += "\n" + record_key(tm.database, tm.table, values) + "\n" + ok
+                tail += "\n" + record_key(table, values) + "\n" + ok
             add(head, tail)
 
     def end(self, tx) -> None:

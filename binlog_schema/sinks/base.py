@@ -1,16 +1,18 @@
 """The interface of a sink, its URL and its errors; :func:`open_sink` picks the broker's
 module by the URL's scheme.
 
-A broker is one module with one :class:`Sink` subclass: ``connect()``, ``send(messages)``
-(returns once the broker has acknowledged every message: a Redis reply, a JetStream PubAck, a
-RabbitMQ publisher confirm), ``close()``. A failure to reach the broker, or a connection lost,
-is :class:`SinkUnavailable` (the caller retries: :mod:`.delivery`); a refusal that a retry
-cannot change (a bad URL, a missing exchange, a wrong password) is :class:`SinkRefused`.
+A broker is one module with one :class:`Sink` subclass: ``connect()``, ``publish(messages)``
+(written to the broker in order, its acknowledgements not awaited), ``confirm()`` (returns
+once the broker has acknowledged every message published since the last ``confirm``: a Redis
+reply, a JetStream PubAck, a RabbitMQ publisher confirm), ``close()``. A failure to reach the
+broker, a connection lost, or a message the broker did not take is :class:`SinkUnavailable`
+(the caller connects again and publishes the unconfirmed messages again: :mod:`.delivery`); a
+refusal that a retry cannot change (a bad URL, a missing exchange, a wrong password) is
+:class:`SinkRefused`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import importlib
 from typing import NamedTuple
@@ -95,44 +97,22 @@ class Sink:
     def connect(self) -> None:
         raise NotImplementedError
 
+    def publish(self, messages: list) -> None:
+        """Every message of ``messages`` (in order) written to the broker, after those
+        published before; the acknowledgements are :meth:`confirm`'s."""
+        raise NotImplementedError
+
+    def confirm(self) -> None:
+        """Returns once the broker has acknowledged every message published since the last
+        confirm."""
+        raise NotImplementedError
+
     def send(self, messages: list) -> None:
-        """Every message of ``messages`` (in order) on the broker, acknowledged by it."""
-        raise NotImplementedError
+        """Every message of ``messages`` on the broker, acknowledged by it."""
+        self.publish(messages)
+        self.confirm()
 
     def close(self) -> None:
-        raise NotImplementedError
-
-
-class AsyncSink(Sink):
-    """A sink whose client is asyncio's: its coroutines run in a private event loop, one call
-    at a time (the stream's loop is synchronous)."""
-
-    def __init__(self, url: SinkURL, note=None, timeout: float = 30.0):
-        super().__init__(url, note, timeout)
-        self.loop = asyncio.new_event_loop()
-
-    def run(self, coroutine):
-        """The coroutine's result, within :attr:`timeout` (else :class:`SinkUnavailable`)."""
-        try:
-            return self.loop.run_until_complete(asyncio.wait_for(coroutine, self.timeout))
-        except asyncio.TimeoutError:
-            raise SinkUnavailable(f"{self.url}: no answer within {self.timeout:g} s") from None
-
-    def close(self) -> None:
-        """The connection closed, and what the client left running in the loop ended (its
-        errors taken: the failure was raised already). The loop stays for a new connection."""
-        try:
-            self.run(self.aclose())
-        except Exception:  # noqa: BLE001 - (a connection already broken)
-            pass
-        loop = self.loop
-        tasks = asyncio.all_tasks(loop)
-        for task in tasks:
-            task.cancel()
-        if tasks:
-            loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
-
-    async def aclose(self) -> None:
         raise NotImplementedError
 
 

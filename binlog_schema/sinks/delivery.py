@@ -1,12 +1,25 @@
-"""At least once: messages sent to a sink until it has acknowledged them all, retried while
-the broker cannot be reached.
+"""At least once: messages published to a sink in groups, each group confirmed (acknowledged
+by the broker) before what it holds counts as delivered, retried while the broker cannot be
+reached.
 
-:meth:`Delivery.send` returns once the broker has acknowledged every message given (the
-caller then moves its checkpoint). When the broker is unreachable, or the connection is lost
-before every acknowledgement came, the connection is dropped and made again after a backoff
-(``backoff`` seconds, doubled each time up to ``max_backoff``), one ``say`` line per retry,
-and the same messages are sent again (the broker may then hold some twice: a consumer drops
-them by order key). After ``retry_for`` seconds of failures in a row the last error is raised
+The caller :meth:`Delivery.publish`\\ es a transaction's messages (in chunks), then says the
+transaction :meth:`~Delivery.ended` with an item of its own (what to do once it is delivered:
+``stream`` moves its checkpoint there). The messages go out at once; the acknowledgements are
+awaited once per group (:meth:`~Delivery.flush`), when the group holds ``group`` records or
+``group`` transactions, ``GROUP_BYTES`` bytes, or is ``GROUP_SECONDS`` old, and whenever the
+caller flushes (``stream``: when the server has nothing more to send right away, and at the
+end). Then ``on_delivered(items)`` is told the group's transactions, in order: every record of
+them is on the broker. So the broker works on a group while the stream decodes the next
+transactions, and the checkpoint is saved once per group; after a kill, the records sent
+again are those of the last group not saved (at most ``group`` records and transactions, and
+the rest of a transaction that was open, as before). ``group=1``: each transaction is
+confirmed on its own (a group of one).
+
+When the broker is unreachable, or the connection is lost before every acknowledgement came,
+the connection is dropped and made again after a backoff (``backoff`` seconds, doubled each
+time up to ``max_backoff``), one ``say`` line per retry, and every message of the group not
+confirmed is published again (the broker may then hold some twice: a consumer drops them by
+order key). After ``retry_for`` seconds of failures in a row the last error is raised
 (:class:`~.base.SinkUnavailable`); a refusal a retry cannot change
 (:class:`~.base.SinkRefused`) is raised at once.
 """
@@ -17,33 +30,87 @@ import time
 
 from .base import SinkUnavailable
 
+GROUP = 1000               # records (or transactions) a group holds at most, by default
+GROUP_BYTES = 8 << 20      # bytes of messages a group holds at most (memory for a resend)
+GROUP_SECONDS = 1.0        # the age at which a group is confirmed at its next transaction end
+
 
 class Delivery:
     def __init__(self, sink, say, retry_for: float = 60.0, backoff: float = 0.5,
-                 max_backoff: float = 10.0, clock=time.monotonic, sleep=time.sleep):
+                 max_backoff: float = 10.0, group: int = GROUP, on_delivered=None,
+                 clock=time.monotonic, sleep=time.sleep):
         self.sink, self.say, self.retry_for = sink, say, retry_for
         self.backoff, self.max_backoff = backoff, max_backoff
+        self.group = max(1, group)
+        self.on_delivered = on_delivered or (lambda items: None)
         self.clock, self.sleep = clock, sleep
         self.connected = False
         self.retries = 0        # (every retry of this run)
         self.messages = 0       # messages acknowledged
+        self.pending: list = []  # messages published, not confirmed (sent again on a retry)
+        self.pending_bytes = 0
+        self.records = 0        # messages of the group (published since the last flush)
+        self.items: list = []   # transactions ended whose messages are not all confirmed
+        self.opened = None      # when the group's first message or transaction came
 
     def connect(self) -> None:
-        self._retrying(lambda: None)
+        self._retrying()
 
-    def send(self, messages: list) -> None:
-        self._retrying(lambda: self.sink.send(messages))
-        self.messages += len(messages)
+    def publish(self, messages: list) -> None:
+        """Messages of the transaction under way, published (confirmed with the group)."""
+        if not messages:
+            return
+        if self.opened is None:
+            self.opened = self.clock()
+        self.pending += messages
+        self.pending_bytes += sum(len(m.value) for m in messages)
+        self.records += len(messages)
+        self._retrying(messages)
+        if len(self.pending) >= self.group or self.pending_bytes >= GROUP_BYTES:
+            self._confirm()   # (within a transaction: memory stays bounded)
 
-    def _retrying(self, action) -> None:
+    def ended(self, item) -> None:
+        """The transaction whose messages were published last is whole: ``item`` is handed to
+        ``on_delivered`` once they are all confirmed."""
+        if self.opened is None:
+            self.opened = self.clock()
+        self.items.append(item)
+        if self.records >= self.group or len(self.items) >= self.group or \
+                self.pending_bytes >= GROUP_BYTES or self.clock() - self.opened >= GROUP_SECONDS:
+            self.flush()
+
+    def flush(self) -> None:
+        """The group confirmed, and its transactions handed to ``on_delivered``."""
+        self._confirm()
+        items, self.items = self.items, []
+        self.opened, self.records = None, 0
+        if items:
+            self.on_delivered(items)
+
+    def _confirm(self) -> None:
+        if self.pending:
+            self._retrying(confirm=True)
+            self.messages += len(self.pending)
+            self.pending, self.pending_bytes = [], 0
+
+    def _retrying(self, messages=(), confirm: bool = False) -> None:
+        """``messages`` published and (``confirm``) the group confirmed, on a connected sink;
+        on a new connection, every message not confirmed is published first (``messages``
+        among them: they are in :attr:`pending`)."""
         first = None
         delay = self.backoff
         while True:
             try:
-                if not self.connected:
+                if self.connected:
+                    if messages:
+                        self.sink.publish(messages)
+                else:
                     self.sink.connect()
                     self.connected = True
-                action()
+                    if self.pending:
+                        self.sink.publish(self.pending)
+                if confirm:
+                    self.sink.confirm()
                 return
             except SinkUnavailable as e:
                 self.connected = False

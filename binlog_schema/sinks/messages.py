@@ -11,15 +11,16 @@ each with its record key and order key.
   event holds rows of many keys), known with ``--rows``; other events have none.
 
 :class:`Outbox` is the ``out`` of a :class:`~binlog_schema.serial.write.RecordWriter`; its
-messages go to ``deliver`` (a :class:`~.delivery.Delivery`'s ``send``) in chunks of at most
-``chunk`` while the transaction is written and at its end, so memory stays bounded by a chunk.
+messages go to ``deliver`` (a :class:`~.delivery.Delivery`'s ``publish``) in chunks of at most
+``chunk`` while the transaction is written and at its end, so memory stays bounded by a chunk
+(and the delivery's group).
 """
 
 from __future__ import annotations
 
 from ..model.transactions import file_sequence, gtid_of, order_key
 from ..mysql.codes import GTID_KINDS, ROWS_KINDS
-from ..serial.change_records import record_key
+from ..serial.change_records import record_key, table_key
 from ..serial.write import CHANGE_FORMATS, RecordWriter
 from .base import Message
 
@@ -44,7 +45,7 @@ class Outbox:
         self.sent = 0            # messages delivered (the records written)
 
     def write(self, batch, gtid, on_error=None) -> None:
-        """One transaction's records (``gtid``: its GTID or None), delivered whole."""
+        """One transaction's records (``gtid``: its GTID or None), all handed to ``deliver``."""
         self.gtid = gtid
         if self.fmt in CHANGE_FORMATS:
             self.writer.write(batch, on_error)
@@ -61,7 +62,7 @@ class Outbox:
         if self.decoder is not None and r.error is None and r.kind in ROWS_KINDS:
             tm = self.decoder.table_maps.get(r.value["body"]["table_id"])
             if tm is not None:
-                key = record_key(tm.database, tm.table, None)
+                key = record_key(table_key(tm.database, tm.table), None)
         if r is outer:
             return key, order_key(self.sequence, r.offset, 0, 0)
         return key, order_key(self.sequence, outer.offset, r.offset, 0)

@@ -1,23 +1,29 @@
 """``amqp://HOST:PORT/EXCHANGE``: RabbitMQ (AMQP 0-9-1) with publisher confirms, through
-aio-pika.
+pika's asynchronous SelectConnection.
 
 Each message is published to EXCHANGE (which must exist: it is checked at connection) as a
 persistent message, ``mandatory`` (a message no queue takes comes back, and counts as not
 delivered), with the routing key its record key (a key longer than AMQP's 255 bytes: its
 SHA-1 in hex; a record of no table: the empty key), ``message_id`` its order key and the
-headers ``order_key``, ``key`` and ``gtid`` (those the record has). A message is acknowledged
-when its publisher confirm arrives: the messages of a ``send`` are in flight together, so a
-transaction costs one round trip, not one per record (pika's BlockingConnection, the other
-maintained client, waits for each message's confirm in turn). The virtual host is ``/``;
+headers ``order_key``, ``key`` and ``gtid`` (those the record has). The channel is in confirm
+mode: the broker numbers the messages it takes and acknowledges them (``basic.ack``, many at
+once with ``multiple``); a message is acknowledged when its number is, and confirm runs pika's
+I/O loop until every number published is (a ``basic.nack`` or a returned message fails the
+group). A publish only queues frames: they are written while confirm runs the loop (written
+a group at a time, they cost the broker a fifth less than a transaction at a time). The
+connection asks no heartbeats (the loop runs only while the stream delivers: a broker would
+close an idle stream's connection). pika's asynchronous connection costs a quarter of what
+aio-pika does per message (no future, lock and task per message); its BlockingConnection
+waits for each message's confirm in turn. The virtual host is ``/``;
 ``amqp://USER:PASSWORD@HOST:PORT/EXCHANGE`` logs in (default guest, loopback only).
 """
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
+import logging
 
-from .base import AsyncSink, SinkRefused, SinkUnavailable
+from .base import Sink, SinkRefused, SinkUnavailable
 
 ROUTING_KEY_MAX = 255   # AMQP 0-9-1: a short string
 
@@ -29,80 +35,180 @@ def routing_key(key: str | None) -> str:
     return key if len(data) <= ROUTING_KEY_MAX else hashlib.sha1(data).hexdigest()
 
 
-class RabbitMQSink(AsyncSink):
+class RabbitMQSink(Sink):
     connection = None
 
     def connect(self) -> None:
         try:
-            import aio_pika  # noqa: F401
+            import pika
         except ImportError:
-            raise SinkRefused("amqp:// needs aio-pika: pip install "
+            raise SinkRefused("amqp:// needs pika: pip install "
                               "'binlog-schema[brokers]'") from None
-        self.run(self._connect())
-
-    async def _connect(self):
-        import logging
-
-        import aio_pika
-        from aio_pika import exceptions as x
-        for name in ("aiormq", "aio_pika"):   # (their failures are raised, said once)
-            logging.getLogger(name).addHandler(logging.NullHandler())
-            logging.getLogger(name).propagate = False
+        logger = logging.getLogger("pika")   # (its failures are raised, said once)
+        if not logger.handlers:
+            logger.addHandler(logging.NullHandler())
+            logger.propagate = False
+        self.pika = pika
         url = self.url
-        try:
-            self.connection = await aio_pika.connect(
-                host=url.host, port=url.port or 5672, login=url.user or "guest",
-                password=url.password or "guest", timeout=self.timeout)
-        except (x.ProbableAuthenticationError, x.AuthenticationError) as e:
-            raise SinkRefused(f"{url}: {e}") from None
-        except (x.AMQPError, OSError, asyncio.TimeoutError) as e:
-            raise SinkUnavailable(f"{url}: {type(e).__name__} {e}") from None
-        channel = await self.connection.channel(publisher_confirms=True,
-                                                on_return_raises=True)
-        try:
-            self.exchange = await channel.get_exchange(url.target, ensure=True)
-        except x.ChannelNotFoundEntity:
-            raise SinkRefused(f"{url}: no exchange {url.target!r} on the broker (declare it, "
-                              "and bind a queue to it)") from None
-        self.Message = aio_pika.Message
-        self.persistent = aio_pika.DeliveryMode.PERSISTENT
+        self.failure = None      # (SinkUnavailable or SinkRefused, text): the loop stops
+        self.channel, self.checked = None, False   # (checked: the exchange exists)
+        self.published = 0       # messages published on the channel (their numbers: 1...)
+        self.low = 1             # the lowest number not acknowledged
+        self.above: set = set()  # numbers above it acknowledged one by one
+        self.failed = None       # (count, why) of the messages the broker did not take
+        params = pika.ConnectionParameters(
+            host=url.host, port=url.port or 5672, virtual_host="/",
+            credentials=pika.PlainCredentials(url.user or "guest", url.password or "guest"),
+            heartbeat=0, connection_attempts=1, socket_timeout=self.timeout,
+            stack_timeout=self.timeout, blocked_connection_timeout=self.timeout)
+        self.connection = pika.SelectConnection(
+            params, on_open_callback=self._opened, on_open_error_callback=self._open_failed,
+            on_close_callback=self._closed)
+        self._run(lambda: self.channel is not None and self.checked, "connection")
+        self.properties = pika.BasicProperties
 
-    def send(self, messages: list) -> None:
-        self.run(self._send(messages))
+    # ---------------------------------------------------------------- the I/O loop's callbacks
 
-    async def _send(self, messages):
-        from aio_pika import exceptions as x
-        publish, make, mode = self.exchange.publish, self.Message, self.persistent
+    def _fail(self, kind, text: str) -> None:
+        if self.failure is None:
+            self.failure = (kind, f"{self.url}: {text}")
+        self.connection.ioloop.stop()
+
+    def _opened(self, connection) -> None:
+        connection.channel(on_open_callback=self._channel)
+
+    def _open_failed(self, connection, error) -> None:
+        x = self.pika.exceptions
+        refused = isinstance(error, (x.ProbableAuthenticationError, x.AuthenticationError,
+                                     x.ProbableAccessDeniedError))
+        self._fail(SinkRefused if refused else SinkUnavailable, _cause(error))
+
+    def _closed(self, connection, error) -> None:
+        self._fail(SinkUnavailable, f"the connection closed: {type(error).__name__} {error}")
+
+    def _channel(self, channel) -> None:
+        channel.add_on_close_callback(self._channel_closed)
+        channel.add_on_return_callback(self._returned)
+        channel.confirm_delivery(self._acknowledged, callback=lambda frame: (
+            channel.exchange_declare(self.url.target, passive=True, callback=self._checked)))
+        self.channel = channel
+
+    def _checked(self, frame) -> None:
+        self.checked = True
+        self.connection.ioloop.stop()
+
+    def _channel_closed(self, channel, error) -> None:
+        code = getattr(error, "reply_code", None)
+        if not self.checked and code == 404:
+            self._fail(SinkRefused, f"no exchange {self.url.target!r} on the broker "
+                                    "(declare it, and bind a queue to it)")
+        elif not self.checked and code == 403:
+            self._fail(SinkRefused, f"the channel closed: {error}")
+        else:
+            self._fail(SinkUnavailable, f"the channel closed: {error}")
+
+    def _returned(self, channel, method, properties, body) -> None:
+        self._not_taken(f"returned: {method.reply_text}, no queue bound to the exchange "
+                        "takes it")
+
+    def _not_taken(self, why: str) -> None:
+        failed = self.failed or (0, why)
+        self.failed = (failed[0] + 1, failed[1])
+
+    def _acknowledged(self, frame) -> None:
+        method = frame.method
+        if isinstance(method, self.pika.spec.Basic.Nack):
+            self._not_taken("nacked")
+        tag = method.delivery_tag
+        if method.multiple:
+            if tag >= self.low:
+                self.low = tag + 1
+                self.above = {t for t in self.above if t > tag}
+        elif tag == self.low:
+            self.low += 1
+            while self.low in self.above:
+                self.above.discard(self.low)
+                self.low += 1
+        else:
+            self.above.add(tag)
+        if self.low > self.published:
+            self.connection.ioloop.stop()
+
+    def _run(self, done, what: str) -> None:
+        """pika's loop run until ``done()``, a failure, or :attr:`timeout`."""
+        ioloop = self.connection.ioloop
+        timer = ioloop.call_later(self.timeout, lambda: self._fail(
+            SinkUnavailable, f"no {what} within {self.timeout:g} s"))
         try:
-            pending = []
+            while not done() and self.failure is None:
+                ioloop.start()
+        finally:
+            ioloop.remove_timeout(timer)
+        if self.failure is not None:
+            kind, text = self.failure
+            raise kind(text)
+
+    # ---------------------------------------------------------------- the sink
+
+    def publish(self, messages: list) -> None:
+        publish, make = self.channel.basic_publish, self.properties
+        exchange = self.url.target
+        try:
             for m in messages:
                 headers = {"order_key": m.order_key}
                 if m.key is not None:
                     headers["key"] = m.key
                 if m.gtid is not None:
                     headers["gtid"] = m.gtid
-                pending.append(publish(make(m.value, headers=headers, message_id=m.order_key,
-                                            content_type="application/json",
-                                            delivery_mode=mode),
-                                       routing_key(m.key), mandatory=True))
-            await asyncio.gather(*pending)
-        except x.DeliveryError as e:   # (a nack, or a message no queue took)
-            raise SinkUnavailable(f"{self.url}: the broker did not take a message "
-                                  f"({_reason(e)})") from None
-        except (x.AMQPError, OSError, RuntimeError) as e:
+                publish(exchange, routing_key(m.key), m.value,
+                        make(content_type="application/json", delivery_mode=2,
+                             message_id=m.order_key, headers=headers), mandatory=True)
+        except self.pika.exceptions.AMQPError as e:   # (the channel or connection closed)
             raise SinkUnavailable(f"{self.url}: {type(e).__name__} {e}") from None
+        self.published += len(messages)
 
-    async def aclose(self):
-        connection, self.connection = self.connection, None
-        if connection is not None:
-            await connection.close()
+    def confirm(self) -> None:
+        self._run(lambda: self.low > self.published, "publisher confirm")
+        failed, self.failed = self.failed, None
+        if failed is not None:
+            raise SinkUnavailable(f"{self.url}: the broker did not take {failed[0]} "
+                                  f"message(s) ({failed[1]})")
+
+    def close(self) -> None:
+        connection = self.connection
+        if connection is None:
+            return
+        if connection.is_open:
+            self.failure = None
+            connection.close()
+            try:   # (until the broker says closed: _closed stops the loop)
+                self._run(lambda: connection.is_closed, "close")
+            except (SinkUnavailable, SinkRefused):
+                pass
+        elif not connection.is_closed and not connection.is_closing:
+            try:   # (a connection still being made: its socket closed)
+                connection.close()
+            except self.pika.exceptions.AMQPError:
+                pass
+        self.connection = None
+        connection.ioloop.close()
 
 
-def _reason(e) -> str:
-    frame = getattr(e, "frame", None)
-    text = getattr(frame, "reply_text", None)
-    return f"returned: {text}, no queue bound to the exchange takes it" if text else \
-        "nacked"
+def _cause(error) -> str:
+    """The innermost reason of one of pika's connection errors (a workflow's last failure,
+    the socket's error it wraps)."""
+    while True:
+        inner = getattr(error, "exceptions", None)
+        if inner:
+            error = inner[-1]
+        elif isinstance(getattr(error, "exception", None), BaseException):   # (a phase's)
+            error = error.exception
+        elif error.args and isinstance(error.args[0], BaseException):
+            error = error.args[0]
+        else:
+            break
+    text = str(error)
+    return text if isinstance(error, OSError) and text else f"{type(error).__name__} {text}"
 
 
 SINK = RabbitMQSink

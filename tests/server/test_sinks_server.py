@@ -5,8 +5,9 @@ JetStream, rabbitmq-server: private instances of scripts/brokers.sh) and a real 
 * at least once, exactly counted: a live workload streamed with ``--stop-never --resume``,
   the stream SIGKILLed at random moments and restarted, ends with every record of the
   workload in the broker as ``decode`` writes the server's files in the chosen format, once
-  the duplicates are dropped by order key; the duplicates are of one transaction per kill at
-  most (the one not yet acknowledged when it was killed);
+  the duplicates are dropped by order key; the duplicates are one run per kill at most, of
+  at most a group (``--group``) and a transaction (those not yet saved when it was killed);
+  a group acknowledged whose checkpoint could not be saved is sent again whole, and only it;
 * a broker that cannot be reached: a stderr line per retry, status 1 after --retry-for, the
   checkpoint left before the transaction not delivered;
 * a scrape of --metrics during a live workload parses with prometheus_client's parser, its
@@ -40,6 +41,7 @@ USER, PASSWORD = "streamer", "pw sink"
 CLI = [sys.executable, "-m", "binlog_schema"]
 BROKERS_SH = ROOT / "scripts" / "brokers.sh"
 KILLS = 4
+GROUP = 20   # --group of the kill test: several of its transactions (9 records) a group
 
 
 class _Server(fw.Server):
@@ -56,7 +58,7 @@ class _Server(fw.Server):
 
 @pytest.fixture(scope="module")
 def server():
-    for lib in ("redis", "nats", "aio_pika", "pika", "prometheus_client"):
+    for lib in ("redis", "hiredis", "nats", "pika", "prometheus_client"):
         try:
             __import__(lib)
         except ImportError:
@@ -189,6 +191,29 @@ def _drop_duplicates(entries):
     return kept, dups
 
 
+def _runs(entries):
+    """The lengths of the runs of duplicates (records sent again after a restart)."""
+    runs, last, run = [], "", 0
+    for e in entries:
+        if e[0] <= last:
+            run += 1
+            continue
+        if run:
+            runs.append(run)
+        run, last = 0, e[0]
+    return runs + [run] if run else runs
+
+
+def _records_a_transaction(lines):
+    """jsonl: the most events a transaction of the workload has (its GTID to its XID)."""
+    most = count = 0
+    for line in lines:
+        kind = json.loads(line)["type"]
+        count = 1 if kind == "GTID_EVENT" else count + 1
+        most = max(most, count)
+    return most
+
+
 # ---------------------------------------------------------------------------- the workload
 
 
@@ -266,7 +291,7 @@ def test_killed_and_resumed_every_record_once_after_dropping_duplicates(
     ck = tmp_path / "ck.json"
     err = open(tmp_path / "err", "w")
     args = ["--stop-never", "--heartbeat", "1", "--file", first, "--resume", str(ck),
-            "--format", fmt, "--rows", "--to", f"{broker.url}/{target}"]
+            "--format", fmt, "--rows", "--group", str(GROUP), "--to", f"{broker.url}/{target}"]
     start = 100000 * (1 + list(SINKS).index(kind))
     load = threading.Thread(target=_workload, args=(server, start, 120, 0.02))
     load.start()
@@ -298,13 +323,51 @@ def test_killed_and_resumed_every_record_once_after_dropping_duplicates(
         keys = [json.loads(e[2]) for e in kept]   # (table and primary key)
         assert all(k[:2] == ["st", "t"] and len(k[2]) == 1 for k in keys)
     assert sum('"table":"t"' in x or '"table_id"' in x for x in want) >= 120 * 3
-    # the duplicates: records sent again after a kill, of at most one transaction per kill,
-    # each a record the broker already held
+    # the duplicates: records sent again after a kill, one run per kill at most, of at most
+    # a group and a transaction (a group closes at its first transaction end past GROUP
+    # records: at most GROUP - 1 and a transaction's), each a record the broker already held
     held = {e[0]: e[1] for e in kept}
     assert all(held[e[0]] == e[1] for e in dups)
-    assert len({e[3] for e in dups}) <= KILLS, [e[3] for e in dups]
+    runs = _runs(entries)
+    tx_records = 9 if fmt != "jsonl" else max(_records_a_transaction(want), 9)
+    assert len(runs) <= KILLS and all(n <= GROUP - 1 + tx_records for n in runs), runs
     print(f"{kind}: {len(entries)} messages, {len(dups)} duplicates over {KILLS} kills, "
           f"the broker started in {broker.seconds:.1f} s")
+
+
+def test_a_group_acknowledged_but_not_saved_is_sent_again_whole_and_only_it(
+        server, password_file, brokers, tmp_path):
+    """Killed between a group's acknowledgement and its checkpoint's save (here: the save
+    fails, the checkpoint's temporary file being a directory), the stream stops with status
+    1; restarted, it sends that group again, and the broker's duplicates are that group's
+    records exactly: 5 transactions of 9 records (the first transaction end at 40 or more)."""
+    broker = brokers("redis")
+    server.q("FLUSH BINARY LOGS")
+    first = server.master_status()[0]
+    _workload(server, 600000, 12)
+    ck = tmp_path / "ck.json"
+    blocker = tmp_path / "ck.json.tmp"
+    blocker.mkdir()
+    args = ["--file", first, "--resume", str(ck), "--format", "maxwell", "--group", "40",
+            "--to", f"{broker.url}/grouped"]
+    stopped = subprocess.run([*CLI, "stream", "--port", str(server.port), "--user", USER,
+                              "--password-file", str(password_file), *args],
+                             capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert stopped.returncode == 1 and "ck.json.tmp" in stopped.stderr, stopped.stderr
+    assert not ck.exists()
+    group = _redis_entries(broker, "grouped")
+    assert len(group) == 45   # (acknowledged: the first group, whole)
+    blocker.rmdir()
+    again = subprocess.run([*CLI, "stream", "--port", str(server.port), "--user", USER,
+                            "--password-file", str(password_file), *args],
+                           capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert again.returncode == 0, again.stderr
+    entries = _redis_entries(broker, "grouped")
+    kept, dups = _drop_duplicates(entries)
+    want = _decoded(server.files(first), "maxwell")
+    assert len(want) == 12 * 9 and [e[1].decode() for e in kept] == want
+    assert dups == group and _runs(entries) == [45]
+    assert json.loads(ck.read_text())["position"] == server.master_status()[1]
 
 
 def test_an_unreachable_broker_is_retried_then_status_1_checkpoint_kept(
