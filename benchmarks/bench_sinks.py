@@ -155,7 +155,11 @@ def main():
     ap.add_argument("--format", default="maxwell", choices=("maxwell", "debezium", "jsonl"))
     ap.add_argument("--python", default=sys.executable)
     ap.add_argument("--json", metavar="OUT")
+    ap.add_argument("--group", type=int, help="stream's --group (default: its own)")
+    ap.add_argument("--brokers", default=",".join(BROKERS),
+                    help="comma-separated, of " + ", ".join(BROKERS))
     args = ap.parse_args()
+    brokers = [b for b in args.brokers.split(",") if b]
     name = f"bench-sinks-{os.getpid()}"
     srv = Server(name)
     started = []
@@ -166,17 +170,18 @@ def main():
         workload(srv, args.rows, args.tx_rows)
         records = 2 * args.rows if args.format != "jsonl" else None
         targets = {}
-        for kind in BROKERS:
+        for kind in brokers:
             url, bport, bpid = start_broker(kind)
             started.append(kind)
             targets[kind] = Target(kind, url, bport, bpid)
         base = [args.python, "-m", "binlog_schema", "stream", "--port", str(port), "--user",
-                USER, "--format", args.format, "--rows"]
+                USER, "--format", args.format, "--rows"] + (
+                    [] if args.group is None else ["--group", str(args.group)])
         env = dict(os.environ, MYSQL_PWD=PASSWORD)
-        walls = {k: [] for k in ("stdout", *BROKERS)}
+        walls = {k: [] for k in ("stdout", *brokers)}
         cpus = {k: [] for k in walls}
-        broker_cpus = {k: [] for k in BROKERS}
-        order = ["stdout", *BROKERS]
+        broker_cpus = {k: [] for k in brokers}
+        order = ["stdout", *brokers]
         load_before = load_line()
         for turn in range(args.turns):
             for kind in order if turn % 2 == 0 else reversed(order):

@@ -115,7 +115,9 @@ def register(sub) -> None:
                         "1 s; at once when a live server has nothing more to send), and the "
                         "--resume checkpoint saved once per group: after a kill, what is "
                         "sent again is at most a group and the transaction under way "
-                        f"(default {GROUP}; 1: each transaction alone, as with --semi-sync)")
+                        f"(default {GROUP}: each transaction confirmed and saved alone, so "
+                        "a kill sends again only the last unacknowledged transaction; larger "
+                        "groups save round trips)")
     p.add_argument("--metrics", metavar="HOST:PORT",
                    help="serve Prometheus metrics at http://HOST:PORT/metrics (events, rows, "
                         "transactions, bytes, lag in seconds and bytes, checkpoint, "

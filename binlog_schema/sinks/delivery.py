@@ -30,7 +30,9 @@ import time
 
 from .base import SinkUnavailable
 
-GROUP = 1000               # records (or transactions) a group holds at most, by default
+GROUP = 1                  # records (or transactions) a group holds at most, by default: each
+                           # transaction alone (after a kill only the last unacknowledged one
+                           # comes again); --group N trades that bound for fewer round trips
 GROUP_BYTES = 8 << 20      # bytes of messages a group holds at most (memory for a resend)
 GROUP_SECONDS = 1.0        # the age at which a group is confirmed at its next transaction end
 

@@ -278,10 +278,13 @@ def _normal_jsonl(text):
 # ---------------------------------------------------------------------------- at least once
 
 
-@pytest.mark.parametrize("kind,fmt", [("redis", "maxwell"), ("nats", "debezium"),
-                                      ("rabbitmq", "jsonl")])
+@pytest.mark.parametrize("kind,fmt,group", [("redis", "maxwell", None),
+                                            ("nats", "debezium", GROUP),
+                                            ("rabbitmq", "jsonl", None)])
 def test_killed_and_resumed_every_record_once_after_dropping_duplicates(
-        server, password_file, brokers, tmp_path, kind, fmt):
+        server, password_file, brokers, tmp_path, kind, fmt, group):
+    """``group`` None: the default, each transaction confirmed and saved alone (a kill sends
+    again only the last unacknowledged transaction); else ``--group``."""
     broker = brokers(kind)
     target = f"cdc-{fmt}"
     setup, read = SINKS[kind]
@@ -291,7 +294,8 @@ def test_killed_and_resumed_every_record_once_after_dropping_duplicates(
     ck = tmp_path / "ck.json"
     err = open(tmp_path / "err", "w")
     args = ["--stop-never", "--heartbeat", "1", "--file", first, "--resume", str(ck),
-            "--format", fmt, "--rows", "--group", str(GROUP), "--to", f"{broker.url}/{target}"]
+            "--format", fmt, "--rows", "--to", f"{broker.url}/{target}",
+            *(() if group is None else ("--group", str(group)))]
     start = 100000 * (1 + list(SINKS).index(kind))
     load = threading.Thread(target=_workload, args=(server, start, 120, 0.02))
     load.start()
@@ -323,14 +327,16 @@ def test_killed_and_resumed_every_record_once_after_dropping_duplicates(
         keys = [json.loads(e[2]) for e in kept]   # (table and primary key)
         assert all(k[:2] == ["st", "t"] and len(k[2]) == 1 for k in keys)
     assert sum('"table":"t"' in x or '"table_id"' in x for x in want) >= 120 * 3
-    # the duplicates: records sent again after a kill, one run per kill at most, of at most
-    # a group and a transaction (a group closes at its first transaction end past GROUP
-    # records: at most GROUP - 1 and a transaction's), each a record the broker already held
+    # the duplicates: records sent again after a kill, one run per kill at most, each a
+    # record the broker already held: of one transaction by default; with --group, of at
+    # most a group and a transaction (a group closes at its first transaction end past
+    # ``group`` records: at most group - 1 and a transaction's)
     held = {e[0]: e[1] for e in kept}
     assert all(held[e[0]] == e[1] for e in dups)
     runs = _runs(entries)
     tx_records = 9 if fmt != "jsonl" else max(_records_a_transaction(want), 9)
-    assert len(runs) <= KILLS and all(n <= GROUP - 1 + tx_records for n in runs), runs
+    bound = tx_records if group is None else group - 1 + tx_records
+    assert len(runs) <= KILLS and all(n <= bound for n in runs), runs
     print(f"{kind}: {len(entries)} messages, {len(dups)} duplicates over {KILLS} kills, "
           f"the broker started in {broker.seconds:.1f} s")
 
