@@ -23,6 +23,15 @@ from .fsio import open_input
 QUERY_CODES = [QUERY_EVENT, QUERY_COMPRESSED_EVENT, EXECUTE_LOAD_QUERY_EVENT]
 
 
+@dataclass(frozen=True)
+class Server:
+    """The server that wrote a file: what ``SchemaHistory.apply_query`` reads of a
+    record's context (its flavor and version)."""
+
+    flavor: str
+    server_version: str | None
+
+
 def plain(value):
     """A parsed value as plain dicts and lists (what a task sends to the driver)."""
     if isinstance(value, dict):
@@ -71,6 +80,7 @@ class SchemaPlan:
     version: str | None = None
     order: dict = field(default_factory=dict)        # uri -> file index
     statements: list = field(default_factory=list)   # (file index, offset, body), in order
+    servers: dict = field(default_factory=dict)      # file index -> its Server
 
     @classmethod
     def make(cls, seed: list, found) -> "SchemaPlan":
@@ -79,6 +89,8 @@ class SchemaPlan:
         plan = cls(list(seed))
         for index, (uri, flavor, version, stmts) in enumerate(found):
             plan.order[uri] = index
+            if flavor:
+                plan.servers[index] = Server(flavor, version)
             if plan.flavor is None and flavor:
                 plan.flavor, plan.version = flavor, version
             plan.statements += [(index, offset, body) for offset, body in stmts]
@@ -100,18 +112,22 @@ class SchemaPlan:
         return history
 
     def history_at(self, uri: str, start: int):
-        """(file index, the history in force at byte ``start`` of ``uri``)."""
+        """(file index, the history in force at byte ``start`` of ``uri``). The statements
+        are replayed as their own file's server wrote them (its flavor and version: a 5.1
+        file's DATETIME is not a 5.7 file's), as ``decode --rows`` replays each from its
+        record's context."""
         from ..schema.history import DDLRefused
         index = self.order.get(uri, len(self.order))
         history = self.check_seed()
         for i, offset, body in self.statements:
             if (i, offset) >= (index, start):
                 break
+            server = self.servers.get(i)
             if not history.seeded:   # (replayed if a table map of the split needs it)
-                history.defer(body, (i, offset, offset))
+                history.defer(body, (i, offset, offset), server)
                 continue
             try:
-                history.apply_query(body, None, (i, offset, offset))
+                history.apply_query(body, server, (i, offset, offset))
             except DDLRefused as e:
                 history.refused.append(e)
         return index, history

@@ -23,9 +23,11 @@ starting at ``N`` carries in, as the decode job's splits do.
   (:func:`source_split.read_split`). :meth:`StreamReader.commit` has nothing to clean.
 
 Files whose first four bytes are not a binlog's magic number are not read (a server's
-``binlog.index`` sorts after its binlogs), nor files shorter than that yet. The ``schema``
-option is for batch reads only (its plan reads every file's statements: once per read, not
-once per trigger).
+``binlog.index`` sorts after its binlogs), nor files shorter than that yet.
+
+The schema history is on, as in batch reads and ``decode``: each trigger's splits carry the
+plan of the files' DDL up to the trigger's end (:mod:`history`, seeded by the ``schema``
+option), each file's statements read once (the last file's again when it has grown).
 """
 
 from __future__ import annotations
@@ -115,9 +117,12 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def __init__(self, options):
         if len(options.paths) != 1:
             raise ValueError("binlog stream: one folder, or a glob of names in one folder")
-        if options.schema_files:
-            raise ValueError("binlog stream: the schema option is for batch reads only")
         self.path = options.paths[0]
+        self.seed = []   # (the schema files' texts, read here: the driver's files)
+        for path in options.schema_files:
+            with open(path, encoding="utf-8", errors="surrogateescape") as f:
+                self.seed.append(f.read())
+        self.statements: dict = {}   # name -> (size read, history.statements_of's)
         self.table = options.table
         self.split_bytes = options.split_bytes
         self.starting = (options.starting_file, options.starting_position)
@@ -198,7 +203,9 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
     def partitions(self, start: dict, end: dict) -> list:
         out = []
-        for name, uri, size in self.files():
+        files = self.files()
+        plan = self.plan([f for f in files if f[0] <= end["file"]])
+        for name, uri, size in files:
             if not start["file"] <= name <= end["file"]:
                 continue
             lo = start["position"] if name == start["file"] else START
@@ -209,11 +216,25 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
                 splits = tasks.prescan(uri, hi, self.split_bytes)
             else:
                 splits = [tasks.Split(uri, hi, 0, lo, hi, gtid_at=start.get("gtid_at"))]
-            out += [SplitPartition(s) for s in splits]
+            out += [SplitPartition((s, plan)) for s in splits]
         return out
 
+    def plan(self, files):
+        """The schema plan of ``files`` ((name, uri, size), in stream order): the seed and
+        every file's schema statements (:func:`history.statements_of`, read again only for a
+        file that has grown since)."""
+        from binlog_schema.pipeline.history import SchemaPlan, statements_of
+        found = []
+        for name, uri, size in files:
+            known = self.statements.get(name)
+            if known is None or known[0] != size:
+                known = self.statements[name] = (size, statements_of(uri))
+            found.append(known[1])
+        return SchemaPlan.make(self.seed, found)
+
     def read(self, partition):
-        return read_split(partition.value, self.table)
+        split, plan = partition.value
+        return read_split(split, self.table, plan)
 
     def commit(self, end: dict) -> None:
         pass

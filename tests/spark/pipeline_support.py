@@ -34,11 +34,16 @@ def spark_missing():
     return None
 
 
-def reference_rows(path):
+def reference_rows(path, schema=None, file_index: int = 0, problems=None):
     """[(RowChange, JSON column names)] of a file: RowDecoder over BinlogReader, the way a
     single process decodes it (reading with recovery, as the pipeline's splits do: skipped
-    ranges and events with an error skipped, a rows event that cannot be decoded skipped)."""
-    dec = RowDecoder(path)
+    ranges and events with an error skipped, a rows event that cannot be decoded skipped).
+    ``schema``: the schema history in force at the file's start (``file_index``: its place
+    among the files it follows), as ``decode --rows`` and the pipeline follow it;
+    ``problems``: a list the schema problems (a table map the history disagrees with) are
+    appended to, as (path, offset)."""
+    dec = RowDecoder(path, schema=schema, file_index=file_index, on_problem=None if problems is None
+                     else lambda e: problems.append((str(path), e.offset)))
     out = []
     reader = BinlogReader(path, skip_errors=True, decode="lazy")
     try:

@@ -133,3 +133,22 @@ def test_spark_decode_with_schema(shop, tmp_path):
     assert errors and {e["stage"] for e in errors} == {"schema"}
     missing = run(shop / "nope.sql", tmp_path / "none")
     assert missing.returncode == 1 and "nope.sql" in missing.stderr
+
+
+def test_plan_replays_each_file_as_its_server_wrote_it(tmp_path):
+    """A 5.7 file after a 5.1 one (the corpus' canal folders, read as one sequence): the 5.7
+    file's CREATE TABLEs give DATETIME2 columns (the 5.1 server's DATETIME is the old
+    format), so the splits after them name their rows as ``decode --rows`` does."""
+    from tests.conftest import corpus_file
+    old = corpus_file("canal/binlog/mysql-bin.000001")
+    new = corpus_file("canal/binlog/tsdb/mysql-bin.000003")
+    plan = SchemaPlan.make([], [statements_of(str(old)), statements_of(str(new))])
+    assert plan.version.startswith("5.1") and plan.servers[1].server_version.startswith("5.7")
+    index, history = plan.history_at(str(new), 11_953)
+    history.catch_up()
+    table = history.table("tsdb", "canal_table_meta_snapshot")
+    assert index == 1 and [c.type for c in table.columns[1:3]] == ["DATETIME2"] * 2
+    _, got, errors, _ = split_rows(new, plan, split_bytes=8_192)
+    assert not errors
+    named = [r for r in got if r[2] == "canal_table_meta_snapshot"]
+    assert named and all(not k.startswith("@") for r in named for k in (r[4] or r[3]))
