@@ -123,6 +123,7 @@ def gtid_of(rec, body=None) -> str | None:
 _CONTROL = CONTROL_VERBS   # (model/statements.py's table)
 _STATEMENT_DML = frozenset({"insert", "update", "delete", "replace", "load"})
 _QUERY_KINDS = STATEMENT_KINDS | {EXECUTE_LOAD_QUERY_EVENT}
+STATEMENT_QUERY_KINDS = _QUERY_KINDS   # (the QUERYs :meth:`RowDecoder.feed_statement` reads)
 
 
 def query_verb(rec, parse: bool = True) -> str | None:
@@ -306,9 +307,7 @@ class RowDecoder:
             self._key_of[tm.table_id] = key
             return []
         if kind in _QUERY_KINDS:
-            if self.resolved is not None:
-                self._given(rec, None, None)
-            self._statement(rec)
+            self.feed_statement(rec)
             return []
         if kind not in ROWS_KINDS and kind not in GTID_KINDS:
             return []
@@ -367,26 +366,33 @@ class RowDecoder:
         return (self.file_index, rec.offset if rec.parent_offset is None else rec.parent_offset,
                 rec.offset)
 
-    def _statement(self, rec) -> None:
-        """A QUERY: a statement-based change is counted; a schema change is replayed into
-        the history (a refused one noted: its table is unknown from there)."""
+    def feed_statement(self, rec):
+        """A QUERY (what :meth:`feed_one` does with one): a statement-based change is
+        counted; a schema change is replayed into the history (a refused one noted: its
+        table is unknown from there). Returns its verb (:func:`query_verb`): None when it
+        names none, or, the record left unparsed, none of BEGIN, COMMIT and DML."""
+        if self.resolved is not None:
+            self._given(rec, None, None)
         if self.schema is None and rec.unparsed and rec.kind == QUERY_EVENT:
             # (only counting: a statement that ends so is no change; most QUERYs are these)
             raw = rec.raw
             end = len(raw) - checksum_length(QUERY_EVENT, None, rec.ctx)
-            if raw.endswith(b"BEGIN", 0, end) or raw.endswith(b"COMMIT", 0, end):
-                return
+            if raw.endswith(b"BEGIN", 0, end):
+                return "begin"
+            if raw.endswith(b"COMMIT", 0, end):
+                return "commit"
         verb = query_verb(rec, self.schema is not None)
         if verb is None or verb in _CONTROL:
-            return
+            return verb
         if verb in _STATEMENT_DML:
             self.statements[verb] = self.statements.get(verb, 0) + 1
-            return
+            return verb
         if self.schema is None:
-            return
+            return verb
         if self._watched:   # (replayed already, as it passed: see watch)
-            return
+            return verb
         self._replay(rec)
+        return verb
 
     def _replay(self, rec) -> None:
         """A schema statement replayed into the history (a refused one noted when the user
@@ -611,7 +617,7 @@ def _named(image):
 
 __all__ = ["RowChange", "RowDecoder", "gtid_of", "gtid_text", "named_table_map", "query_verb",
            "with_schema",
-           "is_schema_statement", "is_statement_dml",
+           "is_schema_statement", "is_statement_dml", "STATEMENT_QUERY_KINDS",
            "BinlogError", "SchemaMismatch"]
 
 

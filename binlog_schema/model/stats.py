@@ -31,6 +31,7 @@ import os
 
 from ..mysql.codes import (GTID_KINDS, QUERY_KINDS, ROWS_KINDS, TABLE_MAP_EVENT,
                            TRANSACTION_PAYLOAD_EVENT, UPDATE_KINDS, WRITE_KINDS, type_name)
+from .row_change import STATEMENT_QUERY_KINDS
 from .transactions import (ALONE, BOUNDARY_KINDS, CLOSES, INSIDE, OPENS, Transaction,
                            Transactions)
 
@@ -146,6 +147,17 @@ class Stats:
                 m = minutes[minute] = {}
             m[key] = m.get(key, 0) + n
 
+        feed_statement = decoder.feed_statement
+
+        def statement(r, kind):
+            """A QUERY (statement-based changes counted); one whose statement the undecoded
+            read does not name (none of BEGIN, COMMIT, DML: a schema change, or bytes that
+            are no statement) is parsed: one whose body does not decode is said, not
+            counted as read. (ROWS_QUERY and ANNOTATE_ROWS are not read.)"""
+            if kind in STATEMENT_QUERY_KINDS and feed_statement(r) is None and \
+                    r.error is not None:
+                self._undecodable(file, r, r.error)
+
         def one(r, offset, size, ts, kind):
             """One event (of the file, or inside a payload at ``offset``: its bytes are the
             payload's, counted with it)."""
@@ -182,7 +194,7 @@ class Stats:
                     finish(Transaction(offset, committed=True, commit_timestamp=ts,
                                        timestamp=ts), own)
                 if kind in QUERY_KINDS:
-                    feed_map(r)   # (statement-based changes counted)
+                    statement(r, kind)
                 return
             if txs.boundary.open:
                 open_bytes[0] += own
@@ -191,7 +203,7 @@ class Stats:
                 if not r.unparsed and r.error is not None:
                     self._undecodable(file, r, r.error)
             elif kind in QUERY_KINDS:
-                feed_map(r)
+                statement(r, kind)
             elif not r.unparsed and r.error is not None:
                 self._undecodable(file, r, r.error)
 

@@ -72,3 +72,27 @@ def test_the_command_says_each_problem_on_stderr_and_in_its_json(corpus, tmp_pat
     s = d["skipped"][0]
     assert f"{cut}: skipped bytes {s['start']} to {s['end']}" in r.stderr
     assert s["end"] == len(data) // 2 + 7
+
+
+def test_every_corpus_file_has_decodes_status_and_figures(corpus):
+    """Every corpus file: stats' status is decode's (0 clean; 3 damaged, with recovery), and
+    the command says each problem of a damaged one on stderr and counts what decode
+    --skip-errors reads (an event whose body does not decode, a QUERY among them, is one of
+    them: not counted as read)."""
+    damaged = 0
+    for path in corpus:
+        if decoded_lines(path)[1] == CLEAN:
+            assert _stats([path])[1] == CLEAN, path
+            continue
+        lines, status = decoded_lines(path, skip_errors=True)
+        assert status == DAMAGED, path
+        r = subprocess.run([sys.executable, "-m", "binlog_schema", "stats", "--format", "json",
+                            str(path)], capture_output=True, text=True)
+        assert r.returncode == DAMAGED, (path, r.returncode, r.stderr[-2000:])
+        assert "Traceback" not in r.stderr, r.stderr[-2000:]
+        damaged += 1
+        d = json.loads(r.stdout)
+        assert d["skipped"] or d["undecodable"], path
+        assert len(r.stderr.splitlines()) == len(d["skipped"]) + len(d["undecodable"]) + 1
+        assert of_stats(d) == count([(path, lines)]), path
+    assert damaged >= 3
