@@ -79,17 +79,21 @@ class Stats:
 
     # ------------------------------------------------------------------ counting
 
-    def count(self, records, file: str, decoder, matcher=None, file_index: int = 0) -> None:
+    def count(self, records, file: str, decoder, matcher=None, file_index: int = 0,
+              transactions: Transactions | None = None):
         """Count one file's (or one part's) ``records`` (a :class:`~..stream.BinlogReader`'s,
         lazy; with recovery, its SKIPPED records and events with errors are counted as
         such). ``decoder``: a :class:`~.row_change.RowDecoder` for ``file`` (table maps,
         statement-based changes); ``matcher``: a :class:`~.row_match.RowMatcher` (only the
         row changes it matches count); ``file_index``: the file's place among the files (the
-        order of transactions of equal size or duration among the largest and longest)."""
+        order of transactions of equal size or duration among the largest and longest);
+        ``transactions``: the :class:`~.transactions.Transactions` that follows the records
+        (its boundary state at their end is then the caller's to see). Returns the
+        transaction the records ended inside (counted, uncommitted), or None."""
         from ..mysql.framing import crc_ok
         from ..values.row_count import RowCounter, split_rows_event
         from ..values.rows import operation_of
-        txs = Transactions(xids=False)
+        txs = Transactions(xids=False) if transactions is None else transactions
         types, tables, minutes, large = self.types, self.tables, self.minutes, self.large
         limit = self.max_event_size
         feed_map = decoder.feed_one
@@ -254,6 +258,7 @@ class Stats:
             self.statements[verb] = self.statements.get(verb, 0) + n
         decoder.statements = {}
         self._file_part(file, events, first, last)
+        return ended
 
     def _file_part(self, file, events, first, last) -> None:
         for f in self.files:

@@ -34,15 +34,25 @@ def write_stats(paths, *, fmt: str = "table", html=None, top: int = 10,
                                matcher=matcher, schema=schema, progress=progress, err=err)
     if progress is not None:
         progress.close()
-    d = stats.to_dict()
+    return worst(status, write_figures(stats.to_dict(), fmt=fmt, top=top, html=html,
+                                       library=library, out=out, err=err))
+
+
+def write_figures(d: dict, *, fmt: str = "table", top: int = 10, html=None, library=None,
+                  out=None, err=None) -> int:
+    """The figures ``d`` (:meth:`~..model.stats.Stats.to_dict`) written to ``out`` as
+    ``fmt``, and, with ``html``, the page (``library``: :func:`chart_library`'s code) by
+    :func:`write_report`: its status."""
+    out = out or sys.stdout
+    err = err or sys.stderr
     if fmt == "json":
         write_json(d, out)
     else:
         out.write("\n".join(stats_lines(d, top)) + "\n")
     out.flush()
-    if html is not None:
-        status = worst(status, write_report(html, d, library, err))
-    return status
+    if html is None:
+        return CLEAN
+    return write_report(html, d, library, err)
 
 
 def chart_library(html, err):
@@ -93,4 +103,5 @@ def write_whole(path, text: str) -> None:
         raise
 
 
-__all__ = ["chart_library", "write_json", "write_report", "write_stats", "write_whole"]
+__all__ = ["chart_library", "write_figures", "write_json", "write_report", "write_stats",
+           "write_whole"]
