@@ -41,6 +41,7 @@ from ..mysql.flavor import checksum_length
 from ..mysql.framing import HEADER_SIZE
 from ..serial.value_forms import jsonable
 from ..values.rows import RowsCodec, operation_of
+from .row_match import row_places
 from .statements import CONTROL_VERBS, raw_statement, statement_verb
 from .table_map import Column, TableMap, table_map_from_event
 
@@ -340,7 +341,7 @@ class RowDecoder:
         pk = pk[1]
         ts = rec.value["header"]["timestamp"]
         out = []
-        for i, row in enumerate(rows):
+        for i, row in zip(row_places(rec, len(rows)), rows):
             before, after = (row if op == "update" else
                              (row, None) if op == "delete" else (None, row))
             out.append(RowChange(

@@ -36,6 +36,7 @@ import struct
 from ..mysql.framing import crc_ok
 from ..mysql.post_header import table_id_of
 from ..records import record
+from ..stream import EventRecord
 
 
 class WhereError(ValueError):
@@ -324,7 +325,7 @@ class RowMatcher:
         codec.decode(body, rec.kind, spans=spans)
         if len(indexes) == len(spans):
             return rec
-        return _with_rows(rec, [spans[i] for i in indexes])
+        return _with_rows(rec, [spans[i] for i in indexes], indexes)
 
     # ------------------------------------------------------------------ streams
 
@@ -475,10 +476,26 @@ class _Transaction:
         return getattr(self._tx, name)
 
 
-def _with_rows(rec, spans):
-    """A rows event record rebuilt with the rows of ``spans`` (their bytes as they are)."""
+class KeptRows(EventRecord):
+    """A rows event rebuilt with some of its rows (:meth:`RowMatcher.kept`). ``places``: the
+    index of each of its rows in the event the server wrote, so that a change keeps the row
+    index it has in the full output (its order key, its SQL comment, Debezium's
+    ``source.row``): read through :func:`row_places`."""
+
+    __slots__ = ("places",)
+
+
+def row_places(rec, n: int):
+    """The indexes of the ``n`` rows of a rows event record in the event the server wrote:
+    ``range(n)``, or a :class:`KeptRows`'s places."""
+    places = getattr(rec, "places", None)
+    return range(n) if places is None else places
+
+
+def _with_rows(rec, spans, places):
+    """A rows event record rebuilt with the rows of ``spans`` (their bytes as they are), which
+    are the rows ``places`` of ``rec``."""
     from ..envelope import build_event
-    from ..stream import EventRecord
     value = rec.value
     body = value["body"]
     rows_field = body["rows"]
@@ -492,13 +509,15 @@ def _with_rows(rec, spans):
     new = {k: v for k, v in value.items() if k not in ("header", "body", "checksum")}
     new["header"], new["body"] = header, new_body
     raw = build_event(new, rec.ctx.replace(offset=rec.offset))
-    return EventRecord(rec.offset, raw, rec.ctx, parent_offset=rec.parent_offset, lazy=True)
+    kept = KeptRows(rec.offset, raw, rec.ctx, parent_offset=rec.parent_offset, lazy=True)
+    kept.places = tuple(places)
+    return kept
 
 
 def _with_inner(rec, inner):
-    from ..stream import EventRecord
     return EventRecord(rec.offset, rec.raw, rec.ctx, rec.value, rec.error, inner,
                        rec.parent_offset)
 
 
-__all__ = ["Condition", "RowMatcher", "RowPredicate", "WhereError", "parse_where"]
+__all__ = ["Condition", "KeptRows", "RowMatcher", "RowPredicate", "WhereError", "parse_where",
+           "row_places"]
