@@ -40,8 +40,8 @@ from ..mysql.coltypes import OLD_TEMPORAL
 from ..mysql.flavor import checksum_length
 from ..mysql.framing import HEADER_SIZE
 from ..serial.value_forms import jsonable
+from ..stream import EventRecord
 from ..values.rows import RowsCodec, operation_of
-from .row_match import row_places
 from .statements import CONTROL_VERBS, raw_statement, statement_verb
 from .table_map import Column, TableMap, table_map_from_event
 
@@ -73,6 +73,22 @@ class RowChange:
                 "after": None if self.after is None else
                 {k: jsonable(v, binary) for k, v in self.after.items()},
                 **({} if self.signedness_known else {"signedness_known": False})}
+
+
+class KeptRows(EventRecord):
+    """A rows event rebuilt with some of its rows (:meth:`.row_match.RowMatcher.kept`). ``places``: the
+    index of each of its rows in the event the server wrote, so that a change keeps the row
+    index it has in the full output (its order key, its SQL comment, Debezium's
+    ``source.row``): read through :func:`row_places`."""
+
+    __slots__ = ("places",)
+
+
+def row_places(rec, n: int):
+    """The indexes of the ``n`` rows of a rows event record in the event the server wrote:
+    ``range(n)``, or a :class:`KeptRows`'s places."""
+    places = getattr(rec, "places", None)
+    return range(n) if places is None else places
 
 
 def column_names(tm) -> list:
@@ -618,7 +634,8 @@ def _named(image):
 
 __all__ = ["RowChange", "RowDecoder", "gtid_of", "gtid_text", "named_table_map", "query_verb",
            "with_schema",
-           "is_schema_statement", "is_statement_dml", "STATEMENT_QUERY_KINDS",
+           "is_schema_statement", "is_statement_dml", "STATEMENT_QUERY_KINDS", "KeptRows",
+           "row_places",
            "BinlogError", "SchemaMismatch"]
 
 

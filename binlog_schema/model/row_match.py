@@ -36,7 +36,6 @@ import struct
 from ..mysql.framing import crc_ok
 from ..mysql.post_header import table_id_of
 from ..records import record
-from ..stream import EventRecord
 
 
 class WhereError(ValueError):
@@ -476,26 +475,11 @@ class _Transaction:
         return getattr(self._tx, name)
 
 
-class KeptRows(EventRecord):
-    """A rows event rebuilt with some of its rows (:meth:`RowMatcher.kept`). ``places``: the
-    index of each of its rows in the event the server wrote, so that a change keeps the row
-    index it has in the full output (its order key, its SQL comment, Debezium's
-    ``source.row``): read through :func:`row_places`."""
-
-    __slots__ = ("places",)
-
-
-def row_places(rec, n: int):
-    """The indexes of the ``n`` rows of a rows event record in the event the server wrote:
-    ``range(n)``, or a :class:`KeptRows`'s places."""
-    places = getattr(rec, "places", None)
-    return range(n) if places is None else places
-
-
 def _with_rows(rec, spans, places):
     """A rows event record rebuilt with the rows of ``spans`` (their bytes as they are), which
     are the rows ``places`` of ``rec``."""
     from ..envelope import build_event
+    from .row_change import KeptRows
     value = rec.value
     body = value["body"]
     rows_field = body["rows"]
@@ -519,5 +503,4 @@ def _with_inner(rec, inner):
                        rec.parent_offset)
 
 
-__all__ = ["Condition", "KeptRows", "RowMatcher", "RowPredicate", "WhereError", "parse_where",
-           "row_places"]
+__all__ = ["Condition", "RowMatcher", "RowPredicate", "WhereError", "parse_where"]

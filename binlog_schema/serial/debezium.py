@@ -28,7 +28,7 @@ from __future__ import annotations
 import datetime as _dt
 
 from ..construct_ext.jsontext import quote
-from ..model.row_match import row_places
+from ..model.row_change import row_places
 from ..values.temporal import timestamp_text
 from .change_records import (ChangeWriter, base64_text, double_text, float32_text, fraction,
                              generic_text, is_zero_date, json_text, key_texts, operation,

@@ -23,7 +23,7 @@ import struct
 from operator import concat
 
 from ..construct_ext.jsontext import dumps, quote
-from ..model.row_match import row_places
+from ..model.row_change import row_places
 from ..model.transactions import Pending
 from ..values.temporal import date_text, datetime_text, time_text, timestamp_text
 from .change_records import (ChangeWriter, base64_text, double_text, float32_text, fraction,
