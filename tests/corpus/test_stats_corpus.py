@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from binlog_schema.serial.stats_read import read_stats
-from binlog_schema.statuses import CLEAN, DAMAGED
+from binlog_schema.statuses import CLEAN, DAMAGED, STOPPED
 
 from tests.stats_count import count, decoded_lines, of_stats
 
@@ -96,3 +96,21 @@ def test_every_corpus_file_has_decodes_status_and_figures(corpus):
         assert len(r.stderr.splitlines()) == len(d["skipped"]) + len(d["undecodable"]) + 1
         assert of_stats(d) == count([(path, lines)]), path
     assert damaged >= 3
+
+
+def test_a_file_read_through_an_opener_counts_as_by_its_path(corpus, tmp_path):
+    """file_stats(opener=...) (how a Spark task reads a file of a remote filesystem): the
+    figures, status and lines of the file read by its path, for a clean file, a damaged one
+    and one that is no binlog."""
+    from binlog_schema.serial.stats_read import file_stats
+    path = max(corpus, key=lambda p: p.stat().st_size)
+    cut = tmp_path / "cut.000001"
+    cut.write_bytes(path.read_bytes()[:path.stat().st_size // 2 + 7])
+    text = tmp_path / "notes.000001"
+    text.write_text("not a binlog\n")
+    for p, status in ((path, CLEAN), (cut, DAMAGED), (text, STOPPED)):
+        by_path = file_stats(str(p), top=5, max_event_size=1 << 20, workers=1)
+        opened = file_stats(str(p), top=5, max_event_size=1 << 20,
+                            opener=lambda p=p: open(p, "rb"))
+        assert opened[1:] == by_path[1:] and by_path[1] == status, p
+        assert (opened[0] and opened[0].to_dict()) == (by_path[0] and by_path[0].to_dict())
