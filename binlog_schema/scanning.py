@@ -472,11 +472,12 @@ def resync(blocks: Blocks, start: int, end: int, ctx, max_size: int,
     Where log positions can say (:func:`chains`), an event they prove is one
     (:func:`proven`; the damaged event's own log position may name where the next starts),
     a second file or a FORMAT_DESCRIPTION is proof; an event only the header after it
-    vouches for, before the first proof, is taken when the sizes lead from it to that proof
-    exactly, or when it ends by the proof and its header is consistent with the damaged
-    one's or the proof's (the same server id, a timestamp within a day): a header in the
-    damaged bytes that looks plausible, followed by another by chance, is no event; the
-    events the damage did not touch are read from the proof on."""
+    vouches for, before the first proof (whichever proof it is), is taken when the sizes
+    lead from it to that proof exactly, or when it ends by the proof and its header is
+    consistent with the damaged one's or the proof's (the same server id, a timestamp within
+    a day; a second file's: its FORMAT_DESCRIPTION's): a header in the damaged bytes that
+    looks plausible, followed by another by chance, is no event; the events the damage did
+    not touch are read from the proof on."""
     stop = end - HEADER_SIZE if limit is None else min(end - HEADER_SIZE, start + limit)
     kinds = WRITTEN_KINDS.get(ctx.flavor, WRITTEN_KINDS[None])
     remap = ctx.type_remap
@@ -494,7 +495,7 @@ def resync(blocks: Blocks, start: int, end: int, ctx, max_size: int,
             code = buf[i + TYPE_AT]
             if buf[i] == 0xFE and buf[i:i + 4] == MAGIC and \
                     second_file_at(blocks, q + i, end, ctx, max_size):
-                return _led_to(blocks, weak, q + i, end, ctx, max_size)
+                return _led_to(blocks, weak, q + i, end, ctx, max_size, damaged, q + i + 4)
             kind = remap.get(code, code) if remap else code
             if kind not in kinds or (kind == START_EVENT_V3 and ctx.binlog_version >= 4):
                 continue  # (a START_EVENT_V3: a v1/v3 file's first, or its relay log's)
@@ -504,14 +505,13 @@ def resync(blocks: Blocks, start: int, end: int, ctx, max_size: int,
             if chain and kind != FORMAT_DESCRIPTION_EVENT:
                 if proven(blocks, q + i, size, end, ctx, max_size, before, True):
                     if checksummed_fde_inside(blocks, q + i, size, ctx) is None:
-                        return _led_to(blocks, weak, q + i, end, ctx, max_size,
-                                       (damaged, blocks.at(q + i, HEADER_SIZE)))
+                        return _led_to(blocks, weak, q + i, end, ctx, max_size, damaged)
                 elif follows(blocks, q + i + size, end, ctx, max_size):
                     weak.append((q + i, size))
                 continue
             if confirmed(blocks, q + i, size, end, ctx, max_size) and (
                     kind != FORMAT_DESCRIPTION_EVENT or fde_like(blocks, q + i, size)):
-                return _led_to(blocks, weak, q + i, end, ctx, max_size)
+                return _led_to(blocks, weak, q + i, end, ctx, max_size, damaged)
         if n <= 0:
             break
         q += n
@@ -525,11 +525,15 @@ DAY = 86400   # (seconds: how far apart the timestamps of neighbouring events ma
 
 
 def _led_to(blocks: Blocks, weak: list, proof: int, end: int, ctx, max_size: int,
-            neighbours=()) -> int:
+            damaged: bytes, proof_head: int | None = None) -> int:
     """The first of the ``weak`` candidates (offset, size) from which the sizes lead, from
     one plausible header to the next, to ``proof`` exactly, or that ends by ``proof`` with a
-    header consistent with one of the ``neighbours`` (headers: the same server id, a
-    timestamp within a day); else ``proof``."""
+    header consistent with a neighbour's: the ``damaged`` header's or the proof's (at
+    ``proof_head``, by default ``proof``: a second file's FORMAT_DESCRIPTION is after its
+    magic number); the same server id, a timestamp within a day. Else ``proof``."""
+    if not weak:
+        return proof
+    neighbours = (damaged, blocks.at(proof if proof_head is None else proof_head, HEADER_SIZE))
     for p, size in weak:
         q = p + size
         while q < proof:

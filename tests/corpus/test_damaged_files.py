@@ -712,14 +712,17 @@ def test_mariadb_compressed_events_whose_length_disagrees_are_errors_with_their_
             assert not [d for d in lines if d["offset"] != off and "error" in d]
 
 
-@pytest.mark.parametrize("server_id,kept", [(7, True), (8, False)])
-def test_after_damage_a_header_consistent_with_its_neighbours_is_an_event(corpus,
+@pytest.mark.parametrize("proof,server_id,kept", [
+    ("event", 7, True), ("event", 8, False), ("fde", 7, True), ("fde", 8, False),
+    ("fde", "proof's", True), ("file", 7, True), ("file", "proof's", True)])
+def test_after_damage_a_header_consistent_with_its_neighbours_is_an_event(corpus, proof,
                                                                           server_id, kept):
     """Without checksums, after a damaged event: an event no log position proves (MariaDB's
-    0), whose sizes do not lead exactly to the next event they prove (the event after it is
-    damaged too), is taken when its header is consistent with the damaged one's (the same
-    server id, a timestamp within a day): it is no stray bytes. With another server id it
-    is not (the bytes up to the proven event are SKIPPED)."""
+    0), whose sizes do not lead exactly to the next proof (the event after it is damaged
+    too), is taken when its header is consistent with the damaged one's or the proof's (the
+    same server id, a timestamp within a day): it is no stray bytes. With another server id
+    it is not (the bytes up to the proof are SKIPPED). Whatever the proof: an event its log
+    position proves, a FORMAT_DESCRIPTION, a second file (its FORMAT_DESCRIPTION's header)."""
     from binlog_schema.context import Context
     from binlog_schema.envelope import frame_event
     from binlog_schema.mysql.codes import XID_EVENT
@@ -729,8 +732,8 @@ def test_after_damage_a_header_consistent_with_its_neighbours_is_an_event(corpus
     ctx = Context(checksum=False)
     stamp = 0x65AAFF00   # (its second byte, 0xff, is no type code: see the gap below)
 
-    def xid(sid=7, zero=False):
-        raw = bytearray(frame_event({"type_code": XID_EVENT, "timestamp": stamp,
+    def xid(sid=7, zero=False, ts=stamp):
+        raw = bytearray(frame_event({"type_code": XID_EVENT, "timestamp": ts,
                                      "server_id": sid}, bytes(8), ctx.replace(offset=len(out))))
         if zero:
             raw[13:17] = bytes(4)
@@ -740,14 +743,22 @@ def test_after_damage_a_header_consistent_with_its_neighbours_is_an_event(corpus
     xid()                                   # an event its log position proves
     d = xid()                               # the damaged one: its size a lie
     out[d + 9:d + 13] = (0x7FFFFFFF).to_bytes(4, "little")
-    w = xid(server_id, zero=True)           # no proof; the header after it is plausible
+    if server_id == "proof's":              # (the FORMAT_DESCRIPTION's server and time)
+        w = xid(int.from_bytes(data[9:13], "little"), True, int.from_bytes(data[4:8], "little"))
+    else:                                   # no proof; the header after it is plausible
+        w = xid(server_id, zero=True)
     xid(7, zero=True)                       # no proof, and no plausible header after it:
     out.extend(bytes(3))                    # three stray bytes
-    t = xid()                               # proven: its log position is its end
+    if proof == "event":
+        t = xid()                           # proven: its log position is its end
+    else:                                   # a FORMAT_DESCRIPTION (a second file's)
+        t = len(out)
+        out.extend(data[4 if proof == "fde" else 0:fde_end])
     xid()
     records = list(BinlogReader(bytes(out), skip_errors=True))
     by = {r.offset: r for r in records}
-    assert by[d].gap is not None and by[t].gap is None and by[t].error is None
+    head = t + 4 if proof == "file" else t  # (a second file's magic: SKIPPED, told)
+    assert by[d].gap is not None and by[head].gap is None and by[head].error is None
     if kept:
         assert by[d].gap == (d, w) and by[w].gap is None and by[w].error is None
     else:

@@ -486,9 +486,15 @@ def _metrics_and_lag(server, password_file, broker, tmp_path):
         load.start()
         time.sleep(1.5)
         paused = [_metrics(port)]
+        # (past --stuck-after 3 s with nothing delivered: polled, not slept for a fixed time,
+        # so that a loaded machine's slower stream does not make it pass or fail by chance)
+        deadline = time.monotonic() + 30
         time.sleep(2.5)
-        paused.append(_metrics(port))
         health = _scrape(port, "/health")
+        while health[0] != 503 and time.monotonic() < deadline:
+            time.sleep(0.5)
+            health = _scrape(port, "/health")
+        paused.append(_metrics(port))
         assert paused[1]["binlog_schema_lag_seconds"] > paused[0]["binlog_schema_lag_seconds"] \
             > 0
         assert paused[1]["binlog_schema_lag_bytes"] > paused[0]["binlog_schema_lag_bytes"] > 0

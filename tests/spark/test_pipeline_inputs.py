@@ -234,3 +234,18 @@ def test_current_and_validate_pass_companions_by(spark, inputs, tmp_path, capfd,
         assert rc == CLEAN and "roundtrip: 3 passed, 0 failed" in out, (rc, out, err[-2000:])
     else:   # (the shop's tables are created before its binlogs: not known, said)
         assert rc == DAMAGED and "applied to mysql-bin.1000001" in out, (rc, out, err[-2000:])
+
+
+@pytest.mark.parametrize("command", ["decode", "current"])
+def test_rows_that_cannot_be_decoded_are_said_and_status_3(spark, tmp_path, capfd, command):
+    """The input of every command's undecodable-rows case (tests/undecodable.py: a TABLE_MAP
+    that declares an INT column BIGINT): spark decode and spark current give the rows they
+    can and end with status 3, a stderr line naming the file and the rows event's offset;
+    never status 0 with the change gone."""
+    from ..undecodable import write
+    bad = write(tmp_path / "bad.000001", bad="middle", transactions=4)
+    argv = _commands({}, tmp_path, [bad.path])[command]
+    rc, out, err = _run(capfd, *argv)
+    assert rc == DAMAGED, (rc, out[-2000:], err[-2000:])
+    said = [x for x in err.splitlines() if bad.path in x and str(bad.offset) in x]
+    assert said, err[-3000:]

@@ -278,7 +278,13 @@ DAMAGE_FINDINGS = {
     # a relay log without its FORMAT_DESCRIPTION, its last two events copied over a header:
     # the copy of the QUERY (no log position proves it) is lost to the damaged header's
     # event after it, which the log positions prove (it overlaps the copied STOP)
-    "damage": ["acc9eba7e4f8b2cdf6d818f92f"],
+    # a relay log's last events copied from inside a QUERY (its body read as a damaged
+    # header): a QUERY, then the relay log's own STOP, followed by a FORMAT_DESCRIPTION's
+    # body. Only the header after it vouches for the QUERY; it ends by the next proof, a
+    # FORMAT_DESCRIPTION with its server id and timestamp (before, only a proof by log
+    # positions counted as a neighbour: the QUERY was SKIPPED)
+    "damage": ["acc9eba7e4f8b2cdf6d818f92f",
+               "010000001b083eac01a9963bd8927f000000002800001357d5225f5de0951db8fa07bb"],
     # a v3 file whose START_EVENT_V3 has bytes inserted and its size 76: no event for the
     # whole-file reader, one for the split reader
     "split": ["59eaec711f0b65dc",
