@@ -170,10 +170,9 @@ def environment(cwd: pathlib.Path, extra=None) -> dict:
     return env
 
 
-def run(block: Block, cwd: pathlib.Path, env: dict):
-    """Run one example: (status, stdout, stderr). Its process group is ended after it (a
-    server it started in the background included)."""
-    text = re.sub(r"\b3307\b", str(free_port()), block.text)
+def run(block: Block, cwd: pathlib.Path, env: dict, text: str):
+    """Run one example (``text``: the block's, its port replaced): (status, stdout, stderr).
+    Its process group is ended after it (a server it started in the background included)."""
     if block.lang == "python":
         argv, stdin = [sys.executable, "-"], text
     else:
@@ -195,8 +194,9 @@ def run(block: Block, cwd: pathlib.Path, env: dict):
 
 def check(block: Block, cwd: pathlib.Path, env: dict) -> list:
     """What is wrong with one example's run (empty: it printed what the page says)."""
-    status, out, err = run(block, cwd, env)
-    want_out, want_err = expected(block.text)
+    text = re.sub(r"\b3307\b", str(free_port()), block.text)
+    status, out, err = run(block, cwd, env, text)
+    want_out, want_err = expected(text)
     bad = []
     if status != 0:
         bad.append(f"{block.where}: ended with status {status}\n{err}")
