@@ -228,7 +228,7 @@ def pages_with(tier) -> list:
 def synopsis_commands(block: Block) -> list:
     """The ``binlog-schema`` command lines of a synopsis block, as argument lists."""
     out = []
-    for line in block.text.split("\n"):
+    for line in block.text.replace("\\\n", " ").split("\n"):
         try:
             words = shlex.split(line, comments=True)
         except ValueError as e:

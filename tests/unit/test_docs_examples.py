@@ -56,6 +56,14 @@ def test_synopses_parse():
     assert not bad, "\n".join(bad)
 
 
+def test_synopsis_scripts_exist():
+    named = [(b.where, word) for b in dx.all_blocks() if "synopsis" in b.tags
+             for line in b.text.split("\n") for word in line.split()[:1]
+             if word.startswith("scripts/")]
+    assert named                                   # (the set-up commands are named)
+    assert [(w, word) for w, word in named if not (dx.ROOT / word).is_file()] == []
+
+
 def test_a_synopsis_with_a_wrong_option_fails():
     ok, why = _parses(["decode", "--no-such-option", "FILE"])
     assert not ok and "--no-such-option" in why
