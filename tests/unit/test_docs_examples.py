@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import re
 
 import pytest
 
@@ -104,3 +105,27 @@ def test_fences_are_checked():
     assert len(dx.problems_of_fences(bs)) == 3
 
 
+
+
+def _slug(heading: str) -> str:
+    """GitHub's anchor of a heading: lower case, punctuation dropped, spaces as dashes."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_links_between_pages_resolve():
+    """Every relative link of README.md and docs/ names a file that exists and, with
+    ``#anchor``, a heading of that page (content moved between pages keeps its links)."""
+    texts = {p: p.read_text() for p in dx.PAGES}
+    anchors = {p: {_slug(h) for h in re.findall(r"^#+ (.*)$", t, re.M)} for p, t in texts.items()}
+    bad = []
+    for page, text in texts.items():
+        for link in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"[a-z]+:", link):
+                continue
+            name, _, anchor = link.partition("#")
+            target = (page.parent / name).resolve() if name else page
+            if not target.exists():
+                bad.append(f"{page.name}: {link}: no such file")
+            elif anchor and target in anchors and anchor not in anchors[target]:
+                bad.append(f"{page.name}: {link}: no such heading")
+    assert bad == []
