@@ -40,6 +40,7 @@ from ..mysql.coltypes import OLD_TEMPORAL
 from ..mysql.flavor import checksum_length
 from ..mysql.framing import HEADER_SIZE
 from ..serial.value_forms import jsonable
+from ..stream import EventRecord
 from ..values.rows import RowsCodec, operation_of
 from .statements import CONTROL_VERBS, raw_statement, statement_verb
 from .table_map import Column, TableMap, table_map_from_event
@@ -72,6 +73,22 @@ class RowChange:
                 "after": None if self.after is None else
                 {k: jsonable(v, binary) for k, v in self.after.items()},
                 **({} if self.signedness_known else {"signedness_known": False})}
+
+
+class KeptRows(EventRecord):
+    """A rows event rebuilt with some of its rows (:meth:`.row_match.RowMatcher.kept`). ``places``: the
+    index of each of its rows in the event the server wrote, so that a change keeps the row
+    index it has in the full output (its order key, its SQL comment, Debezium's
+    ``source.row``): read through :func:`row_places`."""
+
+    __slots__ = ("places",)
+
+
+def row_places(rec, n: int):
+    """The indexes of the ``n`` rows of a rows event record in the event the server wrote:
+    ``range(n)``, or a :class:`KeptRows`'s places."""
+    places = getattr(rec, "places", None)
+    return range(n) if places is None else places
 
 
 def column_names(tm) -> list:
@@ -123,6 +140,7 @@ def gtid_of(rec, body=None) -> str | None:
 _CONTROL = CONTROL_VERBS   # (model/statements.py's table)
 _STATEMENT_DML = frozenset({"insert", "update", "delete", "replace", "load"})
 _QUERY_KINDS = STATEMENT_KINDS | {EXECUTE_LOAD_QUERY_EVENT}
+STATEMENT_QUERY_KINDS = _QUERY_KINDS   # (the QUERYs :meth:`RowDecoder.feed_statement` reads)
 
 
 def query_verb(rec, parse: bool = True) -> str | None:
@@ -306,9 +324,7 @@ class RowDecoder:
             self._key_of[tm.table_id] = key
             return []
         if kind in _QUERY_KINDS:
-            if self.resolved is not None:
-                self._given(rec, None, None)
-            self._statement(rec)
+            self.feed_statement(rec)
             return []
         if kind not in ROWS_KINDS and kind not in GTID_KINDS:
             return []
@@ -341,7 +357,7 @@ class RowDecoder:
         pk = pk[1]
         ts = rec.value["header"]["timestamp"]
         out = []
-        for i, row in enumerate(rows):
+        for i, row in zip(row_places(rec, len(rows)), rows):
             before, after = (row if op == "update" else
                              (row, None) if op == "delete" else (None, row))
             out.append(RowChange(
@@ -367,26 +383,33 @@ class RowDecoder:
         return (self.file_index, rec.offset if rec.parent_offset is None else rec.parent_offset,
                 rec.offset)
 
-    def _statement(self, rec) -> None:
-        """A QUERY: a statement-based change is counted; a schema change is replayed into
-        the history (a refused one noted: its table is unknown from there)."""
+    def feed_statement(self, rec):
+        """A QUERY (what :meth:`feed_one` does with one): a statement-based change is
+        counted; a schema change is replayed into the history (a refused one noted: its
+        table is unknown from there). Returns its verb (:func:`query_verb`): None when it
+        names none, or, the record left unparsed, none of BEGIN, COMMIT and DML."""
+        if self.resolved is not None:
+            self._given(rec, None, None)
         if self.schema is None and rec.unparsed and rec.kind == QUERY_EVENT:
             # (only counting: a statement that ends so is no change; most QUERYs are these)
             raw = rec.raw
             end = len(raw) - checksum_length(QUERY_EVENT, None, rec.ctx)
-            if raw.endswith(b"BEGIN", 0, end) or raw.endswith(b"COMMIT", 0, end):
-                return
+            if raw.endswith(b"BEGIN", 0, end):
+                return "begin"
+            if raw.endswith(b"COMMIT", 0, end):
+                return "commit"
         verb = query_verb(rec, self.schema is not None)
         if verb is None or verb in _CONTROL:
-            return
+            return verb
         if verb in _STATEMENT_DML:
             self.statements[verb] = self.statements.get(verb, 0) + 1
-            return
+            return verb
         if self.schema is None:
-            return
+            return verb
         if self._watched:   # (replayed already, as it passed: see watch)
-            return
+            return verb
         self._replay(rec)
+        return verb
 
     def _replay(self, rec) -> None:
         """A schema statement replayed into the history (a refused one noted when the user
@@ -611,7 +634,8 @@ def _named(image):
 
 __all__ = ["RowChange", "RowDecoder", "gtid_of", "gtid_text", "named_table_map", "query_verb",
            "with_schema",
-           "is_schema_statement", "is_statement_dml",
+           "is_schema_statement", "is_statement_dml", "STATEMENT_QUERY_KINDS", "KeptRows",
+           "row_places",
            "BinlogError", "SchemaMismatch"]
 
 

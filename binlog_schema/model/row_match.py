@@ -324,7 +324,7 @@ class RowMatcher:
         codec.decode(body, rec.kind, spans=spans)
         if len(indexes) == len(spans):
             return rec
-        return _with_rows(rec, [spans[i] for i in indexes])
+        return _with_rows(rec, [spans[i] for i in indexes], indexes)
 
     # ------------------------------------------------------------------ streams
 
@@ -475,10 +475,11 @@ class _Transaction:
         return getattr(self._tx, name)
 
 
-def _with_rows(rec, spans):
-    """A rows event record rebuilt with the rows of ``spans`` (their bytes as they are)."""
+def _with_rows(rec, spans, places):
+    """A rows event record rebuilt with the rows of ``spans`` (their bytes as they are), which
+    are the rows ``places`` of ``rec``."""
     from ..envelope import build_event
-    from ..stream import EventRecord
+    from .row_change import KeptRows
     value = rec.value
     body = value["body"]
     rows_field = body["rows"]
@@ -492,11 +493,12 @@ def _with_rows(rec, spans):
     new = {k: v for k, v in value.items() if k not in ("header", "body", "checksum")}
     new["header"], new["body"] = header, new_body
     raw = build_event(new, rec.ctx.replace(offset=rec.offset))
-    return EventRecord(rec.offset, raw, rec.ctx, parent_offset=rec.parent_offset, lazy=True)
+    kept = KeptRows(rec.offset, raw, rec.ctx, parent_offset=rec.parent_offset, lazy=True)
+    kept.places = tuple(places)
+    return kept
 
 
 def _with_inner(rec, inner):
-    from ..stream import EventRecord
     return EventRecord(rec.offset, rec.raw, rec.ctx, rec.value, rec.error, inner,
                        rec.parent_offset)
 

@@ -31,6 +31,7 @@ import os
 
 from ..mysql.codes import (GTID_KINDS, QUERY_KINDS, ROWS_KINDS, TABLE_MAP_EVENT,
                            TRANSACTION_PAYLOAD_EVENT, UPDATE_KINDS, WRITE_KINDS, type_name)
+from .row_change import STATEMENT_QUERY_KINDS
 from .transactions import (ALONE, BOUNDARY_KINDS, CLOSES, INSIDE, OPENS, Transaction,
                            Transactions)
 
@@ -78,17 +79,21 @@ class Stats:
 
     # ------------------------------------------------------------------ counting
 
-    def count(self, records, file: str, decoder, matcher=None, file_index: int = 0) -> None:
+    def count(self, records, file: str, decoder, matcher=None, file_index: int = 0,
+              transactions: Transactions | None = None):
         """Count one file's (or one part's) ``records`` (a :class:`~..stream.BinlogReader`'s,
         lazy; with recovery, its SKIPPED records and events with errors are counted as
         such). ``decoder``: a :class:`~.row_change.RowDecoder` for ``file`` (table maps,
         statement-based changes); ``matcher``: a :class:`~.row_match.RowMatcher` (only the
         row changes it matches count); ``file_index``: the file's place among the files (the
-        order of transactions of equal size or duration among the largest and longest)."""
+        order of transactions of equal size or duration among the largest and longest);
+        ``transactions``: the :class:`~.transactions.Transactions` that follows the records
+        (its boundary state at their end is then the caller's to see). Returns the
+        transaction the records ended inside (counted, uncommitted), or None."""
         from ..mysql.framing import crc_ok
         from ..values.row_count import RowCounter, split_rows_event
         from ..values.rows import operation_of
-        txs = Transactions(xids=False)
+        txs = Transactions(xids=False) if transactions is None else transactions
         types, tables, minutes, large = self.types, self.tables, self.minutes, self.large
         limit = self.max_event_size
         feed_map = decoder.feed_one
@@ -146,6 +151,17 @@ class Stats:
                 m = minutes[minute] = {}
             m[key] = m.get(key, 0) + n
 
+        feed_statement = decoder.feed_statement
+
+        def statement(r, kind):
+            """A QUERY (statement-based changes counted); one whose statement the undecoded
+            read does not name (none of BEGIN, COMMIT, DML: a schema change, or bytes that
+            are no statement) is parsed: one whose body does not decode is said, not
+            counted as read. (ROWS_QUERY and ANNOTATE_ROWS are not read.)"""
+            if kind in STATEMENT_QUERY_KINDS and feed_statement(r) is None and \
+                    r.error is not None:
+                self._undecodable(file, r, r.error)
+
         def one(r, offset, size, ts, kind):
             """One event (of the file, or inside a payload at ``offset``: its bytes are the
             payload's, counted with it)."""
@@ -182,7 +198,7 @@ class Stats:
                     finish(Transaction(offset, committed=True, commit_timestamp=ts,
                                        timestamp=ts), own)
                 if kind in QUERY_KINDS:
-                    feed_map(r)   # (statement-based changes counted)
+                    statement(r, kind)
                 return
             if txs.boundary.open:
                 open_bytes[0] += own
@@ -191,7 +207,7 @@ class Stats:
                 if not r.unparsed and r.error is not None:
                     self._undecodable(file, r, r.error)
             elif kind in QUERY_KINDS:
-                feed_map(r)
+                statement(r, kind)
             elif not r.unparsed and r.error is not None:
                 self._undecodable(file, r, r.error)
 
@@ -242,6 +258,7 @@ class Stats:
             self.statements[verb] = self.statements.get(verb, 0) + n
         decoder.statements = {}
         self._file_part(file, events, first, last)
+        return ended
 
     def _file_part(self, file, events, first, last) -> None:
         for f in self.files:

@@ -1,5 +1,5 @@
-"""``binlog-schema spark decode|fixtures|validate``: the pipeline's commands, their
-arguments (:func:`add_commands`, :func:`register`) and what each prints (pyspark is
+"""``binlog-schema spark decode|current|stats|fixtures|validate``: the pipeline's commands,
+their arguments (:func:`add_commands`, :func:`register`) and what each prints (pyspark is
 imported only when one of them runs).
 
 The driver of a job, also run as ``python -m binlog_schema.pipeline.commands decode ...`` or
@@ -117,6 +117,7 @@ def add_commands(sub):
     d.set_defaults(func=_need_pyspark(run_decode))
 
     add_current(sub)
+    add_stats(sub)
 
     f = sub.add_parser("fixtures", help="write synthetic binlog files in parallel",
                        description="Synthetic binlogs written by Spark tasks, deterministic "
@@ -201,9 +202,47 @@ def add_current(sub):
     c.set_defaults(func=_need_pyspark(lambda args: run_current(args, parse_conf(args.conf))))
 
 
+def add_stats(sub):
+    from binlog_schema.model.stats import DEFAULT_MAX_EVENT_SIZE, DEFAULT_TOP
+    t = sub.add_parser(
+        "stats", help="what the files hold (binlog-schema stats' figures), counted on Spark",
+        description="The figures of 'binlog-schema stats' (tables, transactions, events, "
+        "GTIDs, time) of binlog files, folders or globs (any Hadoop filesystem; the files a "
+        "server keeps beside its binlogs are listed on stderr, not read; an index gives the "
+        "order of the binlogs it names), counted by Spark tasks split by split and merged: "
+        "the same document as 'stats --format json' on the same files in the same order "
+        "(files named as spark decode names them). A file with damage is counted again "
+        "whole by one task, as 'stats' counts it. Exit status: 0 clean; 3 something skipped "
+        "or not decoded (each said on stderr, and listed), or an index naming a file not "
+        "there; 1 a file that cannot be used (no figures from it), no input file at all, or "
+        "a report page that cannot be made; 2 usage.")
+    t.add_argument("inputs", nargs="+", metavar="INPUT",
+                   help="binlog or relay-log files, folders (read recursively) or globs, on "
+                   "any Hadoop filesystem (file:, hdfs:, s3a:, ...)")
+    t.add_argument("--format", choices=("table", "json"), default="table",
+                   help="table (default): as 'stats' prints it; json: every figure, with the "
+                   "keys the README documents")
+    t.add_argument("--html", metavar="FILE",
+                   help="also write the report page to FILE (a local file, as 'stats --html')")
+    t.add_argument("--top", type=int, default=DEFAULT_TOP, metavar="N",
+                   help=f"how many of the largest and longest transactions are named "
+                   f"(default {DEFAULT_TOP})")
+    t.add_argument("--max-event-size", default=DEFAULT_MAX_EVENT_SIZE, metavar="SIZE",
+                   help="events larger than SIZE are listed (default 16m; bytes, or with k, m "
+                   "or g)")
+    t.add_argument("--split-size", default="8m",
+                   help="work per split (bytes, plus 200 per event): large files are cut "
+                   "at transaction boundaries into splits of about this size (default 8m)")
+    t.add_argument("--include-hidden", action="store_true",
+                   help="also read files named .* and _* inside directories")
+    t.add_argument("--quiet", action="store_true", help="no progress lines")
+    _common(t)
+    t.set_defaults(func=_need_pyspark(run_stats))
+
+
 def register(sub):
     """Add this package's subcommands to the ``binlog-schema`` parser."""
-    s = sub.add_parser("spark", help="the PySpark pipeline: decode, current, fixtures, "
+    s = sub.add_parser("spark", help="the PySpark pipeline: decode, current, stats, fixtures, "
                        "validate",
                        description="Binlog files to typed tables on Spark (local[*] by "
                        "default, or --master spark://host:7077).",
@@ -331,6 +370,61 @@ def in_stream_order(rows, inputs) -> list:
     order = {display_name(uri): i for i, (uri, _) in enumerate(inputs.files)} \
         if inputs is not None else {}
     return sorted(rows, key=lambda r: (order.get(r["file"], len(order)), r["file"]))
+
+
+# ---------------------------------------------------------------------------------------
+# stats
+
+
+def run_stats(args) -> int:
+    """``spark stats``: count, say each problem on stderr, write the figures (and the page)
+    as ``binlog-schema stats`` writes them."""
+    from binlog_schema.pipeline.plan import NoInputError, parse_size
+    from binlog_schema.pipeline.report import Progress, companion_lines
+    from binlog_schema.pipeline.session import finish_session, jvm_starts_here, start_session
+    from binlog_schema.pipeline.stats_job import stats
+    from binlog_schema.serial.stats_write import chart_library, write_figures
+    from binlog_schema.statuses import STOPPED, worst
+    try:
+        max_event_size = parse_size(args.max_event_size)
+    except ValueError:
+        print(f"binlog-schema spark stats: --max-event-size {args.max_event_size!r}: expected "
+              "bytes, or a number with k, m or g", file=sys.stderr)
+        return USAGE
+    if args.top < 0:
+        print(f"binlog-schema spark stats: --top {args.top}: expected 0 or more",
+              file=sys.stderr)
+        return USAGE
+    library = None
+    if args.html is not None:   # (said before Spark starts)
+        library = chart_library(args.html, sys.stderr)
+        if library is None:
+            return STOPPED
+    own_jvm = "PYSPARK_GATEWAY_PORT" not in os.environ and jvm_starts_here()
+    spark = start_session(args.master, parse_conf(args.conf), short_lived=True)
+    rc = None
+    try:
+        progress = Progress(spark, enabled=not args.quiet)
+        try:
+            run = stats(args.inputs, spark, top=args.top, max_event_size=max_event_size,
+                        split_size=args.split_size, include_hidden=args.include_hidden,
+                        progress=progress)
+        except NoInputError as e:
+            print(f"binlog-schema spark stats: {e}", file=sys.stderr)
+            rc = STOPPED
+            return rc
+        if run.whole:
+            progress.say(f"counted whole (damaged or not read in splits): "
+                         f"{', '.join(run.whole)}")
+        for line in companion_lines(run.inputs) + run.lines:
+            print(line, file=sys.stderr)
+        sys.stderr.flush()
+        rc = worst(run.status, write_figures(run.stats.to_dict(), fmt=args.format,
+                                             top=args.top, html=args.html, library=library))
+        return rc
+    finally:
+        if own_jvm:   # (a session this command started; one it was given stays)
+            finish_session(spark, ok=rc is not None and rc != USAGE)
 
 
 # ---------------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from __future__ import annotations
 import datetime as _dt
 
 from ..construct_ext.jsontext import quote
+from ..model.row_change import row_places
 from ..values.temporal import timestamp_text
 from .change_records import (ChangeWriter, base64_text, double_text, float32_text, fraction,
                              generic_text, is_zero_date, json_text, key_texts, operation,
@@ -163,7 +164,7 @@ class DebeziumWriter(ChangeWriter):
         obj = shape.object
         add, keyed = self.add, self.keyed
         key_head = table_key(tm.database, tm.table) if keyed else None
-        for i, row in enumerate(rows):
+        for i, row in zip(row_places(rec, len(rows)), rows):
             if op == "u":
                 images = f'{{"before":{obj(row[0])},"after":{obj(row[1])},'
             elif op == "d":

@@ -23,6 +23,7 @@ import struct
 from operator import concat
 
 from ..construct_ext.jsontext import dumps, quote
+from ..model.row_change import row_places
 from ..model.transactions import Pending
 from ..values.temporal import date_text, datetime_text, time_text, timestamp_text
 from .change_records import (ChangeWriter, base64_text, double_text, float32_text, fraction,
@@ -131,7 +132,7 @@ class MaxwellWriter(ChangeWriter):
         keys = shape.key_names
         add = self.pending.add
         table = table_key(tm.database, tm.table) if self.keyed else None
-        for i, row in enumerate(rows):
+        for i, row in zip(row_places(rec, len(rows)), rows):
             tx.count(tm.database, tm.table)
             if op == "update":
                 bk, bn, bf = shape.values(row[0])

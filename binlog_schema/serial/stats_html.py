@@ -55,8 +55,9 @@ def _script_json(d) -> str:
     return json.dumps(d, ensure_ascii=False).replace("</", "<\\/")
 
 
-def html_page(d: dict) -> str:
-    """The page of the figures ``d``."""
+def html_page(d: dict, library: str | None = None) -> str:
+    """The page of the figures ``d`` (``library``: :func:`chartjs`'s code, read here when not
+    given)."""
     title = "binlog-schema stats"
     files = d["files"]
     if len(files) == 1:
@@ -64,7 +65,7 @@ def html_page(d: dict) -> str:
     elif files:
         title += f": {len(files)} files"
     return (_PAGE.replace("@TITLE@", html.escape(title))
-            .replace("@CHARTJS@", chartjs())
+            .replace("@CHARTJS@", chartjs() if library is None else library)
             .replace("@DATA@", _script_json(d))
             .replace("@APP@", _APP))
 

@@ -11,6 +11,7 @@ by several processes at once, each taking whole segments that start where a tran
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import sys
@@ -27,6 +28,11 @@ def _decoder(path, schema, file_index):
     return RowDecoder(path, schema=schema, file_index=file_index)
 
 
+def _source(path, opener):
+    """What a reader reads: the path itself, or the file ``opener`` opens (closed after)."""
+    return contextlib.nullcontext(path) if opener is None else opener()
+
+
 def _count(stats, path, reader, schema, file_index, matcher, progress=None):
     records = reader if progress is None else progress.watch(reader)
     stats.count(records, path, _decoder(path, schema, file_index), matcher,
@@ -34,24 +40,32 @@ def _count(stats, path, reader, schema, file_index, matcher, progress=None):
 
 
 def file_stats(path, *, top, max_event_size, matcher=None, schema=None, file_index=0,
-               progress=None, workers=None):
+               progress=None, workers=None, opener=None):
     """(the :class:`Stats` of one file, its status, what to say on stderr): 1 with no
     figures for a file that cannot be used (missing, not a binlog), 3 when something was
-    skipped or could not be decoded (each a line), else 0."""
+    skipped or could not be decoded (each a line), else 0. ``opener``: how to open the file
+    when it is not a local path (a callable giving a seekable binary file: a Spark task's
+    :func:`~..pipeline.fsio.open_input`); ``path`` then only names it (read by this process
+    alone)."""
     try:
-        size = os.path.getsize(path)
-        if os.path.isdir(path):
-            raise IsADirectoryError(21, "is a directory")
+        if opener is None:
+            size = os.path.getsize(path)
+            if os.path.isdir(path):
+                raise IsADirectoryError(21, "is a directory")
+        else:
+            with opener() as f:
+                size = f.seek(0, 2)
     except OSError as e:
         return None, STOPPED, [f"{path}: {os_problem(e)}"]
     stats = None
-    if schema is None and matcher is None:
+    if schema is None and matcher is None and opener is None:
         stats = _parallel(path, size, top, max_event_size, workers, progress)
     if stats is None:
         stats = Stats(top, max_event_size)
-        reader = BinlogReader(path, decode="lazy")
         try:
-            _count(stats, path, reader, schema, file_index, matcher, progress)
+            with _source(path, opener) as source:
+                reader = BinlogReader(source, decode="lazy")
+                _count(stats, path, reader, schema, file_index, matcher, progress)
             if reader.tail is not None:
                 stats = None
         except NotBinlogError as e:
@@ -64,9 +78,10 @@ def file_stats(path, *, top, max_event_size, matcher=None, schema=None, file_ind
         if progress is not None:
             progress.restart(path)
         stats = Stats(top, max_event_size)
-        reader = BinlogReader(path, decode="lazy", skip_errors=True)
         try:
-            _count(stats, path, reader, schema, file_index, matcher, progress)
+            with _source(path, opener) as source:
+                reader = BinlogReader(source, decode="lazy", skip_errors=True)
+                _count(stats, path, reader, schema, file_index, matcher, progress)
         except OSError as e:
             return None, STOPPED, [f"{path}: {os_problem(e)}"]
         except BinlogError as e:   # (what recovery cannot go round: said, no figures)

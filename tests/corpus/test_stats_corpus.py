@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from binlog_schema.serial.stats_read import read_stats
-from binlog_schema.statuses import CLEAN, DAMAGED
+from binlog_schema.statuses import CLEAN, DAMAGED, STOPPED
 
 from tests.stats_count import count, decoded_lines, of_stats
 
@@ -72,3 +72,45 @@ def test_the_command_says_each_problem_on_stderr_and_in_its_json(corpus, tmp_pat
     s = d["skipped"][0]
     assert f"{cut}: skipped bytes {s['start']} to {s['end']}" in r.stderr
     assert s["end"] == len(data) // 2 + 7
+
+
+def test_every_corpus_file_has_decodes_status_and_figures(corpus):
+    """Every corpus file: stats' status is decode's (0 clean; 3 damaged, with recovery), and
+    the command says each problem of a damaged one on stderr and counts what decode
+    --skip-errors reads (an event whose body does not decode, a QUERY among them, is one of
+    them: not counted as read)."""
+    damaged = 0
+    for path in corpus:
+        if decoded_lines(path)[1] == CLEAN:
+            assert _stats([path])[1] == CLEAN, path
+            continue
+        lines, status = decoded_lines(path, skip_errors=True)
+        assert status == DAMAGED, path
+        r = subprocess.run([sys.executable, "-m", "binlog_schema", "stats", "--format", "json",
+                            str(path)], capture_output=True, text=True)
+        assert r.returncode == DAMAGED, (path, r.returncode, r.stderr[-2000:])
+        assert "Traceback" not in r.stderr, r.stderr[-2000:]
+        damaged += 1
+        d = json.loads(r.stdout)
+        assert d["skipped"] or d["undecodable"], path
+        assert len(r.stderr.splitlines()) == len(d["skipped"]) + len(d["undecodable"]) + 1
+        assert of_stats(d) == count([(path, lines)]), path
+    assert damaged >= 3
+
+
+def test_a_file_read_through_an_opener_counts_as_by_its_path(corpus, tmp_path):
+    """file_stats(opener=...) (how a Spark task reads a file of a remote filesystem): the
+    figures, status and lines of the file read by its path, for a clean file, a damaged one
+    and one that is no binlog."""
+    from binlog_schema.serial.stats_read import file_stats
+    path = max(corpus, key=lambda p: p.stat().st_size)
+    cut = tmp_path / "cut.000001"
+    cut.write_bytes(path.read_bytes()[:path.stat().st_size // 2 + 7])
+    text = tmp_path / "notes.000001"
+    text.write_text("not a binlog\n")
+    for p, status in ((path, CLEAN), (cut, DAMAGED), (text, STOPPED)):
+        by_path = file_stats(str(p), top=5, max_event_size=1 << 20, workers=1)
+        opened = file_stats(str(p), top=5, max_event_size=1 << 20,
+                            opener=lambda p=p: open(p, "rb"))
+        assert opened[1:] == by_path[1:] and by_path[1] == status, p
+        assert (opened[0] and opened[0].to_dict()) == (by_path[0] and by_path[0].to_dict())

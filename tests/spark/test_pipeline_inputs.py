@@ -98,6 +98,7 @@ def _commands(inp, tmp_path, what):
         "current": ["spark", "current", *what, "--out", str(tmp_path / "c"), "--quiet",
                     "--assume-empty"],
         "validate": ["spark", "validate", "--roundtrip", *what],
+        "stats": ["spark", "stats", *what, "--quiet"],
     }
 
 
@@ -110,7 +111,7 @@ def _companions_only(inp, tmp_path):
     return str(d)
 
 
-@pytest.mark.parametrize("command", ["decode", "current", "validate"])
+@pytest.mark.parametrize("command", ["decode", "current", "validate", "stats"])
 def test_no_input_file_is_status_1(spark, inputs, tmp_path, capfd, command):
     """An empty folder, a glob that matches nothing, a folder of companion files only: no
     binlog to read. Status 1, one stderr line saying no input file was found and what was
@@ -125,7 +126,7 @@ def test_no_input_file_is_status_1(spark, inputs, tmp_path, capfd, command):
         assert not (tmp_path / "d").exists() and not (tmp_path / "c").exists(), label
 
 
-@pytest.mark.parametrize("command", ["decode", "current", "validate"])
+@pytest.mark.parametrize("command", ["decode", "current", "validate", "stats"])
 def test_a_file_that_is_no_binlog_is_said_on_stderr(spark, inputs, tmp_path, capfd, command):
     """A missing, an empty, a gzip'ed and a text file beside a good binlog: status 1 and,
     for each, one stderr line naming the file with the single-process decode's reason; the
@@ -142,6 +143,8 @@ def test_a_file_that_is_no_binlog_is_said_on_stderr(spark, inputs, tmp_path, cap
         assert "reconciliation: 5 files" in out, out
     elif command == "validate":
         assert "roundtrip: 1 passed, 4 failed" in out, out
+    elif command == "stats":   # (the good file counted, alone)
+        assert "1 file," in out and "shop-bin.000001" in out, out
     else:
         assert "applied to shop-bin.000001" in out, out   # (the good file read)
 

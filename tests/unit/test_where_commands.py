@@ -75,3 +75,28 @@ def test_a_column_the_table_lacks_is_a_usage_error(demo, tmp_path):
         assert r.returncode == 2, (args, r.stderr)
         assert ("no column sku" in r.stderr) if table else ("nosuch" in r.stderr), r.stderr
     assert not (tmp_path / "x.bin").exists()
+
+
+def test_a_change_keeps_its_row_index_in_its_event(demo):
+    """A change found by --where in a rows event of several rows keeps its place in that
+    event: the order key (maxwell), ``source.row`` (debezium) and the SQL comment of the
+    full output (not the place among the rows kept)."""
+    def matches(rec):
+        return rec["table"] == "inventory" and 3 in (rec["data"]["sku"],
+                                                   (rec.get("old") or {}).get("sku"))
+    full = [json.loads(x) for x in _run("decode", "--format", "maxwell", demo).stdout
+            .splitlines()]
+    want = [r["order_key"] for r in full if matches(r)]
+    got = [json.loads(x)["order_key"] for x in _run(
+        "decode", "--format", "maxwell", "--where", "sku=3", demo).stdout.splitlines()]
+    assert got == want and any(not k.endswith(".0000000000") for k in want)
+    rows = [json.loads(x)["source"]["row"] for x in _run(
+        "decode", "--format", "debezium", "--where", "sku=3", demo).stdout.splitlines()]
+    assert rows == [int(k.rsplit(".", 1)[1]) for k in want]
+    for extra in ([], ["--flashback"]):
+        lines = _run("sql", *extra, demo).stdout.splitlines()
+        comments = [c for c, s in zip(lines, lines[1:]) if "`shop`.`inventory`" in s and (
+            "VALUES (3," in s or "WHERE `sku` = 3;" in s)]
+        got = [x for x in _run("sql", *extra, "--where", "sku=3", demo).stdout.splitlines()
+               if x.startswith("-- ") and " row " in x]
+        assert got == comments and len(got) == len(want)
