@@ -230,10 +230,11 @@ def test_no_command_keeps_its_own_copy_of_the_table():
         assert "exit status:" not in text, path
 
 
-def test_the_readme_table_is_the_one_table():
+def test_the_documented_table_is_the_one_table():
+    page = (ROOT / "docs" / "exit-statuses.md").read_text()
+    assert statuses.markdown() in page
     readme = (ROOT / "README.md").read_text()
-    section = readme.split("### When input is damaged or wrong", 1)[1]
-    assert statuses.markdown() in section
+    assert "(docs/exit-statuses.md)" in readme.split("## Exit statuses", 1)[1]
 
 
 def test_worst_orders_the_statuses():
