@@ -119,7 +119,7 @@ def print_table(summary, files, commands):
         print(head)
         for r in rows:
             print(r["title"])
-            for cid, c in r["commands"].items():
+            for _cid, c in r["commands"].items():
                 bad = [rc for rc in c["exit_codes"] if rc != 0]
                 label = c["label"] + (f"  (exit {bad})" if bad else "")
                 line = (f"  {label:38.38} {sp(c['wall']):>26} {c['cpu']['median']:7.2f}"

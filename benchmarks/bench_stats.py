@@ -81,7 +81,8 @@ def main():
     runs = timed([("decode", B + ["decode", large]),
                   ("stats", B + ["stats", "--format", "json", large])], args.repeats, env)
     for name in runs:
-        print(f"   {name:8} wall {med(runs[name], 'wall'):6.2f} s  cpu {med(runs[name], 'cpu'):6.2f} s")
+        print(f"   {name:8} wall {med(runs[name], 'wall'):6.2f} s  "
+              f"cpu {med(runs[name], 'cpu'):6.2f} s")
     wall = med(runs["stats"], "wall") / med(runs["decode"], "wall")
     cpu = med(runs["stats"], "cpu") / med(runs["decode"], "cpu")
     print(f"   stats / decode: wall {wall:.2f}x, cpu {cpu:.2f}x (goal <= 1.2x)")

@@ -2,7 +2,8 @@
 
 Used by ``end_to_end.py`` and ``spark_pipeline.py``. A run is timed from just before the
 process is started to just after it is reaped (start-up, imports and the last byte written
-included). CPU seconds are the kernel's own accounting of that child, read with ``os.wait4``. Peak RSS
+included). CPU seconds are the kernel's own accounting of that child, read with ``os.wait4``.
+Peak RSS
 is measured through GNU ``/usr/bin/time -f %M`` when present: Linux carries a process's peak
 RSS across exec, so a child forked from this Python process would never read below this
 process's own size; /usr/bin/time is small (without it, ``os.wait4``'s figure is used, with

@@ -159,7 +159,7 @@ def print_table(summary, files, commands):
         print(head)
         for r in rows:
             print(f"{r['title']}")
-            for cid, c in r["commands"].items():
+            for _cid, c in r["commands"].items():
                 bad = [rc for rc in c["exit_codes"] if rc != 0]
                 label = c["label"] + (f"  (exit {bad})" if bad else "")
                 line = (f"  {label:46.46} {sp(c['wall']):>26} {c['cpu']['median']:7.2f}"
@@ -184,7 +184,8 @@ def main(argv=None):
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog=__doc__.split("\n\n", 2)[2])
     add_common_arguments(ap, CASES, root=ROOT, repeats=5,
-                         python_help="interpreter for ours and PMR (default: this repository's .venv)")
+                         python_help="interpreter for ours and PMR (default: this "
+                                     "repository's .venv)")
     ap.add_argument("--no-warm-up", action="store_true", help="skip the untimed warm-up")
     args = ap.parse_args(argv)
     cases, python, ours_cwd, files = resolve_common(ap, args, CASES, ROOT, default_files)

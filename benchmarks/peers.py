@@ -314,7 +314,7 @@ class PmrFileDecoder:
                 elif type_code == TABLE_MAP_EVENT and ev is not None:
                     table_map[ev.table_id] = ev.get_table()
                 if ev is not None and isinstance(ev, self._RowsEvent) and self.decode_rows:
-                    ev.rows
+                    ev.rows  # noqa: B018 - decode the rows
                 if self.strict and ev is not None and (
                         isinstance(ev, (self._RowsEvent, self._TableMapEvent))):
                     if not isinstance(ev, self._RowsEvent) or self.decode_rows:
@@ -368,7 +368,7 @@ def main(argv=None):
     ok = []
     reasons = collections.Counter()
     where = collections.defaultdict(collections.Counter)
-    for (path, off, ev, tis, ck, fl), it in zip(maps, items):
+    for (path, _off, ev, tis, ck, _fl), it in zip(maps, items):
         try:
             it[0](ev, tis, ck)
             ok.append(it)
@@ -393,7 +393,8 @@ def main(argv=None):
     print(f"corpus: {root}")
     print(f"TABLE_MAP events: {len(maps)} "
           f"(crc32: {sum(1 for m in maps if m[4])}, 4-byte table id: "
-          f"{sum(1 for m in maps if m[3] == 4)}, mariadb: {sum(1 for m in maps if m[5] == 'mariadb')})")
+          f"{sum(1 for m in maps if m[3] == 4)}, "
+          f"mariadb: {sum(1 for m in maps if m[5] == 'mariadb')})")
     print(f"PMR parsed: {len(ok)}  failed: {len(maps) - len(ok)}")
     for r, n in reasons.most_common():
         files = ", ".join(f"{p} x{c}" for p, c in where[r].most_common())
@@ -414,7 +415,7 @@ def decode_files(root: str):
     files = events = rows = 0
     errors = collections.Counter()
     t0 = time.perf_counter()
-    for path, data in iter_binlog_files(root):
+    for _path, data in iter_binlog_files(root):
         files += 1
         for _off, type_code, ev, err in dec.iter_events(data):
             events += 1

@@ -33,7 +33,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from peers import (  # noqa: E402
+from peers import (
     BINLOG_MAGIC,
     FORMAT_DESCRIPTION_EVENT,
     HEADER_LEN,
@@ -43,10 +43,10 @@ from peers import (  # noqa: E402
     parse_fde,
 )
 
-from pymysql.protocol import MysqlPacket  # noqa: E402
-from pymysqlreplication import event as pmr_event  # noqa: E402
-from pymysqlreplication import row_event as pmr_row_event  # noqa: E402
-from pymysqlreplication.packet import BinLogPacketWrapper  # noqa: E402
+from pymysql.protocol import MysqlPacket
+from pymysqlreplication import event as pmr_event
+from pymysqlreplication import row_event as pmr_row_event
+from pymysqlreplication.packet import BinLogPacketWrapper
 
 
 def read_events(path):
@@ -128,7 +128,8 @@ def main(argv=None):
         except Exception as e:  # noqa: BLE001 - counted and reported, the run goes on
             errors += 1
             if not first_error:
-                first_error = f"{type(e).__name__}: {str(e).splitlines()[0][:100] if str(e) else ''}"
+                first_error = (f"{type(e).__name__}: "
+                               f"{str(e).splitlines()[0][:100] if str(e) else ''}")
     seconds = time.perf_counter() - t0
     print(f"pmr: flavor={flavor} events={events} decoded={decoded} table_maps={table_maps} "
           f"rows={rows if args.rows else 'raw'} failed={errors}"

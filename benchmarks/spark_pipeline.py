@@ -161,7 +161,7 @@ def throughput(large):
         cases.append((f"{len(small)} small files", [str(small_dir)],
                       sum(p.stat().st_size for p in small)))
         results = {}
-        for name, inputs, size in cases:
+        for name, _inputs, size in cases:
             paths = [large] if name == "large file" else small
             sp = [single_process(paths) for _ in range(REPEATS)]
             ev, rows, _, _ = sp[0]

@@ -586,7 +586,8 @@ SPECS = [
             help="print the events that start at or after byte N (0 to 4: from the first "
                  "event). The FORMAT_DESCRIPTION before N is still read, for the context, "
                  "not printed (with --rows, a rows event whose TABLE_MAP is before N is "
-                 "printed without its rows, and said on stderr: exit 3). N inside an event is not an error: a stderr "
+                 "printed without its rows, and said on stderr: exit 3). N inside an event "
+                 "is not an error: a stderr "
                  "note names that event and printing starts at the next one. N past the end "
                  "of the file: an error (exit 1)"),
         Opt("--stop-position", type=_position, metavar="N",

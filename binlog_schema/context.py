@@ -49,7 +49,7 @@ class Context:
         """The standard (GA) type code of an event stored with ``code`` in this file."""
         return self.type_remap.get(code, code) if self.type_remap else code
 
-    def replace(self, **changes) -> "Context":
+    def replace(self, **changes) -> Context:
         # "_" keys of extra are caches derived from the other fields: never shared
         changes.setdefault("extra", {k: v for k, v in self.extra.items()
                                      if not k.startswith("_")})

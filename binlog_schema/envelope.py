@@ -18,7 +18,7 @@ from .construct_ext.text import greedybytes_build, greedybytes_parse
 from .context import Context
 from .errors import (BinlogError, BuildError, ChecksumError, FormatError, LimitError,
                      TruncatedError)
-from .mysql.codes import type_name  # noqa: F401 - re-exported: the name of a type code
+from .mysql.codes import type_name  # re-exported: the name of a type code
 from .mysql.framing import HEADER_SIZE, envelope_build, event_parse  # noqa: F401
 
 # How often the compiled code failed and the interpreted declaration ran instead: on valid

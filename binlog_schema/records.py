@@ -1,6 +1,7 @@
 """Small record classes: ``@record`` turns an annotated class into one with ``__slots__``, an
 ``__init__`` taking the fields in order (defaults from the class body, :func:`factory` for a
-fresh mutable default), ``==``, ``repr`` and, with ``frozen=True``, immutability and a hash. Attributes that are not
+fresh mutable default), ``==``, ``repr`` and, with ``frozen=True``, immutability and a hash.
+Attributes that are not
 fields (caches) are named in ``__extra_slots__``. A record class derived from another has its
 fields, then its own.
 

@@ -12,8 +12,7 @@ from .stream import BinlogReader
 
 def _records(rec):
     yield rec
-    for inner in rec.inner or ():
-        yield inner
+    yield from rec.inner or ()
 
 
 def _roundtrip_rows(decoder, r, res, rows_kinds):

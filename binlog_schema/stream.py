@@ -19,7 +19,8 @@ from .mysql.framing import HEADER_SIZE, TYPE_AT
 from .scanning import MAGIC, Blocks, codes_except
 
 MAX_EVENT_SIZE = 1 << 30  # 1 GiB: max_allowed_packet's ceiling; larger sizes are refused
-_BLOCK = 1 << 16  # the reader's block (larger blocks cost page faults; a larger event is read whole)
+# the reader's block (larger blocks cost page faults; a larger event is read whole)
+_BLOCK = 1 << 16
 
 _SPECIAL = frozenset({FORMAT_DESCRIPTION_EVENT, START_EVENT_V3, START_ENCRYPTION_EVENT,
                       TRANSACTION_PAYLOAD_EVENT})
@@ -467,7 +468,7 @@ class BinlogReader:
                            f"event_size {size} says the next event starts: the size cannot be "
                            "trusted", offset=pos + 9, path="header.event_size")
 
-    def _skipped(self, start, end, err) -> "EventRecord":
+    def _skipped(self, start, end, err) -> EventRecord:
         self.gaps.append((start, end))
         self._read += 1
         return EventRecord(start, b"", self.ctx, error=err, gap=(start, end))
@@ -623,7 +624,7 @@ class BinlogWriter:
             self.ctx = context_from_start_v3(value["body"], self.ctx)
         return offset
 
-    def write_record(self, rec: "EventRecord", value=None) -> int:
+    def write_record(self, rec: EventRecord, value=None) -> int:
         """Write an event read by :class:`BinlogReader`, possibly edited (``value``). Its log
         position is recomputed when the original was consistent (offset + size, as a server's
         own binlog has it); other values (0 in artificial events, a master's position in a
@@ -634,7 +635,7 @@ class BinlogWriter:
             header["log_pos"] = None
         return self.write({**value, "header": header}, rec.ctx)
 
-    def write_kept(self, rec: "EventRecord") -> int:
+    def write_kept(self, rec: EventRecord) -> int:
         """Write an event read by :class:`BinlogReader` as it is, at this writer's place: its
         body's bytes kept (not parsed, not rebuilt), its header's type, time, server id and
         flags kept, log_pos, event_size and the CRC32 (in this writer's context) built by

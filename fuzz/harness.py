@@ -425,7 +425,7 @@ def rows(data: bytes):
         raise Finding(f"rows do not re-encode to their bytes: {_diff(rows_bytes, again)}, in "
                       f"a {where_} value", key=f"rows reencode {where_}")
 
-    def via_json(img):  # noqa: E306
+    def via_json(img):
         return {k: (from_jsonable(tm.columns[k], json.loads(json.dumps(jsonable(v))))
                     if isinstance(k, int) else v) for k, v in img.items()}
     try:
@@ -566,7 +566,7 @@ def seeds(name: str, small: bool = False):
             out.setdefault(f"{prefix}-{zlib.crc32(data):08x}", data)
 
     if name == "one_event":
-        for path, doc in _spec_docs():
+        for _path, doc in _spec_docs():
             ctx = _spec_context(doc)
             add("spec", bytes((variant_byte(ctx),)) + _hex(doc["hex"]))
         seen = set()
@@ -620,7 +620,7 @@ def seeds(name: str, small: bool = False):
     elif name in ("damage", "split"):  # the fuzzer's choices: which file, which damage, where
         import random
         rnd = random.Random(11)
-        for k in range(20 if small else 200):
+        for _k in range(20 if small else 200):
             add("damage", rnd.randbytes(rnd.choice((8, 16, 32, 64, 128))))
     elif name == "build":
         import random

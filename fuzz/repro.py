@@ -11,7 +11,7 @@ import traceback
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
-from fuzz import harness  # noqa: E402
+from fuzz import harness
 
 
 def main():

@@ -20,13 +20,13 @@ sys.path.insert(0, str(ROOT))
 import atheris  # noqa: E402
 
 with atheris.instrument_imports(include=["binlog_schema", "fuzz"]):
-    import binlog_schema.envelope  # noqa: F401,E402
-    import binlog_schema.model.row_change  # noqa: F401,E402
-    import binlog_schema.model.table_map  # noqa: F401,E402
-    import binlog_schema.stream  # noqa: F401,E402
-    import binlog_schema.values.json_binary  # noqa: F401,E402
-    import binlog_schema.values.rows  # noqa: F401,E402
-    from fuzz import gen, harness  # noqa: F401,E402
+    import binlog_schema.envelope
+    import binlog_schema.model.row_change
+    import binlog_schema.model.table_map
+    import binlog_schema.stream
+    import binlog_schema.values.json_binary
+    import binlog_schema.values.rows  # noqa: F401
+    from fuzz import gen, harness  # noqa: F401
 
 
 def main():

@@ -66,7 +66,7 @@ def main():
         while deadline is None or time.monotonic() < deadline:
             try:
                 client, _ = listener.accept()
-            except socket.timeout:
+            except TimeoutError:
                 continue
             conn_id += 1
             server = socket.create_connection((host, int(port)))

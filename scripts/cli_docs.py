@@ -12,7 +12,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
-from binlog_schema import cli  # noqa: E402
+from binlog_schema import cli
 
 WIDTH = "100"   # (argparse wraps the usage line to COLUMNS: fixed, so the page is the same
                 # on every terminal)
@@ -67,7 +67,8 @@ def page() -> str:
         if parser.description:
             out += [_cell(parser.description), ""]
         rows = [a for a in parser._actions
-                if a.help is not argparse.SUPPRESS and not isinstance(a, argparse._SubParsersAction)]
+                if a.help is not argparse.SUPPRESS
+                and not isinstance(a, argparse._SubParsersAction)]
         subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
         if rows:
             out += ["| argument | what |", "| --- | --- |"]

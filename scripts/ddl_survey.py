@@ -93,7 +93,7 @@ def survey(files, check_maps=True):
                             disagreements.append((f, r.offset, problems))
                         else:
                             counts["maps_agree"] += 1
-        except Exception as e:   # a file the reader cannot open: say so, go on
+        except Exception as e:  # noqa: BLE001 - a file the reader cannot open: say so, go on
             counts["unreadable_files"] += 1
             refused.append((f, 0, f"unreadable: {e}"))
     return counts, refused, disagreements, ddl
@@ -130,10 +130,10 @@ def sqlglot_eval(ddl):
     failed = []
     sqlglot.parse_one("CREATE TABLE warm (a INT)", dialect="mysql")
     t0 = time.perf_counter()
-    for q, flavor in schema_ddl:
+    for q, _flavor in schema_ddl:
         try:
             e = sqlglot.parse_one(q, dialect="mysql")
-        except Exception as x:
+        except Exception as x:  # noqa: BLE001 - sqlglot's failure is counted
             res["sqlglot_error"] += 1
             failed.append(("sqlglot error", q, str(x).split("\n")[0]))
             continue
@@ -170,7 +170,7 @@ def main(argv=None):
     paths = args.paths or [corpus_dir()]
     total = collections.Counter()
     all_refused, all_dis, all_ddl = [], [], []
-    for name, files in streams(paths):
+    for _name, files in streams(paths):
         counts, refused, dis, ddl = survey(files, not args.no_table_maps)
         total.update(counts)
         all_refused += refused

@@ -64,7 +64,7 @@ def spec(transactions: int = 240) -> dict:
             changes.append({"delete": "orders", "rows": [{"id": oid}]})
         if i == transactions // 2:   # a bulk load: one large transaction
             rows = []
-            for k in range(300):
+            for _k in range(300):
                 oid, next_order = next_order, next_order + 1
                 orders[oid] = "new"
                 rows.append({"id": oid, "customer": 1, "state": "new", "amount": "1.00",

@@ -27,7 +27,8 @@ TABLE = {"name": "t", "columns": [
     {"name": "at", "type": "DATETIME(3)"},
     {"name": "doc", "type": "BLOB"}], "primary_key": ["id"]}
 TXS = [
-    {"insert": "t", "rows": [[1, "9.99", "café ☕", "new", "2024-02-29 12:00:00.5", {"hex": "00ff"}],
+    {"insert": "t", "rows": [[1, "9.99", "café ☕", "new", "2024-02-29 12:00:00.5",
+                              {"hex": "00ff"}],
                              {"id": 2, "state": "done"}]},
     {"update": "t", "rows": [{"where": {"id": 1}, "set": {"state": "done", "amount": "-1.00"}}]},
     {"delete": "t", "rows": [{"id": 2}]},

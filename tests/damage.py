@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 from binlog_schema.mysql.codes import FORMAT_DESCRIPTION_EVENT, ROWS_KINDS
 from binlog_schema.mysql.framing import TYPE_AT

@@ -305,7 +305,7 @@ def salvage_parse(io, this, sub, corrupt, *args):
     pos = io.tell()
     try:
         return sub(io, this)
-    except Exception:  # noqa: BLE001 - a corrupt layout never parses: only then is it asked
+    except Exception:  # a corrupt layout never parses: only then is it asked
         where = io.recorder[0] if type(io) is TrackingIO else None  # the failure's offset
         io.seek(pos)
         head = io.read(16)

@@ -8,7 +8,8 @@ process that needs it imports the declaration, compiles it to module source
 every later process loads the bytecode (a millisecond, and no construct import). The file
 names carry a key of the sources generated code depends on (each file's path, size and
 modification time under ``construct_ext/``, ``events/``, ``mysql/`` and ``protocol/``: the
-declarations, the primitives, the format's facts; generated code imports nothing else of the package),
+declarations, the primitives, the format's facts; generated code imports nothing else of the
+package),
 construct's (where it was found is noted in the folder, per Python environment), and the
 Python version: any change compiles anew.
 

@@ -182,13 +182,13 @@ class Framed(Wrapper):
         self.header, self.ksy = header, ksy
 
     def _parse(self, stream, context, path):
-        ph = lambda io, this: self.header._parsereport(io, this, path + " -> header")  # noqa
-        pb = lambda io, this: self.subcon._parsereport(io, this, path + " -> body")  # noqa
+        ph = lambda io, this: self.header._parsereport(io, this, path + " -> header")  # noqa: E731
+        pb = lambda io, this: self.subcon._parsereport(io, this, path + " -> body")  # noqa: E731
         return pathed(lambda: self.pfunc(stream, context, ph, {}, pb), path)
 
     def _build(self, obj, stream, context, path):
-        bh = lambda obj, io, this: self.header._build(obj, io, this, path + " -> header")  # noqa
-        bb = lambda obj, io, this: self.subcon._build(obj, io, this, path + " -> body")  # noqa
+        bh = lambda obj, io, this: self.header._build(obj, io, this, path + " -> header")  # noqa: E731
+        bb = lambda obj, io, this: self.subcon._build(obj, io, this, path + " -> body")  # noqa: E731
         return pathed(lambda: self.bfunc(obj, stream, context, bh, bb), path)
 
     def _emitparse(self, code):

@@ -501,7 +501,7 @@ class Ksy:
             return emit(self, guards)
         raise Unexpressible(f"expression {type(e).__name__}")
 
-    def call(self, fn, args, guards=None) -> str:  # noqa: ARG002
+    def call(self, fn, args, guards=None) -> str:
         emit = EXPRESSIONS.get(fn)
         if emit is None:
             raise Unexpressible(f"the rule {fn.__module__}.{fn.__name__} has no Kaitai form")

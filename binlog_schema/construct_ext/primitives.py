@@ -107,7 +107,7 @@ def SidCount(fmt, formats):
     return Leaf(ints.sidcount_parse, ints.sidcount_build, fmt, formats, size=8)
 
 
-# ------------------------------------------------------------------------------ serialization format
+# ----------------------------------------------------------------------------- serialization format
 
 VarUInt = Leaf(serialization.varuint_parse, serialization.varuint_build)
 """MySQL serialization-format unsigned integer (1-9 bytes)."""

@@ -264,7 +264,7 @@ def _index_file(reader, fi: FileIndex, out: Index, selection, start, decoder,
 class BackStatement:
     """One statement of a transaction read backwards: its table maps (records, in file
     order) and its rows events, last first (:meth:`rows`)."""
-    tx: "BackTransaction"
+    tx: BackTransaction
     maps: list
     rows_at: list          # its rows events (offsets; records for a payload's), file order
 

@@ -501,7 +501,7 @@ def inverted_events(tx, file: str | None = None, *, begin_status=None, session=N
         for rec in st.rows():
             got = maps.get(rec.value["body"]["table_id"]) if rec.value is not None else None
             if got is None:
-                raise _refuse(rec, f"no TABLE_MAP for its table id before it in its "
+                raise _refuse(rec, "no TABLE_MAP for its table id before it in its "
                               "statement", file, path="body.table_id")
             event = invert_rows_event(rec, got[0], file, got[1])
             if held is not None:

@@ -76,7 +76,8 @@ class RowChange:
 
 
 class KeptRows(EventRecord):
-    """A rows event rebuilt with some of its rows (:meth:`.row_match.RowMatcher.kept`). ``places``: the
+    """A rows event rebuilt with some of its rows (:meth:`.row_match.RowMatcher.kept`).
+    ``places``: the
     index of each of its rows in the event the server wrote, so that a change keeps the row
     index it has in the full output (its order key, its SQL comment, Debezium's
     ``source.row``): read through :func:`row_places`."""

@@ -499,6 +499,7 @@ def _with_rows(rec, spans, places):
 
 
 def _with_inner(rec, inner):
+    from ..stream import EventRecord
     return EventRecord(rec.offset, rec.raw, rec.ctx, rec.value, rec.error, inner,
                        rec.parent_offset)
 

@@ -96,7 +96,7 @@ class GtidSet:
         self.mariadb.setdefault((nums[0], nums[1]), []).append((lo, hi))
 
     @classmethod
-    def from_encoded(cls, value: dict) -> "GtidSet":
+    def from_encoded(cls, value: dict) -> GtidSet:
         """The set of a PREVIOUS_GTIDS body's value (also COM_BINLOG_DUMP_GTID's set):
         ``{"sids": [{"sid": uuid, "tag", "intervals": [{"start", "end" (past the last)}]}]}``;
         it may be empty."""
@@ -135,7 +135,7 @@ class GtidSet:
                 out.append((lo, hi))
         return out
 
-    def covers(self, other: "GtidSet") -> bool:
+    def covers(self, other: GtidSet) -> bool:
         """Whether every MySQL GTID of ``other`` is in this set."""
         for key in other.mysql:
             mine = self._merged(key)
@@ -199,7 +199,7 @@ class Selection:
     @classmethod
     def from_options(cls, *, start_datetime=None, stop_datetime=None, database=None,
                      table=None, gtid=None, operation=None, thread_id=None,
-                     where=None) -> "Selection":
+                     where=None) -> Selection:
         """A selection from command-line values (strings, or lists of them for the
         repeatable ones). Raises :class:`SelectionError` naming the option."""
         ops = None

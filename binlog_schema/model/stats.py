@@ -30,7 +30,7 @@ import heapq
 import os
 
 from ..mysql.codes import (GTID_KINDS, QUERY_KINDS, ROWS_KINDS, TABLE_MAP_EVENT,
-                           TRANSACTION_PAYLOAD_EVENT, UPDATE_KINDS, WRITE_KINDS, type_name)
+                           TRANSACTION_PAYLOAD_EVENT, type_name)
 from .row_change import STATEMENT_QUERY_KINDS
 from .transactions import (ALONE, BOUNDARY_KINDS, CLOSES, INSIDE, OPENS, Transaction,
                            Transactions)
@@ -346,7 +346,7 @@ class Stats:
                 return
         self.files.append([file, size, 0, None, None])
 
-    def merge(self, other: "Stats") -> "Stats":
+    def merge(self, other: Stats) -> Stats:
         """Add ``other``'s counts (another file, or another part of a file) to these."""
         for f in other.files:
             self._file_part(f[0], f[2], f[3], f[4])

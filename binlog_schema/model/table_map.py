@@ -77,7 +77,7 @@ class TableMap:
     # -------------------------------------------------------------------------- reading
 
     @classmethod
-    def from_event(cls, event, ctx: Context | None = None) -> "TableMap":
+    def from_event(cls, event, ctx: Context | None = None) -> TableMap:
         ctx = ctx or Context()
         body = event["body"]
         header = {k: v for k, v in event["header"].items() if not k.startswith("_")}
@@ -160,7 +160,7 @@ class TableMap:
             self.extra_optional_metadata.append(
                 {"position": pos, "type": kind, "hex": bytes(value).hex()})
 
-    def finish(self) -> "TableMap":
+    def finish(self) -> TableMap:
         """Decode ENUM/SET members in their column's charset (after every TLV was read), and
         keep the observed TLV layout when the flavor's rules would write another."""
         for col in self.columns:
@@ -269,7 +269,8 @@ class TableMap:
                 keys = metadata_keys(col.type)
             except KeyError:
                 raise BuildError(f"column {col.index}: type {col.type!r} has no known metadata "
-                                 "layout and no metadata_hex", path=f"columns[{col.index}]")
+                                 "layout and no metadata_hex",
+                                 path=f"columns[{col.index}]") from None
             if keys is None:
                 entries.append(None)
             elif col.type == "TYPED_ARRAY":
@@ -337,13 +338,14 @@ class TableMap:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict) -> "TableMap":
+    def from_dict(cls, d: dict) -> TableMap:
         names = set(fields(Column))
         cols = [Column(**{k: from_plain(v) if k in ("name",) else v
                           for k, v in c.items() if k in names}) for c in d["columns"]]
         header = dict(d.get("header") or {})
         return cls(
-            table_id=d["table_id"], database=from_plain(d["database"]), table=from_plain(d["table"]),
+            table_id=d["table_id"], database=from_plain(d["database"]),
+            table=from_plain(d["table"]),
             columns=cols, flags=list(d.get("flags", [])),
             row_metadata=d.get("row_metadata") or "none", primary_key=d.get("primary_key"),
             flavor=d.get("flavor") or flavor_name_of(d.get("server_version")),

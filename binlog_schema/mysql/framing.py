@@ -66,15 +66,17 @@ def event_parse(raw, this, parse_header, bodies, default, where=None):
     """One event from its bytes (``raw``: the event, or more; the header's ``event_size``
     says how much is the event): ``parse_header`` parses the header, ``bodies.get(kind,
     default)`` the body of an event of that (standard) kind (parsers of the JSON direction
-    give the event's parts as JSON text). ``where``: (file offset of ``raw``, recorder) when errors must name
+    give the event's parts as JSON text). ``where``: (file offset of ``raw``, recorder) when
+    errors must name
     file offsets (the recorder is a :class:`TrackingIO`'s)."""
     if where is None:
         header = parse_header(_BytesIO(raw), this)
     else:
         base, recorder = where
         header = parse_header(TrackingIO(raw[:HEADER_SIZE], base, recorder), this)
-    size = int.from_bytes(raw[SIZE_AT:SIZE_END], "little")  # (the header's event_size and type code,
-    # read from the bytes: ``parse_header`` may give the header's JSON text)
+    # (the header's event_size and type code, read from the bytes: ``parse_header`` may give
+    # the header's JSON text)
+    size = int.from_bytes(raw[SIZE_AT:SIZE_END], "little")
     if size < HEADER_SIZE:
         if where is not None:
             recorder[0] = base + 9

@@ -203,7 +203,6 @@ def _field_arrays(values, vtype: pa.StructType) -> dict:
     """field -> array over ``values`` (null where the field holds nothing) for the fields
     the values fill: the values grouped by type, each group converted at once and
     scattered back to its positions."""
-    n = len(values)
     codes_list = list(map(_code_of, map(type, values)))
     kinds = set(codes_list)
     one = len(kinds) == 1 or (len(kinds) == 2 and _NULL in kinds and
@@ -353,7 +352,7 @@ class ImageColumn:
         # that column (slot ``first[group of i] + k``) and of the image in its group: one
         # index per entry made by vector operations, one ``take`` per field
         names, sizes, parts, first = [], [], defaultdict(dict), []
-        for cols, (n, members) in sorted(self.groups.items(), key=lambda kv: kv[1][0]):
+        for cols, (_n, members) in sorted(self.groups.items(), key=lambda kv: kv[1][0]):
             first.append(len(names))
             for k, column in enumerate(zip(*map(dict.values, members))):
                 for f, arr in _column_fields(column, vtype).items():

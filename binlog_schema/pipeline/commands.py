@@ -19,7 +19,7 @@ if __name__ == "__main__":  # run as a script (spark-submit): this directory is 
     _here = os.path.dirname(os.path.abspath(__file__))
     sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _here]
 
-from binlog_schema.statuses import CLEAN, USAGE  # noqa: E402 - (after the path is set)
+from binlog_schema.statuses import CLEAN, USAGE  # (after the path is set)
 
 
 def parse_conf(items) -> dict:

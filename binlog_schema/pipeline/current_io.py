@@ -5,7 +5,7 @@ as Parquet or Delta (:func:`write_tables`)."""
 from __future__ import annotations
 
 from .current_fold import KEYED_FIELDS, UNKNOWN, TableFold, key_of
-from .current_plan import column_facts, value_dict
+from .current_plan import column_facts
 from .current_types import DAY_US, decoded_value, has_time_type, is_time, micros, typed_column
 
 

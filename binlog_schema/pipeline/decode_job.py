@@ -21,7 +21,7 @@ from binlog_schema.pipeline.tables import (BinlogTables, CachedTables, ParquetTa
 def have_pyarrow() -> bool:
     """Whether engine arrow can run here (pyarrow and its Parquet writer)."""
     try:
-        import pyarrow  # noqa: F401
+        import pyarrow
         import pyarrow.parquet  # noqa: F401
     except ImportError:
         return False

@@ -45,14 +45,14 @@ def open_input(uri: str):
     if path is not None:
         return open(path, "rb", buffering=BUFFER)
     try:
-        from pyarrow import fs as pafs  # noqa: PLC0415 - optional, only for remote schemes
+        from pyarrow import fs as pafs  # (optional, only for remote schemes)
     except ImportError:
         pafs = None
     if pafs is not None:
         filesystem, inner = pafs.FileSystem.from_uri(uri)
         return filesystem.open_input_file(inner)
     try:
-        import fsspec  # noqa: PLC0415 - optional
+        import fsspec  # (optional)
     except ImportError:
         raise OSError(f"cannot open {uri!r} in this Python process: its scheme needs pyarrow "
                       "or fsspec installed on the workers (local and file: paths need "

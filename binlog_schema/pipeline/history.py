@@ -5,7 +5,8 @@ The driver reads the schema files (``mysqldump --no-data`` or ``SHOW CREATE TABL
 the schema at the start of the first file) and runs one Spark job that lists, per file, the
 statements of its QUERY events that may change the schema (:func:`statements_of`: BEGIN,
 COMMIT and statement-based changes are known from the statement's first bytes and passed
-over). :class:`SchemaPlan` holds them in stream order -- the files in name order (or a binlog index's), as one
+over). :class:`SchemaPlan` holds them in stream order -- the files in name order (or a binlog
+index's), as one
 server's binlog sequence -- and each task builds the history at its split's start
 (:meth:`SchemaPlan.history_at`: the seed, then every statement before that place); its
 :class:`~binlog_schema.model.row_change.RowDecoder` replays the split's own statements on from
@@ -83,7 +84,7 @@ class SchemaPlan:
     servers: dict = field(default_factory=dict)      # file index -> its Server
 
     @classmethod
-    def make(cls, seed: list, found) -> "SchemaPlan":
+    def make(cls, seed: list, found) -> SchemaPlan:
         """From the seed texts and :func:`statements_of` of every file, in stream order (the
         order of :func:`~.plan.binlog_inputs`: names, or a binlog index's)."""
         plan = cls(list(seed))

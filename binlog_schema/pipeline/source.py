@@ -21,7 +21,8 @@ Options: ``path`` (``load(path)``: a file, a folder, a glob; ``load([...])``: se
 stream, as the source gives its schema before it knows which read it serves),
 ``splitSize`` (``8m``: the decode job's), ``schema`` (a local schema file, or a JSON list of
 them: ``decode(schema=...)``, the schema at the first file's start; batch reads follow the
-files' DDL from it, or from nothing without it, as ``decode`` does), ``includeHidden`` (``true``: names starting
+files' DDL from it, or from nothing without it, as ``decode`` does), ``includeHidden`` (``true``:
+names starting
 with ``.`` or ``_`` inside folders are read too), and, for streams, ``startingFile`` and
 ``startingPosition``.
 """
@@ -65,7 +66,7 @@ class Options:
     starting_position: int = 4
 
     @classmethod
-    def of(cls, options) -> "Options":
+    def of(cls, options) -> Options:
         o = {str(k).lower(): v for k, v in dict(options).items()}
         unknown = sorted(set(o) - set(OPTIONS))
         if unknown:
@@ -96,7 +97,7 @@ class BinlogDataSource(DataSource):
     def schema(self):
         return SCHEMAS[Options.of(self.options).table]
 
-    def reader(self, schema) -> "BatchReader":
+    def reader(self, schema) -> BatchReader:
         options = Options.of(self.options)
         _check_schema(schema, options.table)
         return BatchReader(options)

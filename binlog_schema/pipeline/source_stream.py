@@ -187,7 +187,7 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         seen = self.scanned.get(name)
         if seen is not None and seen[0] > at:
             at, gtid_at = seen
-        for at, gtid_at in boundaries(uri, size, at, gtid_at):
+        for at, gtid_at in boundaries(uri, size, at, gtid_at):  # noqa: B007, B020 - the last one
             pass
         self.scanned[name] = (at, gtid_at)
         latest = offset(name, at, gtid_at)

@@ -829,7 +829,7 @@ def decode_split(split: Split, rows: bool = True, sink=None, schema=None):
     except Exception as e:  # noqa: BLE001 - a bug must not fail the job: quarantine it
         sink.error(_error_row(st, split.start, "split", kind="internal",
                               message=f"{type(e).__name__}: {e}"))
-    for shape, (off, ts, count, row) in st.shapes.items():
+    for _shape, (off, ts, count, row) in st.shapes.items():
         sink.table_map(row + (name, off, ts, count))
     sink.stat((name, split.size, split.index, split.start, split.end, st.read, st.decoded,
                st.quarantined, st.rows, st.rows_failed, len(st.shapes), st.carried, st.errors,

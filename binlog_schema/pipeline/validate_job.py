@@ -136,7 +136,7 @@ def validate(spark, specs=(), roundtrip=(), listing=None):
     sc = spark.sparkContext
     sc.setJobDescription(f"validate: {len(items)} items")
     rows = []
-    for kind, where, why in [i for i in items if i[0] == "missing"]:
+    for _kind, where, why in [i for i in items if i[0] == "missing"]:
         rows.append(_unread(where, why, 0.0))
     work = [i for i in items if i[0] != "missing"]
     rdd = sc.parallelize(work, max(1, min(len(work), 4 * sc.defaultParallelism))).flatMap(

@@ -50,7 +50,6 @@ from __future__ import annotations
 import io
 import random
 import select
-import socket
 import time
 
 from ..context import Context
@@ -342,7 +341,7 @@ class ReplicationStream:
         while True:
             try:
                 _seq, payload = read(rfile)
-            except (OSError, socket.timeout) as e:
+            except (TimeoutError, OSError) as e:
                 raise ReplicationError(f"connection lost: {e}") from None
             except ValueError:   # (the socket closed by close(), from another thread)
                 raise ReplicationError("connection closed") from None

@@ -105,7 +105,7 @@ class Connection:
     ``killed``: None, or how another connection's KILL ended it (``"query"``: its dump ends
     with ERR 1317, ``"connection"``: its socket is shut)."""
 
-    def __init__(self, sock: socket.socket, server: "BinlogServer", conn_id: int):
+    def __init__(self, sock: socket.socket, server: BinlogServer, conn_id: int):
         from ..protocol import framing
         self.framing = framing
         self.sock = sock
@@ -831,7 +831,7 @@ class BinlogServer:
     def serve_forever(self):
         self.tcp.serve_forever(poll_interval=0.2)
 
-    def start(self) -> "BinlogServer":
+    def start(self) -> BinlogServer:
         threading.Thread(target=self.serve_forever, daemon=True).start()
         return self
 

@@ -149,7 +149,7 @@ class ServedSchema:
         :class:`~.server_sql.Err`."""
         from ..schema.history import DDLRefused
         from ..schema.information_schema import NUMERIC, column_rows
-        from .server_sql import TYPE_LONGLONG, TYPE_VAR_STRING, Err, Result
+        from .server_sql import TYPE_LONGLONG, TYPE_VAR_STRING, Result
         sent = self._dump_of(client)
         with self.lock:
             try:

@@ -24,7 +24,8 @@ timeout); when semi-sync is off on the server, a warning on stderr (once) and th
 on without.
 --to URL delivers each record (a line of the format) to a broker as a message instead,
 with its record key and order key; the checkpoint moves once the broker has acknowledged every
-record of the transactions before it (awaited once per group of transactions: --group). --metrics HOST:PORT serves Prometheus metrics and /health."""
+record of the transactions before it (awaited once per group of transactions: --group).
+--metrics HOST:PORT serves Prometheus metrics and /health."""
 # what is particular to stream's exit statuses (statuses.epilog)
 STATUS_NOTE = ("0: the stream ended (without --stop-never: at the end of the server's last "
                "file); 1 also when the connection fails or the server refuses (a wrong "

@@ -25,7 +25,7 @@ _EXPORTS = {
     "Database": "model", "SchemaError": "model", "Table": "model", "UniqueKey": "model",
     "history_for": "history",
 }
-__all__ = sorted(_EXPORTS)
+__all__ = sorted(_EXPORTS)  # noqa: PLE0605 - a list, sorted
 
 
 __getattr__, __dir__ = exports(__name__, _EXPORTS)

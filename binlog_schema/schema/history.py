@@ -77,7 +77,7 @@ class Session:
     explicit_defaults_for_timestamp: bool | None = None
 
     @classmethod
-    def from_query(cls, body: dict, flavor: str) -> "Session":
+    def from_query(cls, body: dict, flavor: str) -> Session:
         s = cls(database=body.get("database") or None)
         overrides = []
         for var in body.get("status_vars") or ():

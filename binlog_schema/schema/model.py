@@ -313,7 +313,7 @@ class Table:
             out["sequence"] = True
         return out
 
-    def copy(self) -> "Table":
+    def copy(self) -> Table:
         return copy.deepcopy(self)
 
 

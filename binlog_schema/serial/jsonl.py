@@ -136,7 +136,7 @@ class EventLines:
         with_rows = RAW_ROWS_KINDS if decoder is not None else ()
         if decoder is not None:
             leading = ()  # (a rows event is parsed: its rows need its bitmaps)
-        parse, event_json = envelope.parse_event, envelope.event_json
+        event_json = envelope.event_json
         header_json = envelope.fast_json()[0]
         line = self.line
         last_ctx = params = None
@@ -277,7 +277,8 @@ class EventLines:
         when they were not (the record is parsed, and its body's JSON kept) or it does not
         parse."""
         crc = 4 if ctx.checksum else 0
-        if len(raw) != int.from_bytes(raw[SIZE_AT:SIZE_END], "little") or len(raw) < HEADER_SIZE + crc:
+        if len(raw) != int.from_bytes(raw[SIZE_AT:SIZE_END], "little") or \
+                len(raw) < HEADER_SIZE + crc:
             return None
         key = raw[HEADER_SIZE:len(raw) - crc]
         memo = ctx.extra.get("_json_bodies")
@@ -372,8 +373,8 @@ class TableMapLines:
         memo = ctx.extra.get("_table_map_json")
         if memo is None:
             memo = ctx.extra["_table_map_json"] = {}
-        shape = raw[HEADER_SIZE + size:end] if rec.unparsed and end > HEADER_SIZE + size and len(raw) == \
-            int.from_bytes(raw[SIZE_AT:SIZE_END], "little") else None
+        shape = raw[HEADER_SIZE + size:end] if rec.unparsed and end > HEADER_SIZE + size and \
+            len(raw) == int.from_bytes(raw[SIZE_AT:SIZE_END], "little") else None
         hit = memo.get(shape) if shape is not None else None
         if hit is not None and (not crc or not ctx.verify_checksum or _crc_ok(raw, ctx)):
             table_id = uint_parse(BytesIO(raw[HEADER_SIZE:HEADER_SIZE + size]), size)

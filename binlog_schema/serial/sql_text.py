@@ -278,7 +278,7 @@ def _text_bytes(col, value, cid) -> bytes:
         return bytes(value)
     try:
         return text_codec(cid)[1](value)
-    except Exception as e:  # (a StringError: text the character set cannot hold)
+    except Exception as e:  # noqa: BLE001 - a StringError: text the character set cannot hold
         _fail(col, str(e))
 
 

@@ -93,8 +93,9 @@ def forward_statements(paths, selection, *, start=None, stop=None, schema=None,
         reader = BinlogReader(path, decode="lazy", start=start if n == 0 else None,
                               stop=stop if n == last else None)
         decoder = RowDecoder(str(path), schema=schema, file_index=n)
+        pending: list = []
 
-        def watched(records, path=path):
+        def watched(records, path=path, pending=pending):
             for rec in records:
                 if rec.kind == QUERY_EVENT and rec.error is None:
                     verb = query_verb(rec, False)
@@ -108,7 +109,6 @@ def forward_statements(paths, selection, *, start=None, stop=None, schema=None,
                                 f" {' '.join(str(body.get('query')).split())[:200]}")
                 yield rec
 
-        pending: list = []
         try:
             records = watched(reader if watch is None else watch(reader))
             if matcher is not None:
@@ -130,7 +130,7 @@ def forward_statements(paths, selection, *, start=None, stop=None, schema=None,
 def _forward_file(path, records, decoder, selection, tables, pending):
     from ..model.transactions import transaction_events
     open_tx = None
-    for rec, rows, tm, tx, offset, payload in transaction_events(records, decoder):
+    for rec, rows, tm, tx, _offset, _payload in transaction_events(records, decoder):
         if pending:
             yield from pending
             pending.clear()
@@ -148,7 +148,7 @@ def _forward_file(path, records, decoder, selection, tables, pending):
         changes = decoder.changes_of(rec, rows, tm)
         if not changes:
             continue
-        table = _located(lambda ch: tables.of(tm, ch.columns), changes[0], rec, path)
+        table = _located(lambda ch, tm=tm: tables.of(tm, ch.columns), changes[0], rec, path)
         if tx is not open_tx:
             if open_tx is not None:   # (its end not in the stream)
                 yield "COMMIT;"
@@ -223,7 +223,8 @@ def _inverted(tx, decoder, tables) -> list:
             changes = decoder.changes_of(rec, rows, tm)
             if not changes:
                 continue
-            table = _located(lambda ch: tables.of(tm, ch.columns), changes[0], rec, tx.path)
+            table = _located(lambda ch, tm=tm: tables.of(tm, ch.columns), changes[0], rec,
+                             tx.path)
             for ch in reversed(changes):
                 text = _located(table.inverse, ch, rec, tx.path)
                 lines.append(_comment(ch, tx.path))

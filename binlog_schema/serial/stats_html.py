@@ -257,6 +257,6 @@ function topChart(id, list, key, label, color) {
 topChart("chart-largest", D.transactions.largest, "bytes", "bytes", COLORS[1]);
 topChart("chart-longest", D.transactions.longest, "duration", "seconds", COLORS[4]);
 document.body.dataset.drawn = "yes";
-"""
+"""  # noqa: E501 - the page's script, as the page holds it
 
 __all__ = ["CHARTJS_VERSION", "ChartLibraryMissing", "chartjs_path", "html_page"]

@@ -82,7 +82,8 @@ def _summary(rec) -> str:
                 f"number {body['table_id']} ({len(body['column_types'])} columns)")
     if kind == FORMAT_DESCRIPTION_EVENT:
         return (f"Start: binlog v {body['binlog_version']}, server v {body['server_version']} "
-                f"created {time.strftime('%y%m%d %H:%M:%S', time.gmtime(body['create_timestamp']))}")
+                "created "
+                f"{time.strftime('%y%m%d %H:%M:%S', time.gmtime(body['create_timestamp']))}")
     if kind in (GTID_LOG_EVENT, ANONYMOUS_GTID_LOG_EVENT):
         gtid = f"{body.get('sid')}:{body.get('gno')}" if kind == GTID_LOG_EVENT else "ANONYMOUS"
         return (f"GTID\tlast_committed={body.get('last_committed')}\tsequence_number="

@@ -93,8 +93,7 @@ class Spool:
 
 def _records(rec):
     yield rec
-    for inner in rec.inner or ():
-        yield inner
+    yield from rec.inner or ()
 
 
 def _problem(out: Output, text: str, err=None) -> None:

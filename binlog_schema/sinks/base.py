@@ -59,7 +59,7 @@ class SinkURL:
     password: str | None = None
 
     @classmethod
-    def parse(cls, text: str) -> "SinkURL":
+    def parse(cls, text: str) -> SinkURL:
         parts = urlsplit(text)
         scheme = parts.scheme.lower()
         if scheme not in SCHEMES:

@@ -168,7 +168,7 @@ class JetStreamSink(Sink):
     def _fill(self) -> None:
         try:
             data = self.sock.recv(1 << 16)
-        except socket.timeout:
+        except TimeoutError:
             raise SinkUnavailable(f"{self.url}: no answer within {self.timeout:g} s") from None
         except OSError as e:
             raise SinkUnavailable(f"{self.url}: {e}") from None

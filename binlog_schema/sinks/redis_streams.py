@@ -86,7 +86,7 @@ class RedisStreamSink(Sink):
                 self.unanswered -= 1
                 if isinstance(reply, self.ReplyError) and failed is None:
                     failed = str(reply)
-        except socket.timeout:
+        except TimeoutError:
             raise SinkUnavailable(f"{self.url}: no answer within {self.timeout:g} s") from None
         except (OSError, self.ProtocolError) as e:
             raise SinkUnavailable(f"{self.url}: {e}") from None

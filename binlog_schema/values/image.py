@@ -372,7 +372,8 @@ class RowEmitter(ValueEmitter):
 
 def compile_image(plan: ImagePlan, emitter_class=RowEmitter, name="row image"):
     """``image(data, pos) -> (result, pos)`` for the images of ``plan`` (not a partial after
-    image), generated from it: the null bitmap; when it has no NULL, a straight run of reads (runs of fixed-size values in one unpack, length-prefixed values
+    image), generated from it: the null bitmap; when it has no NULL, a straight run of reads
+    (runs of fixed-size values in one unpack, length-prefixed values
     read inline, other values by their codec's parse); else the same reads one by one, each
     behind its column's null flag. What each value becomes is the emitter's. It reads what
     the codecs read; it raises on anything short or odd, and the caller then reads through

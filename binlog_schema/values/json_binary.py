@@ -50,7 +50,8 @@ decoder's value (:mod:`.temporal`) as a JSON value: :class:`JsonDate` (a ``tempo
 :class:`JsonZeroTimestamp` (a ``temporal.Timestamp``); their ``isoformat()`` is MySQL's text of
 them inside JSON (``json_dom.cc`` ``wrapper_to_string``: ``my_TIME_to_str`` with 6 fraction
 digits, so ``0000-00-00`` and ``0000-00-00 00:00:00.000000``). The encoder also takes the
-column decoder's ``temporal.Date``/``DateTime`` and the zero ``temporal.Timestamp``. Strings and keys that
+column decoder's ``temporal.Date``/``DateTime`` and the zero ``temporal.Timestamp``. Strings and
+keys that
 are not valid UTF-8 decode with ``surrogateescape`` and encode back to the same bytes. A plain
 int beyond int64 encodes as uint64 (as MySQL's JSON parser makes it); a plain Decimal gets the
 precision of its digits (integer digits, at least one, plus the scale).

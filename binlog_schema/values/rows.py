@@ -92,7 +92,7 @@ class RowsCodec:
                 return read_rows(data, first.compiled_as("row", compile_image),
                                  None if second is None else
                                  second.compiled_as("row", compile_image), spans)
-            except Exception:  # noqa: BLE001 - re-read through the codecs, for the error
+            except Exception:  # re-read through the codecs, for the error
                 if compiled:
                     raise
                 FALLBACKS["rows"] += 1

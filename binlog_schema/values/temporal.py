@@ -496,7 +496,7 @@ def _datetime_hires(fsp):
 
 
 def _timestamp_hires(fsp):
-    size, nfrac, unit = 4 + FRAC_BYTES[fsp], FRAC_BYTES[fsp], _unit(fsp)
+    size, unit = 4 + FRAC_BYTES[fsp], _unit(fsp)
 
     def read(data, pos):
         end = pos + size

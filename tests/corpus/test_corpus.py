@@ -4,7 +4,6 @@ import json
 import subprocess
 import sys
 
-import pytest
 
 from binlog_schema.roundtrip import roundtrip_file
 from binlog_schema.model.table_map import TableMap, table_map_from_event

@@ -333,7 +333,7 @@ def test_a_format_description_without_checksum_whose_size_lies(originals, corpus
     _tiles(lines, len(damaged))
     assert run.returncode == 3
     by_offset = {d["offset"]: d for d in lines}
-    for off, raw in third_events:
+    for off, _raw in third_events:
         if off == hit_off:
             continue
         got = by_offset.get(base + off)
@@ -374,7 +374,7 @@ def test_a_format_description_without_checksum_cut_short_over_a_checksummed_one(
     _tiles(lines, len(damaged))
     assert run.returncode == 3
     by_offset = {d["offset"]: d for d in lines}
-    for off, raw in second_events:
+    for off, _raw in second_events:
         got = by_offset.get(len(prefix) - 4 + off)
         assert got is not None and "error" not in got, (off, got and got["type"])
 
@@ -405,7 +405,7 @@ def test_an_event_over_a_cut_file_then_a_whole_one_keeps_the_whole_ones_events(o
         if off < o:
             assert _same(by_offset[off], ref_first[off])
     ref = _reference(tmp_path, second, "second.bin")
-    for off, raw in second_events:
+    for off, _raw in second_events:
         got = by_offset.get(base + off)
         assert got is not None and _same(got, ref[off]), (off, got and got["type"])
 
@@ -689,13 +689,13 @@ def test_mariadb_compressed_events_whose_length_disagrees_are_errors_with_their_
     records naming the offset and the field, with their bytes kept (status 3)."""
     data, compressed = _mariadb_compressed()
     assert len(compressed) >= 2
-    for off, raw, block in compressed:
+    for off, _raw, block in compressed:
         at = off + block
         n = data[at] & 7
         stated = int.from_bytes(data[at + 1:at + 1 + n], "big")
         for case in ("more", "fewer", "cut"):
             if case == "cut":   # (the event 4 bytes shorter: its header says so)
-                bad = damage.unchecked_copy(data, lambda rec: rec.raw[:-4]
+                bad = damage.unchecked_copy(data, lambda rec, off=off: rec.raw[:-4]
                                             if rec.offset == off else None)
             else:
                 b = bytearray(data)

@@ -143,7 +143,7 @@ def test_filtered_output_is_the_unfiltered_without_unselected_transactions(
 
     # change records: the selected rows' records (commit flags and counts are per output)
     for fmt, drop in (("maxwell", ("commit",)), ("debezium", ("transaction",))):
-        def records(out):
+        def records(out, drop=drop):
             return [{k: v for k, v in json.loads(x).items() if k not in drop}
                     for x in out.splitlines()]
         every = records(run(capsys, "decode", "--format", fmt, path))

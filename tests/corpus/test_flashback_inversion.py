@@ -51,7 +51,8 @@ FILES = [
 def transactions(records):
     """The transactions of a file's records, each a list of records in file order: a GTID
     event or a BEGIN starts one (a MariaDB GTID not STANDALONE is its transaction's begin),
-    an XID, a COMMIT / ROLLBACK query or a TRANSACTION_PAYLOAD (which holds the rest) ends it; a statement outside a BEGIN (DDL, autocommitted statement)
+    an XID, a COMMIT / ROLLBACK query or a TRANSACTION_PAYLOAD (which holds the rest) ends it;
+    a statement outside a BEGIN (DDL, autocommitted statement)
     is one alone; row events outside one (old servers' autocommitted non-transactional
     statements) form one until a boundary. Events about the file (FDE, ROTATE, STOP, GTID
     lists, checkpoints) belong to none."""

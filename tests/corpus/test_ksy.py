@@ -26,7 +26,6 @@ import pytest
 import yaml
 
 from binlog_schema.construct_ext.names import flag_value
-from binlog_schema.mysql.coltypes import TYPES
 from binlog_schema.mysql.names import (EVENT_FLAGS, GTID_FLAGS, MARIA_GTID_FLAGS2,
                                        MARIA_GTID_FLAGS_EXTRA, TABLE_MAP_FLAGS)
 from binlog_schema.stream import BinlogReader

@@ -58,7 +58,7 @@ def corpus_rows(corpus):
 
 def test_full_maps_keep_their_names_and_the_rows_are_the_same(corpus_rows):
     full = named = 0
-    for files, plain, got, decoders, failed_plain, failed in corpus_rows:
+    for files, plain, got, _decoders, failed_plain, failed in corpus_rows:
         assert failed == failed_plain, files[0]
         assert len(got) == len(plain), files[0]
         for (g, gtm), (p, ptm) in zip(got, plain):

@@ -24,8 +24,7 @@ pytestmark = pytest.mark.corpus
 def records(path):
     for rec in BinlogReader(path, skip_errors=True):
         yield rec
-        for inner in rec.inner or ():
-            yield inner
+        yield from rec.inner or ()
 
 
 def fde_of(path):

@@ -15,6 +15,7 @@ from binlog_schema.model.selection import Selection
 from binlog_schema.serial.write import Output, write_events
 from binlog_schema.statuses import CLEAN
 
+from tests.conftest import corpus_file
 from tests.stats_count import decoded_lines
 
 
@@ -75,7 +76,7 @@ def test_where_finds_exactly_what_a_filtered_full_decode_finds(corpus):
             elif d.get("rows"):
                 name, tm = maps[d["body"]["table_id"]]
                 firsts.setdefault(name, (d["rows"][0], tm))
-        for table, (row, tm) in firsts.items():
+        for table, (row, _tm) in firsts.items():
             image = _images(row)[0]   # (columns named @N without FULL metadata: as decode)
             for column, value in image.items():
                 text = _text(value)
@@ -121,3 +122,27 @@ def test_where_counts_in_stats_and_says_unknown_columns(corpus):
     with pytest.raises(WhereError, match="no table of the input has the column nosuch"):
         read_stats([str(path)], top=3, max_event_size=1 << 24,
                    matcher=RowMatcher(parse_where("nosuch=1")), err=sys.stderr)
+
+
+def test_a_compressed_transaction_without_a_match_is_left_out():
+    """A TRANSACTION_PAYLOAD (MySQL 8's compressed transaction) whose row does not match: its
+    inner events are filtered (the payload record made anew without the rows event) and,
+    nothing in it matching, the whole transaction is left out; with a match it is written."""
+    path = corpus_file("rust_mysql_common/transaction_compression.000001")
+
+    def where(cond):
+        out, err = io.StringIO(), io.StringIO()
+        o = Output(out)
+        status = write_events(str(path), o, rows=True,
+                              selection=Selection.from_options(where=[cond]), err=err)
+        o.flush()
+        return [json.loads(x) for x in out.getvalue().splitlines()], status, err.getvalue()
+
+    lines, status, err = where("@1=2")
+    assert status == CLEAN and err == "", err
+    assert [d["type"] for d in lines] == ["FORMAT_DESCRIPTION_EVENT", "PREVIOUS_GTIDS_LOG_EVENT",
+                                          "ROTATE_EVENT"]
+    lines, status, err = where("@1=1")
+    assert status == CLEAN and err == "", err
+    assert [r for d in lines if d.get("in_payload_at") == 274 for r in d.get("rows") or ()] == [
+        {"@1": 1}]

@@ -471,4 +471,4 @@ def data_rows(out, name, reader=read_parquet, keep=("_order_key",)):
     comparing two runs' outputs exactly)."""
     schema, rows = reader(table_dir(out, name))
     cols = [n for n in schema.names if not n.startswith("_") or n in keep]
-    return cols, sorted((tuple(repr(r[c]) for c in cols) for r in rows))
+    return cols, sorted(tuple(repr(r[c]) for c in cols) for r in rows)

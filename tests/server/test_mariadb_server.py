@@ -4,7 +4,6 @@ round-trip, every TABLE_MAP must rebuild from its typed model, and the committed
 vectors must be what this server writes again."""
 
 import os
-import pathlib
 import shutil
 import subprocess
 

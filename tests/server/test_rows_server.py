@@ -115,7 +115,7 @@ def test_every_rows_event_decodes_and_rebuilds(passes):
     values; the TABLE_MAP and rows events themselves rebuild byte for byte. (Other event types
     are the business of test_mariadb_server.py.)"""
     total = 0
-    for name, doc in sorted(passes.items()):
+    for _name, doc in sorted(passes.items()):
         for path in doc["files"]:
             r = roundtrip_file(str(path))
             assert not r["rows_failed"] and not r["failed"], (path.name, r["rows_failed"][:1],

@@ -271,7 +271,7 @@ def test_mariadb_binlog_verbose_reads_every_column_type_and_prints_the_spec_valu
     assert [(op, t.name) for op, t, _ in want] == [(op, t) for op, t, _ in printed]
     checked = 0
     types = set()
-    for (op, table, img), (_, _, got) in zip(want, printed):
+    for (_op, table, img), (_, _, got) in zip(want, printed):
         assert set(got) == {c.index + 1 for c in table.columns}, table.name
         for col in table.columns:
             exp = expected_print(col, img.get(col.index))

@@ -130,7 +130,8 @@ def test_corpus_local_mode(spark, corpus, tmp_path):
     assert ev.where("type = 'GTID_LOG_EVENT' and gtid is null").count() == 0
     assert ev.where("type = 'XID_EVENT' and xid is null").count() == 0
     with_text = sum(1 for p in corpus for rec in BinlogReader(str(p), skip_errors=True)
-                    for r in [rec, *(rec.inner or ())] if r.kind == QUERY_EVENT and r.value is not None
+                    for r in [rec, *(rec.inner or ())]
+                    if r.kind == QUERY_EVENT and r.value is not None
                     and isinstance(r.value["body"], dict) and r.value["body"].get("query"))
     assert ev.where("type = 'QUERY_EVENT' and query is not null").count() == with_text > 0
     assert ev.where("in_payload_at is not null").count() > 0  # MySQL payload events inside

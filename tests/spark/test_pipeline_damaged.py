@@ -379,7 +379,7 @@ def test_damaged_folder_reconciles_by_bytes(spark, folder, originals, tmp_path):
     relay = str(root / "corrupt-relay-bin.000624")
     assert [(r["stage"], r["type"]) for r in by_file[relay][1]] == [("event", "QUERY_EVENT")]
     # a file without its FORMAT_DESCRIPTION: one skipped range, accounted for
-    for name, (key, d) in made.items():
+    for name, (_key, d) in made.items():
         if d is not None and d.name == "no-format-description":
             assert files[name]["reconciled"] and files[name]["events_decoded"] == 0
             assert [(r["offset"], r["size"]) for r in by_file[name][1]] == [

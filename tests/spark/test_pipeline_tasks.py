@@ -1,5 +1,6 @@
 """The pipeline's task side without Spark: pre-scan cuts, split reading, the fallback for
-splits that are not self-contained, typed values. (tests/spark/test_pipeline.py runs it on Spark.)"""
+splits that are not self-contained, typed values. (tests/spark/test_pipeline.py runs it on
+Spark.)"""
 
 import datetime as dt
 import decimal
@@ -319,7 +320,7 @@ def test_count_parts_reads_what_the_part_files_hold(tmp_path):
     # (events decoded, quarantined: errors of those stages, error rows, row changes, bytes
     # decoded: sizes of file-level events, bytes skipped: sizes of those errors, failures)
     assert counts == {"a": (2, 1, 1, 0, 10, 5, 0), "b": (1, 2, 4, 4, 30, 13, 1)}
-    with pytest.raises(Exception):
+    with pytest.raises(FileNotFoundError):
         parts.count_parts(str(tmp_path / "missing"), stages)
 
 

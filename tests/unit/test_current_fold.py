@@ -7,10 +7,10 @@ import pytest
 
 pytest.importorskip("pyarrow")
 
-from binlog_schema.pipeline.current_fold import fold_rows, key_rows  # noqa: E402
-from binlog_schema.pipeline.current_plan import fold_plan  # noqa: E402
-from binlog_schema.schema.history import SchemaHistory  # noqa: E402
-from binlog_schema.schema.lives import Lives  # noqa: E402
+from binlog_schema.pipeline.current_fold import fold_rows, key_rows
+from binlog_schema.pipeline.current_plan import fold_plan
+from binlog_schema.schema.history import SchemaHistory
+from binlog_schema.schema.lives import Lives
 
 
 def _vtype():

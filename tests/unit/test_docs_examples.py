@@ -7,7 +7,6 @@ CLI's parser; and checks the rules themselves (a changed expected line fails).""
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import io
 import re

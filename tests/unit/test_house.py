@@ -44,7 +44,7 @@ class Module:
         return ".".join(base + ([node.module] if node.module else []))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def modules_of(top: str) -> dict:
     out = {}
     for path in sorted((ROOT / top).rglob("*.py")):

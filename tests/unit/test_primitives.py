@@ -1,7 +1,6 @@
 """The construct primitives: both directions, boundaries, compiled == interpreted, and
 lying lengths give typed errors."""
 
-import io
 
 import construct as c
 import pytest

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pathlib
 
+import construct as c
 import pytest
 import yaml
 
@@ -70,7 +71,7 @@ def test_result_set_packets_build_and_parse():
     end = {"header": connection.EOF_HEADER, "affected_rows": 0, "last_insert_id": 0,
            "status": ["AUTOCOMMIT"], "warnings": 0, "info": ""}
     assert connection.OkPacket.build(end) == b"\xfe\x00\x00\x02\x00\x00\x00"
-    with pytest.raises(Exception):
+    with pytest.raises(c.ValidationError):
         connection.OkPacket.build(dict(end, header=0x42))
     err = {"error_code": 1236, "sql_state": None, "message": "no"}
     assert connection.ErrPacket.build(err) == b"\xff\xd4\x04no"

@@ -8,8 +8,10 @@ from __future__ import annotations
 import io
 import pathlib
 
+import construct as c
 import pytest
 
+from binlog_schema.construct_ext.errors import ConstError
 from binlog_schema.errors import LimitError, TruncatedError
 from binlog_schema.protocol import framing, replication
 from binlog_schema.protocol.vectors import check_packet_vector
@@ -117,9 +119,9 @@ def test_compiled_stream_packet_and_header_agree_with_the_declarations():
         out = io.BytesIO()
         build(dict(got), out, this)
         assert out.getvalue() == data
-    with pytest.raises(Exception):
+    with pytest.raises(c.ConstError):
         replication.BinlogStreamPacket.parse(b"\x00abc", semi_sync=True)
-    with pytest.raises(Exception):
+    with pytest.raises(ConstError):
         parse(io.BytesIO(b"\x00abc"), {"_params": {"semi_sync": True}})
     hparse = compiled.unit("packet_header.parse")["parse"]
     hbuild = compiled.unit("packet_header.build")["build"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import construct as c
 import pytest
 
 from binlog_schema.protocol import auth, connection
@@ -102,7 +103,7 @@ def test_rsa_keys_load_and_others_are_refused(rsa_key):
 def test_clear_password_packet():
     assert connection.ClearPassword.parse(b"pw\0").password == b"pw"
     assert connection.ClearPassword.build({"password": b"p w"}) == b"p w\0"
-    with pytest.raises(Exception):
+    with pytest.raises(c.StreamError):
         connection.ClearPassword.parse(b"no terminator")
 
 

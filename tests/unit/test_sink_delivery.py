@@ -70,7 +70,7 @@ def test_a_group_is_handed_over_once_all_its_records_are_acknowledged():
 def test_a_transaction_larger_than_a_group_is_confirmed_in_parts_handed_over_whole():
     broker = Broker()
     d, delivered = _delivery(broker, group=10)
-    for part in range(3):
+    for _part in range(3):
         d.publish(_messages(7, 6))
         assert len(d.pending) < 10   # (confirmed each time the group fills)
     assert delivered == [] and broker.confirms == 1

@@ -46,8 +46,7 @@ T1 = {"name": "t1", "columns": [
 def records(data):
     for rec in BinlogReader(data):
         yield rec
-        for inner in rec.inner or ():
-            yield inner
+        yield from rec.inner or ()
 
 
 def kinds(data):
@@ -197,7 +196,7 @@ def test_sql_types_become_the_table_map_columns_the_server_writes():
         {"name": "k", "type": "INET6"},
         {"name": "l", "type": "FLOAT(30)"},
         {"name": "m", "type": "CHAR(4)", "binary": True, "charset": "utf8mb4"}])
-    a, b, c, d, e, f, g, h, i, j, k, l, m = cols
+    a, b, c, d, e, f, g, h, i, j, k, l, m = cols  # noqa: E741 - the columns' names
     assert (a.type, a.max_length, a.collation_id) == ("VARCHAR", 40, 45)
     assert (b.type, b.real_type, b.max_length, b.collation_id) == ("STRING", "STRING", 10, 8)
     assert (c.type, c.pack_length) == ("BLOB", 2) and (d.type, d.pack_length) == ("BLOB", 3)
@@ -299,7 +298,7 @@ def test_values_out_of_their_type(col, value, message):
     table = {"name": "t", "columns": [{"name": "id", "type": "INT", "nullable": False},
                                       {"name": "v", "type": col}], "primary_key": ["id"]}
     reject({"insert": "t", "rows": [{"id": 1, "v": value}]},
-           f"table t, insert row 1, column v: ", table)
+           "table t, insert row 1, column v: ", table)
     reject({"insert": "t", "rows": [{"id": 1, "v": value}]}, message, table)
 
 
