@@ -19,25 +19,32 @@ This module imports nothing of the package.
 
 from __future__ import annotations
 
-import importlib
-from typing import NamedTuple
 
+class Format:
+    """One output format (a plain class: ``typing`` is not imported at start-up)."""
 
-class Format(NamedTuple):
-    name: str        # the --format value
-    help: str        # its part of decode's --format help (formats with the same help: one part)
-    writer: str      # "module:Class" in this package, imported when the format is used
-    title: str = ""  # its name in stream's one-line help, when not its name
-    changes: bool = False   # one change record per row change (rows implied)
-    lazy: bool = True       # the writer parses what it needs (reader's decode="lazy")
-    records: bool = True    # each line a record: stream --to delivers them as messages
-    stream: bool = True     # a --format of stream
-    parallel: bool = True   # a large file may be decoded by worker processes (serial/parallel)
+    __slots__ = ("name", "help", "writer", "title", "changes", "lazy", "records", "stream",
+                 "parallel")
+
+    def __init__(self, name: str, help: str, writer: str, *, title: str = "",
+                 changes: bool = False, lazy: bool = True, records: bool = True,
+                 stream: bool = True, parallel: bool = True):
+        self.name = name          # the --format value
+        self.help = help          # its part of decode's --format help (formats with the
+        #                           same help: one part)
+        self.writer = writer      # "module:Class" in this package, imported when used
+        self.title = title        # its name in stream's one-line help, when not its name
+        self.changes = changes    # one change record per row change (rows implied)
+        self.lazy = lazy          # the writer parses what it needs (reader's decode="lazy")
+        self.records = records    # each line a record: stream --to delivers them as messages
+        self.stream = stream      # a --format of stream
+        self.parallel = parallel  # a large file may be decoded by worker processes (parallel)
 
     def writer_class(self):
         """The class that writes this format (its module imported now)."""
+        from importlib import import_module
         module, name = self.writer.split(":")
-        return getattr(importlib.import_module(f"{__package__}.{module}"), name)
+        return getattr(import_module(f"{__package__}.{module}"), name)
 
 
 _CHANGES = ("one change record per row change, as Maxwell's daemon and Debezium's MySQL "
