@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 
+from .serial.formats import DEFAULT, FORMATS, NAMES, help_text as format_help
 from .statuses import CLEAN, DAMAGED, STOPPED, epilog, worst
 
 
@@ -20,7 +21,7 @@ def cmd_decode(args) -> int:
     if any(getattr(args, o.dest) for o in FILTERS):
         selection = _selection(args, "decode")
     schema = None
-    rows = args.rows or args.format in ("maxwell", "debezium")  # (rows implied)
+    rows = args.rows or FORMATS[args.format].changes  # (rows implied: change records)
     if args.schema:
         if not rows:
             _usage_error("decode", "--schema names the columns of decoded rows: give --rows "
@@ -577,11 +578,7 @@ REFUSALS = ("A change that cannot be written or inverted (named with the file, e
 SPECS = [
     Cmd("decode", "one JSON object (or text line) per event", cmd_decode, [
         Opt("files", nargs="+", metavar="FILE", help=FILES_HELP),
-        Opt("--format", choices=("jsonl", "text", "maxwell", "debezium"), default="jsonl",
-            help="jsonl (default): one JSON object per event, with file, offset, type, "
-                 "header and body; text: mysqlbinlog-like lines (# at OFFSET, then the event); "
-                 "maxwell, debezium: one change record per row change, as Maxwell's daemon "
-                 "and Debezium's MySQL connector write them (rows implied; see the README)"),
+        Opt("--format", choices=NAMES, default=DEFAULT, help=format_help()),
         Opt("--start-position", type=_position, metavar="N",
             help="print the events that start at or after byte N (0 to 4: from the first "
                  "event). The FORMAT_DESCRIPTION before N is still read, for the context, "

@@ -42,6 +42,8 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from ..serial.formats import CHANGE_FORMATS
+
 PREFIX = "binlog_schema_"
 
 
@@ -146,7 +148,8 @@ class StreamMetrics:
         Counter, Gauge = _families()
         for name, text, value in (
                 ("events", "events delivered", self.events),
-                ("rows", "row changes delivered as records (maxwell, debezium)", self.rows),
+                ("rows", f"row changes delivered as records ({', '.join(CHANGE_FORMATS)})",
+                 self.rows),
                 ("transactions", "transactions delivered", self.transactions),
                 ("bytes", "bytes of the events delivered", self.bytes),
                 ("reconnects", "reconnections to the server", self.stream.reconnects)):

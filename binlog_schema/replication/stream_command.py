@@ -6,8 +6,13 @@ import json
 import os
 import sys
 
+from ..serial.formats import (DEFAULT, FORMATS, RECORD_FORMATS, STREAM_FORMATS, listing,
+                              titles)
 from ..sinks.delivery import GROUP
 from ..statuses import CLEAN, DAMAGED, STOPPED, USAGE, epilog, worst
+
+# the formats --to delivers: lines that are records (not text)
+DELIVERED = tuple(n for n in STREAM_FORMATS if n in RECORD_FORMATS)
 
 EPILOG = """The output is what `decode` writes for the server's files (the same records, offsets
 in the server's files, a ROTATE switching the file name), one complete transaction at a time,
@@ -39,8 +44,8 @@ STATUS_NOTE = ("0: the stream ended (without --stop-never: at the end of the ser
 
 
 def register(sub) -> None:
-    p = sub.add_parser("stream", help="stream a live server's binlog as a replica (JSON Lines, "
-                                      "text, maxwell, debezium)",
+    p = sub.add_parser("stream", help="stream a live server's binlog as a replica "
+                                      f"({titles(STREAM_FORMATS)})",
                        description="Connect to a MySQL or MariaDB server as a replica "
                                    "(COM_REGISTER_SLAVE, COM_BINLOG_DUMP) and write its "
                                    "binlog's events as they come.",
@@ -73,8 +78,8 @@ def register(sub) -> None:
                         "complete transaction (default: stop at the end of the last file)")
     p.add_argument("--rows", action="store_true",
                    help="add the typed row values to each rows event (as decode --rows)")
-    p.add_argument("--format", choices=("jsonl", "text", "maxwell", "debezium"),
-                   default="jsonl", help="as decode's --format (default jsonl)")
+    p.add_argument("--format", choices=STREAM_FORMATS, default=DEFAULT,
+                   help=f"as decode's --format (default {DEFAULT})")
     p.add_argument("--schema", action="append", metavar="FILE",
                    help="with rows: the schema where the stream starts, as mysqldump "
                         "--no-data or SHOW CREATE TABLE statements (repeatable). The schema "
@@ -101,8 +106,8 @@ def register(sub) -> None:
                    help="deliver the records to a broker instead of stdout: "
                         "redis://HOST:PORT/STREAM (Redis Streams), nats://HOST:PORT/SUBJECT "
                         "(NATS JetStream), amqp://HOST:PORT/EXCHANGE (RabbitMQ, publisher "
-                        "confirms); one message per line of --format jsonl, maxwell or "
-                        "debezium, with its record key and order key; the checkpoint "
+                        "confirms); one message per line of --format "
+                        f"{listing(DELIVERED)}, with its record key and order key; the checkpoint "
                         "(--resume) moves once the broker acknowledged a transaction's every "
                         "record (at least once: see the README)")
     p.add_argument("--retry-for", type=float, default=60.0, metavar="SECONDS",
@@ -200,9 +205,9 @@ def cmd_stream(args) -> int:
         print("binlog-schema stream: --gtid starts after a GTID set, --file/--position at a "
               "place in a file: give one of them", file=sys.stderr)
         return USAGE
-    if args.to and args.format == "text":
-        print("binlog-schema stream: --to delivers records: --format jsonl, maxwell or "
-              "debezium", file=sys.stderr)
+    if args.to and args.format not in DELIVERED:
+        print(f"binlog-schema stream: --to delivers records: --format {listing(DELIVERED)}",
+              file=sys.stderr)
         return USAGE
     if args.group < 1:
         print("binlog-schema stream: --group is a count of records: 1 or more",
@@ -238,7 +243,7 @@ def cmd_stream(args) -> int:
     def say(message):
         print(f"binlog-schema stream: {message}", file=sys.stderr, flush=True)
 
-    changes = args.format in ("maxwell", "debezium")
+    changes = FORMATS[args.format].changes
     counted = args.metrics and changes and not args.to   # (rows: the records written)
     out = _counted_output() if counted else Output()
     status = CLEAN

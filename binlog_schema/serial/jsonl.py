@@ -302,6 +302,18 @@ class EventLines:
         return body, value.get("checksum")
 
 
+class EventWriter:
+    """``--format jsonl``: the :class:`EventLines` of one file's event records to ``out`` (an
+    ``add``, ``add_parts`` pair: see :meth:`EventLines.write` and :mod:`.formats`)."""
+
+    def __init__(self, path, out, decoder=None, binary: str = "hex"):
+        self.lines, self.out, self.decoder, self.binary = EventLines(path), out, decoder, binary
+
+    def write(self, records, on_error=None) -> None:
+        out = self.out
+        self.lines.write(records, out.add, self.decoder, self.binary, out.add_parts, on_error)
+
+
 def _header_json(raw, ctx) -> str:
     """The JSON text of an event's header, by the compiled declaration."""
     return envelope.fast_json()[0](BytesIO(raw), {"_params": envelope.params_of(ctx)})

@@ -35,6 +35,7 @@ from ..mysql.codes import (CONTEXT_KINDS, EXECUTE_LOAD_QUERY_EVENT, GTID_KINDS,
 from ..statuses import CLEAN, DAMAGED, STOPPED, worst
 from ..scanning import Blocks, codes_except
 from ..stream import MAX_EVENT_SIZE, BinlogReader
+from .formats import DEFAULT, FORMATS
 from .write import Output, rows_summary, write_events
 
 MIN_SIZE = 1 << 20  # smaller files are decoded by the calling process alone
@@ -251,7 +252,7 @@ def write_file(path, out: Output, *, workers: int | None = None, min_size: int =
     file's start (``file_index``: the file's place), left at its end (see the module).
     ``progress``: a :class:`~.progress.Progress` told what the workers have written."""
     workers = worker_count() if workers is None else workers
-    if options.get("fmt") in ("maxwell", "debezium"):
+    if not FORMATS[options.get("fmt", DEFAULT)].parallel:
         return None  # (change records: one process follows the transactions and tables)
     if workers < 2 or not hasattr(os, "fork") or options.get("skip_errors"):
         return None  # (with skip_errors, one account of the whole file: one process)

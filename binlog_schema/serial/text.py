@@ -12,6 +12,34 @@ from ..mysql.codes import (ANNOTATE_ROWS_EVENT, ANONYMOUS_GTID_LOG_EVENT, DELETE
                            XID_EVENT)
 
 
+
+class TextWriter:
+    """``--format text``: the lines of one file's event records (and, with ``decoder``, a
+    RowDecoder, their rows and schema errors) to ``out`` (see :mod:`.formats`)."""
+
+    def __init__(self, path, out, decoder=None, binary: str = "hex"):
+        self.path, self.out, self.decoder, self.binary = path, out, decoder, binary
+
+    def write(self, records, on_error=None) -> None:
+        out, decoder, binary = self.out, self.decoder, self.binary
+        for rec in records:
+            for r in (rec,) if rec.inner is None else (rec, *rec.inner):
+                kind = r.kind
+                if r.error is not None and on_error is None:
+                    raise r.error
+                problem = None
+                if decoder is not None and kind in decoder.state_kinds and r.value is not None:
+                    decoder.feed_one(r)
+                    problem, decoder.last_problem = decoder.last_problem, None
+                out.add(event_lines(r))
+                if problem is not None:
+                    out.add(f"# schema error: {problem}")
+                if decoder is not None and kind in ROWS_KINDS:
+                    for line in rows_lines(r, decoder, binary):
+                        out.add(line)
+                if r.error is not None:
+                    on_error(r)
+
 def event_lines(rec) -> str:
     """The comment (and statement) lines of one event."""
     v = rec.value

@@ -8,10 +8,10 @@ import sys
 
 from ..errors import BinlogError
 from ..statuses import CLEAN, DAMAGED, STOPPED
-from ..mysql.codes import ROWS_KINDS
 from ..mysql.codes import TABLE_MAP_EVENT, TRANSACTION_PAYLOAD_EVENT
 from ..stream import BinlogReader
 from . import jsonl
+from .formats import FORMATS
 
 
 class Output:
@@ -134,10 +134,6 @@ def _noting_snap(reader, records, path, out, err):
         _snap_note(reader, path, out, err)
 
 
-# the formats of change records (:mod:`.change_records`): one line per row change
-CHANGE_FORMATS = ("maxwell", "debezium")
-
-
 
 class Account:
     """What reading one file with ``--skip-errors`` met: the events decoded, the events with
@@ -214,11 +210,11 @@ def write_events(path, out: Output, *, fmt: str = "jsonl", rows: bool = False,
     counts are added to it instead, for a caller that decodes a file in parts; ``resolved``:
     such a caller's table maps as the history resolved them, instead of ``schema``: see
     :meth:`RowDecoder.resolutions`)."""
-    jsonl_format = fmt == "jsonl"
-    changes = fmt in CHANGE_FORMATS  # change records (maxwell, debezium): rows implied
+    form = FORMATS[fmt]
+    changes = form.changes  # change records (maxwell, debezium): rows implied
     # JSON Lines: events are parsed when their line needs it (a body seen before is not)
     reader = BinlogReader(path, start=start, stop=stop, types=types, skip_errors=skip_errors,
-                          decode="lazy" if jsonl_format or changes else True, resume=resume)
+                          decode="lazy" if form.lazy else True, resume=resume)
     account = Account(path, out, err) if skip_errors else None
     on_error = account.problem if account is not None else None
     records = account.counted(reader) if account is not None else reader
@@ -277,31 +273,28 @@ def write_events(path, out: Output, *, fmt: str = "jsonl", rows: bool = False,
 
 
 class RecordWriter:
-    """The records of one file written to ``out`` in format ``fmt`` (jsonl, text, maxwell,
-    debezium), with the rows of ``decoder`` (a RowDecoder, or None); :meth:`write` may be
-    called for successive parts of the file's records (a stream's transactions)."""
+    """The records of one file written to ``out`` in format ``fmt`` (a name of
+    :data:`.formats.FORMATS`), with the rows of ``decoder`` (a RowDecoder, or None);
+    :meth:`write` may be called for successive parts of the file's records (a stream's
+    transactions). ``changes``: the format's :class:`.change_records.ChangeWriter` (change
+    records), else None."""
 
     def __init__(self, path, out: Output, fmt: str = "jsonl", decoder=None,
                  binary: str = "hex"):
         self.path, self.out, self.fmt, self.decoder, self.binary = path, out, fmt, decoder, binary
-        if fmt in CHANGE_FORMATS:
-            if fmt == "maxwell":
-                from .maxwell import MaxwellWriter as Writer
-            else:
-                from .debezium import DebeziumWriter as Writer
-            self.changes = Writer(path, out.add, decoder)
-        elif fmt == "jsonl":
-            self.lines = jsonl.EventLines(path)
+        form = FORMATS[fmt]
+        writer = form.writer_class()
+        if form.changes:
+            self.changes, self.lines = writer(path, out.add, decoder), None
+        else:
+            self.changes, self.lines = None, writer(path, out, decoder, binary)
 
     def write(self, records, on_error=None) -> None:
-        out, decoder = self.out, self.decoder
-        if self.fmt in CHANGE_FORMATS:
+        if self.changes is not None:
             from .change_records import write_change_records
             write_change_records(self.path, records, self.changes, on_error)
-        elif self.fmt == "jsonl":
-            self.lines.write(records, out.add, decoder, self.binary, out.add_parts, on_error)
         else:
-            _write_text(records, out, decoder, self.binary, on_error)
+            self.lines.write(records, on_error)
 
 
 def rows_summary(path, statements: dict, decoder=None) -> list:
@@ -319,27 +312,6 @@ def rows_summary(path, statements: dict, decoder=None) -> list:
                      f"it, {len(decoder.problems)} disagreeing (reported), "
                      f"{len(decoder.notices)} notes")
     return lines
-
-
-def _write_text(records, out, decoder, binary, on_error) -> None:
-    from . import text
-    for rec in records:
-        for r in (rec,) if rec.inner is None else _records(rec):
-            kind = r.kind
-            if r.error is not None and on_error is None:
-                raise r.error
-            problem = None
-            if decoder is not None and kind in decoder.state_kinds and r.value is not None:
-                decoder.feed_one(r)
-                problem, decoder.last_problem = decoder.last_problem, None
-            out.add(text.event_lines(r))
-            if problem is not None:
-                out.add(f"# schema error: {problem}")
-            if decoder is not None and kind in ROWS_KINDS:
-                for line in text.rows_lines(r, decoder, binary):
-                    out.add(line)
-            if r.error is not None:
-                on_error(r)
 
 
 def write_table_maps(path, out: Output, err=None, skip_errors: bool = False) -> int:

@@ -21,10 +21,10 @@ from __future__ import annotations
 from ..model.transactions import file_sequence, gtid_of, order_key
 from ..mysql.codes import GTID_KINDS, ROWS_KINDS
 from ..serial.change_records import record_key, table_key
-from ..serial.write import CHANGE_FORMATS, RecordWriter
+from ..serial.formats import FORMATS
+from ..serial.write import RecordWriter
 from .base import Message
 
-FORMATS = ("jsonl", *CHANGE_FORMATS)   # (text lines are no records)
 
 
 class Outbox:
@@ -35,7 +35,7 @@ class Outbox:
         self.deliver, self.chunk = deliver, chunk
         self.sequence = file_sequence(str(path))
         self.writer = RecordWriter(path, self, fmt, decoder, binary)
-        if fmt in CHANGE_FORMATS:
+        if FORMATS[fmt].changes:
             self.writer.changes.keyed = True
         self.messages: list = []
         self.gtid = None
@@ -47,7 +47,7 @@ class Outbox:
     def write(self, batch, gtid, on_error=None) -> None:
         """One transaction's records (``gtid``: its GTID or None), all handed to ``deliver``."""
         self.gtid = gtid
-        if self.fmt in CHANGE_FORMATS:
+        if self.writer.changes is not None:
             self.writer.write(batch, on_error)
         else:
             for rec in batch:
