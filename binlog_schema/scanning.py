@@ -528,9 +528,11 @@ def _led_to(blocks: Blocks, weak: list, proof: int, end: int, ctx, max_size: int
             damaged: bytes, proof_head: int | None = None) -> int:
     """The first of the ``weak`` candidates (offset, size) from which the sizes lead, from
     one plausible header to the next, to ``proof`` exactly, or that ends by ``proof`` with a
-    header consistent with a neighbour's: the ``damaged`` header's or the proof's (at
+    header consistent with a neighbour's: the ``damaged`` header's, the proof's (at
     ``proof_head``, by default ``proof``: a second file's FORMAT_DESCRIPTION is after its
-    magic number); the same server id, a timestamp within a day. Else ``proof``."""
+    magic number) or the header its own size leads to (where the damage made garbage of both
+    the damaged header and the proof's timestamp, the event after it still vouches); the same
+    server id, a timestamp within a day. Else ``proof``."""
     if not weak:
         return proof
     neighbours = (damaged, blocks.at(proof if proof_head is None else proof_head, HEADER_SIZE))
@@ -546,7 +548,8 @@ def _led_to(blocks: Blocks, weak: list, proof: int, end: int, ctx, max_size: int
         if p + size <= proof:
             head = blocks.at(p, HEADER_SIZE)
             stamp = int.from_bytes(head[:4], "little")
-            for other in neighbours:
+            after = (blocks.at(p + size, HEADER_SIZE),) if p + size < proof else ()
+            for other in neighbours + after:
                 if len(other) == HEADER_SIZE and other[5:9] == head[5:9] and \
                         abs(int.from_bytes(other[:4], "little") - stamp) <= DAY:
                     return p

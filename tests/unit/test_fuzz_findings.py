@@ -283,8 +283,16 @@ DAMAGE_FINDINGS = {
     # body. Only the header after it vouches for the QUERY; it ends by the next proof, a
     # FORMAT_DESCRIPTION with its server id and timestamp (before, only a proof by log
     # positions counted as a neighbour: the QUERY was SKIPPED)
+    # a relay log's FORMAT_DESCRIPTION, ROTATE and FORMAT_DESCRIPTION copied after a QUERY
+    # whose size lands inside the copy: the copied ROTATE ends on the copied
+    # FORMAT_DESCRIPTION (its server id, its timestamp), but the damaged header is garbage
+    # and the next proof's timestamp damaged (before, only those two were neighbours: the
+    # ROTATE was SKIPPED)
     "damage": ["acc9eba7e4f8b2cdf6d818f92f",
-               "010000001b083eac01a9963bd8927f000000002800001357d5225f5de0951db8fa07bb"],
+               "010000001b083eac01a9963bd8927f000000002800001357d5225f5de0951db8fa07bb",
+               "5069cd7954ab2c8fbf28ffffa0892805b3c85ed246a41ee4cbde91bc0d2fad1767b801000000"
+               "000000005e5e5e5e5eab2c8fbfffffffa0895e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e56"
+               "dfdfffffdfdfdfdfdfab18269a25"],
     # a v3 file whose START_EVENT_V3 has bytes inserted and its size 76: no event for the
     # whole-file reader, one for the split reader
     "split": ["59eaec711f0b65dc",
