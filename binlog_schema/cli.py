@@ -598,7 +598,7 @@ SPECS = [
         Opt("--skip-errors", action="store_true", help=SKIP_ERRORS_HELP),
         Opt("--rows", action="store_true",
             help="add the typed row values to each rows event (decoded through the TABLE_MAP "
-                 "in force; JSON-safe forms: see the README)"),
+                 "in force; JSON-safe forms: see docs/decode.md)"),
         Opt("--binary", choices=("hex", "base64"), default="hex",
             help="how binary values are written with --rows: hex (default) or base64"),
         Opt("--schema", action="append", metavar="FILE",
@@ -681,7 +681,7 @@ SPECS = [
         Opt("files", nargs="+", metavar="FILE", help=FILES_HELP + "; in binlog order"),
         Opt("--format", choices=("table", "json"), default="table",
             help="table (default): sections of aligned columns, 100 characters wide; json: "
-                 "every figure, with the keys the README documents"),
+                 "every figure, with the keys docs/insight.md documents"),
         Opt("--html", metavar="FILE",
             help="also write a report page to FILE: charts of writes per table over time, "
                  "transaction sizes and durations, top tables and transactions; one "

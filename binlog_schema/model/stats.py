@@ -2,7 +2,7 @@
 
 :class:`Stats` is fed event records (:meth:`Stats.count`) and merges with another
 (:meth:`Stats.merge`: the parts of a file read by several processes, the files of an
-archive), then gives one JSON-safe dict (:meth:`Stats.to_dict`, the keys the README
+archive), then gives one JSON-safe dict (:meth:`Stats.to_dict`, the keys docs/insight.md
 documents):
 
 * per table: row changes by operation, rows events and their bytes;
@@ -393,7 +393,7 @@ class Stats:
         return bool(self.skipped or self.undecodable)
 
     def to_dict(self) -> dict:
-        """The figures as JSON-safe values, with the keys the README documents (sorted
+        """The figures as JSON-safe values, with the keys docs/insight.md documents (sorted
         as it says, so that equal counts give equal documents)."""
         files = [{"file": f, "size": size, "events": n, "first_timestamp": a,
                   "last_timestamp": b} for f, size, n, a, b in self.files]

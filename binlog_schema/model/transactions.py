@@ -1,7 +1,7 @@
 """Transactions around row changes: what a change record carries besides its row.
 
 * :func:`order_key`: one string per row change, ordered as the changes are in the binlog (see
-  the README's "Change records"): the file's sequence number, the event's offset, the
+  docs/decode.md's "Change records"): the file's sequence number, the event's offset, the
   position inside a compressed transaction payload and the row's index in its event, each
   zero-padded to a fixed width, so that comparing the strings compares the changes.
 * :class:`Transactions`: follows the events of a stream and knows the transaction in force:

@@ -221,7 +221,7 @@ def add_stats(sub):
                    "any Hadoop filesystem (file:, hdfs:, s3a:, ...)")
     t.add_argument("--format", choices=("table", "json"), default="table",
                    help="table (default): as 'stats' prints it; json: every figure, with the "
-                   "keys the README documents")
+                   "keys docs/insight.md documents")
     t.add_argument("--html", metavar="FILE",
                    help="also write the report page to FILE (a local file, as 'stats --html')")
     t.add_argument("--top", type=int, default=DEFAULT_TOP, metavar="N",

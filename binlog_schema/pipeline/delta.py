@@ -3,7 +3,7 @@
 
 * :func:`commit_parts`: the Parquet part files in a directory (the tasks' or Spark's) become
   a Delta table in place: one commit of add actions for the files as they are (no byte
-  copied: the commit of a 100k-row table takes milliseconds, see the README);
+  copied: the commit of a 100k-row table takes milliseconds, see docs/spark.md);
 * :func:`replace_table`: a directory of staged files becomes the whole content of a table
   (created when absent, its schema may change): the files are moved into the table's
   directory, then one commit removes the old files from the table and adds the new ones,

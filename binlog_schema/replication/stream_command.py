@@ -109,7 +109,7 @@ def register(sub) -> None:
                         "confirms); one message per line of --format "
                         f"{listing(DELIVERED)}, with its record key and order key; the checkpoint "
                         "(--resume) moves once the broker acknowledged a transaction's every "
-                        "record (at least once: see the README)")
+                        "record (at least once: see docs/replication.md)")
     p.add_argument("--retry-for", type=float, default=60.0, metavar="SECONDS",
                    help="with --to: how long a broker that cannot be reached is retried "
                         "(backoff, a stderr line per retry) before the stream stops with "

@@ -15,12 +15,12 @@ takes them. The top-level ``ts_*`` are, for Debezium, the time the connector pro
 event; here the same as the source's (the output depends on the file alone). ``pos``: the
 rows event's offset; ``row``: the row's index in it; ``thread``: the BEGIN's thread id
 (null where there is none); ``gtid``: null without one; ``query``: null (Debezium's
-``include.query`` is off by default); ``sequence``: this package's order key (see the
-README); ``transaction`` as with ``provide.transaction.metadata`` (``id``: the GTID, else
+``include.query`` is off by default); ``sequence``: this package's order key (see
+docs/decode.md); ``transaction`` as with ``provide.transaction.metadata`` (``id``: the GTID, else
 ``FILE:OFFSET`` of the transaction's first event). Values: Debezium's default
 representation per type (``time.precision.mode=adaptive_time_microseconds``,
 ``binary.handling.mode=bytes``, ``bigint.unsigned.handling.mode=long``), decimals with
-``decimal.handling.mode=string``: the README's table.
+``decimal.handling.mode=string``: docs/decode.md's table.
 """
 
 from __future__ import annotations

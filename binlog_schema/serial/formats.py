@@ -48,7 +48,7 @@ class Format:
 
 
 _CHANGES = ("one change record per row change, as Maxwell's daemon and Debezium's MySQL "
-            "connector write them (rows implied; see the README)")
+            "connector write them (rows implied; see docs/decode.md)")
 
 FORMATS = {f.name: f for f in (
     Format("jsonl", "one JSON object per event, with file, offset, type, header and body",

@@ -7,11 +7,11 @@ with every output option whose value a binlog file gives switched on.
      "position": "FILE:OFFSET" (the rows event), "gtid" (when the transaction has one),
      "server_id", "thread_id" (the BEGIN's, when there is one), "schema_id" (the table's
      schema version, when the decoder has a schema history), "order_key" (this package's,
-     see the README), "primary_key": [values in key order], "primary_key_columns": [names]
+     see docs/decode.md), "primary_key": [values in key order], "primary_key_columns": [names]
      (both when the key is known: FULL metadata or the schema), "data": {...},
      "old": {the changed columns' values before} (updates)}
 
-Values per type as Maxwell's column definitions write them (see the README's table). The
+Values per type as Maxwell's column definitions write them (see docs/decode.md's table). The
 XID is on every row of a transaction and is known at its commit: a transaction's records are
 kept until then (:class:`~binlog_schema.model.transactions.Pending`: bounded memory, the
 rest in a temporary file).
