@@ -204,6 +204,8 @@ class BinlogReader:
         self.tail: Tail | None = None
         self.table_maps: dict = {}
         self._read = 0
+        self._fde_end = None  # where the last FORMAT_DESCRIPTION read ends
+        self._misplaced = None  # a START_ENCRYPTION refused as damage (its offset)
         self._walked = None   # the header walk in progress (which counts what it passes over)
         self.snapped: tuple | None = None
 
@@ -435,7 +437,7 @@ class BinlogReader:
         if no_context:
             return True
         return code == START_ENCRYPTION_EVENT and not isinstance(rec.error, ChecksumError) \
-            and self.ctx.flavor != "mysql"
+            and self.ctx.flavor != "mysql" and rec.offset != self._misplaced
 
     def _damage(self, pos, head, size, end, nxt) -> BinlogError:
         """Why the bytes from ``pos`` (to ``nxt``, the next good event, None: the end) are
@@ -520,9 +522,25 @@ class BinlogReader:
                     rec.error = err
                     return rec
                 self.ctx = context_from_fde(body, ctx)
+                self._fde_end = pos + len(raw)
             elif code == START_EVENT_V3:
                 self.ctx = context_from_start_v3(rec.value["body"], ctx)
             elif code == START_ENCRYPTION_EVENT:
+                # a server writes it right after the FORMAT_DESCRIPTION, its body whole: one
+                # elsewhere, or with bytes after its body, is a damaged type code, not the
+                # start of ciphertext (the events after it are read as they are)
+                if pos != self._fde_end or rec.value.get("trailing"):
+                    err = FormatError(
+                        "a START_ENCRYPTION_EVENT " + ("with bytes after its body" if
+                                                       pos == self._fde_end else
+                                                       "not right after the FORMAT_DESCRIPTION")
+                        + ": no server writes one so (a damaged type code?); the events after "
+                        "it are not taken as encrypted", offset=pos + TYPE_AT,
+                        path="header.type_code")
+                    if not self.skip_errors:
+                        raise err
+                    rec.error, self._misplaced = err, pos
+                    return rec if wanted else None
                 self.ctx = ctx.replace(encrypted=True)
             elif code == TABLE_MAP_EVENT:
                 self.table_maps[rec.value["body"]["table_id"]] = rec.value

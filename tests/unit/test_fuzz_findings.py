@@ -292,7 +292,11 @@ DAMAGE_FINDINGS = {
                "010000001b083eac01a9963bd8927f000000002800001357d5225f5de0951db8fa07bb",
                "5069cd7954ab2c8fbf28ffffa0892805b3c85ed246a41ee4cbde91bc0d2fad1767b801000000"
                "000000005e5e5e5e5eab2c8fbfffffffa0895e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e56"
-               "dfdfffffdfdfdfdfdfab18269a25"],
+               "dfdfffffdfdfdfdfdfab18269a25",
+               # a byte flipped into START_ENCRYPTION's type code, mid-file (log positions
+               # prove its size): the events after it were taken as ciphertext, untouched
+               # ones with them
+               "c05acbffa5ffffffffff5aff478d1ff226"],
     # a v3 file whose START_EVENT_V3 has bytes inserted and its size 76: no event for the
     # whole-file reader, one for the split reader
     "split": ["59eaec711f0b65dc",
