@@ -750,7 +750,8 @@ def damage(data: bytes):
     each SKIPPED record has an error; the status is 3 when something was skipped or had an
     error, else 0 and then the file is the original; every whole copy of an original event
     read in its own file's context (the last FORMAT_DESCRIPTION read before it is an untouched
-    one of its file; a FORMAT_DESCRIPTION itself in any) is an event record at its new offset,
+    one of its file, and no second file's magic number is between them; a FORMAT_DESCRIPTION
+    itself in any) is an event record at its new offset,
     with its bytes and without error. Without checksums the log positions prove sizes where
     they can (:func:`proven_by_log_positions`): an event they prove is never missing (unless
     they prove the record that holds it too: a header the damage left whole over a body it
@@ -781,7 +782,7 @@ def damage(data: bytes):
     except Exception as e:  # noqa: BLE001
         raise untyped("decode --skip-errors", e) from None
     lines = [json.loads(x) for x in out.getvalue().splitlines()]
-    pos, records, troubled = 4, {}, False
+    pos, records, troubled, magics = 4, {}, False, []
     for d in lines:
         if "in_payload_at" in d:
             troubled = troubled or "error" in d
@@ -793,6 +794,8 @@ def damage(data: bytes):
             if not d.get("error") or d["size"] <= 0:
                 raise Finding(f"SKIPPED record at {pos} without error or size: {d}")
             size, troubled = d["size"], True
+            if d["error"].get("path") == "magic":   # (a second file starts: its context)
+                magics.append(pos)
         else:
             size = d["header"]["event_size"]
             troubled = troubled or "error" in d
@@ -809,8 +812,10 @@ def damage(data: bytes):
     untouched = _untouched(src, groups)
     # the file whose context reads each event: the last context event read before it (one
     # of an original's, untouched; another: no original's events are expected after it)
-    contexts, group = [], None
+    contexts, group, m = [], None, 0
     for off in spans:
+        while m < len(magics) and magics[m] < off:   # (a second file's magic number ends
+            group, m = None, m + 1                     # the context before it)
         d = records[off][1]
         if d["type"] in ("FORMAT_DESCRIPTION_EVENT", "START_EVENT_V3") and "error" not in d:
             group = untouched[off][2] if off in untouched else None
@@ -819,7 +824,8 @@ def damage(data: bytes):
         context_event = raw[4] == FORMAT_DESCRIPTION_EVENT or (
             raw[4] == START_EVENT_V3 and off == 4)
         j = bisect.bisect_left(spans, off) - 1
-        if not context_event and (j < 0 or contexts[j] != k):
+        if not context_event and (j < 0 or contexts[j] != k or any(
+                spans[j] < mg < off for mg in magics)):
             continue  # (read in another file's context, or in none)
         got = records.get(off)
         if got is not None and got[0] == len(raw) and "error" not in got[1]:

@@ -296,7 +296,12 @@ DAMAGE_FINDINGS = {
                # a byte flipped into START_ENCRYPTION's type code, mid-file (log positions
                # prove its size): the events after it were taken as ciphertext, untouched
                # ones with them
-               "c05acbffa5ffffffffff5aff478d1ff226"],
+               "c05acbffa5ffffffffff5aff478d1ff226",
+               # (the harness's: a file without checksums, then a second file whose
+               # FORMAT_DESCRIPTION is damaged, the first file's events copied after it: read
+               # in no context, as the second file's magic number says, not the first file's)
+               "404040404040404040404093bbbbbbbb0000000000000073697a6540404093bbbbbbbb000000"
+               "00fbffff72697a6500bbbbbbbb9393ae683b76"],
     # a v3 file whose START_EVENT_V3 has bytes inserted and its size 76: no event for the
     # whole-file reader, one for the split reader
     "split": ["59eaec711f0b65dc",
