@@ -262,6 +262,13 @@ def chains(ctx) -> bool:
     return ctx.binlog_version >= 3 and not ctx.checksum and not ctx.encrypted
 
 
+def _stores_end(head: bytes, ctx) -> bool:
+    """Whether the log position of ``head`` is its event's end: a v4 header's, and a
+    FORMAT_DESCRIPTION's in any context (only v4 has one: a v4 file after a v3 one, files
+    concatenated, starts with it while the v3 context is in force)."""
+    return ctx.binlog_version >= 4 or head[TYPE_AT] == FORMAT_DESCRIPTION_EVENT
+
+
 def log_start(head: bytes, size: int, ctx) -> int | None:
     """Where the log position of ``head`` (an event of ``size`` bytes) says its event
     starts, in the server's numbering (the file's offsets in its own binlog; its source's in
@@ -270,7 +277,7 @@ def log_start(head: bytes, size: int, ctx) -> int | None:
     at = log_pos_of(head)
     if not at:
         return None
-    return (at - size) & _WRAP if ctx.binlog_version >= 4 else at
+    return (at - size) & _WRAP if _stores_end(head, ctx) else at
 
 
 def log_next(head: bytes, size: int, ctx) -> int | None:
@@ -279,7 +286,7 @@ def log_next(head: bytes, size: int, ctx) -> int | None:
     at = log_pos_of(head)
     if not at:
         return None
-    return at if ctx.binlog_version >= 4 else (at + size) & _WRAP
+    return at if _stores_end(head, ctx) else (at + size) & _WRAP
 
 
 def proven(blocks: Blocks, pos: int, size: int, end: int, ctx, max_size: int,

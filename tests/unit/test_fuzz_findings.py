@@ -301,7 +301,11 @@ DAMAGE_FINDINGS = {
                # FORMAT_DESCRIPTION is damaged, the first file's events copied after it: read
                # in no context, as the second file's magic number says, not the first file's)
                "404040404040404040404093bbbbbbbb0000000000000073697a6540404093bbbbbbbb000000"
-               "00fbffff72697a6500bbbbbbbb9393ae683b76"],
+               "00fbffff72697a6500bbbbbbbb9393ae683b76",
+               # a v3 file cut, then a v4 file without checksums: the FORMAT_DESCRIPTION's
+               # log position was read as a v3 one (its start), so it proved nothing of the
+               # QUERY after it, whose next header is damaged: SKIPPED though proven
+               "6826fc5b01000e4021279e96"],
     # a v3 file whose START_EVENT_V3 has bytes inserted and its size 76: no event for the
     # whole-file reader, one for the split reader
     "split": ["59eaec711f0b65dc",
