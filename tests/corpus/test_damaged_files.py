@@ -471,6 +471,18 @@ def unchecked(corpus):
     return damage.load_originals(corpus, files=damage.UNCHECKED)
 
 
+def _tiling_events(d):
+    """{offset: record} of the events the recovering reader reads from the damaged file
+    ``d``, after checking that its records tile the file from 4 to its end."""
+    records = list(BinlogReader(d.data, skip_errors=True))
+    pos = 4
+    for r in records:
+        assert r.offset == pos, d.name
+        pos = r.gap[1] if r.gap is not None else pos + len(r.raw)
+    assert pos == len(d.data), d.name
+    return {r.offset: r for r in records if r.gap is None}
+
+
 @pytest.mark.parametrize("key", list(damage.UNCHECKED))
 def test_without_checksums_the_log_positions_keep_every_untouched_event(unchecked, tmp_path,
                                                                         key):
@@ -505,13 +517,7 @@ def test_without_checksums_no_untouched_event_is_lost_wherever_the_damage(unchec
     cases += [damage.zeroed_block(data, start, 421, checksums=False)
               for start in range(fde_end, len(data) - 421, step)]
     for d in cases:
-        records = list(BinlogReader(d.data, skip_errors=True))
-        pos = 4
-        for r in records:
-            assert r.offset == pos, d.name
-            pos = r.gap[1] if r.gap is not None else pos + len(r.raw)
-        assert pos == len(d.data), d.name
-        by_offset = {r.offset: r for r in records if r.gap is None}
+        by_offset = _tiling_events(d)
         for off, raw in events:
             if not d.touched(off, len(raw)):
                 got = by_offset.get(off)
@@ -560,13 +566,7 @@ def test_where_log_positions_are_not_offsets_the_chain_proves_only_where_it_hold
               for start in range(fde_end, len(data) - size, (len(data) - fde_end) // 40)]
     lost = 0
     for d in cases:
-        records = list(BinlogReader(d.data, skip_errors=True))
-        pos = 4
-        for r in records:
-            assert r.offset == pos, d.name
-            pos = r.gap[1] if r.gap is not None else pos + len(r.raw)
-        assert pos == len(d.data), d.name
-        by_offset = {r.offset: r for r in records if r.gap is None}
+        by_offset = _tiling_events(d)
         ends = {o + len(r.raw): o for o, r in by_offset.items()}
         untouched = {o: (raw,) for o, raw in events if not d.touched(o, len(raw))}
         for off, (raw,) in untouched.items():
