@@ -296,13 +296,8 @@ class Connection:
         except ValueError as e:
             self.err(server_sql.ER_UNKNOWN_QUERY, f"binlog-schema serve: {e}", "42000")
             return
-        answer = server_sql.answer(self.session, server_sql.bind(stmt.sql, values))
-        if isinstance(answer, server_sql.Result):
-            self.binary_result(answer)
-        elif isinstance(answer, server_sql.Ok):
-            self.ok(answer.info)
-        else:
-            self.err(answer.code, answer.message, answer.state)
+        self.reply(server_sql.answer(self.session, server_sql.bind(stmt.sql, values)),
+                   self.binary_result)
 
     def binary_result(self, result: server_sql.Result):
         """A result set of the binary protocol (rows as BinaryRow)."""
@@ -326,9 +321,13 @@ class Connection:
                                       "warnings": 0, "info": ""})
 
     def query(self, sql: str):
-        answer = server_sql.answer(self.session, sql)
+        self.reply(server_sql.answer(self.session, sql), self.result)
+
+    def reply(self, answer, result):
+        """Send ``answer`` (server_sql's Result, Ok or error): a Result through ``result``
+        (text or binary rows)."""
         if isinstance(answer, server_sql.Result):
-            self.result(answer)
+            result(answer)
         elif isinstance(answer, server_sql.Ok):
             self.ok(answer.info)
         else:
