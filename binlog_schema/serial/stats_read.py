@@ -59,7 +59,7 @@ def file_stats(path, *, top, max_event_size, matcher=None, schema=None, file_ind
         return None, STOPPED, [f"{path}: {os_problem(e)}"]
     stats = None
     if schema is None and matcher is None and opener is None:
-        stats = _parallel(path, size, top, max_event_size, workers, progress)
+        stats = _parallel(path, size, top, max_event_size, workers, progress, file_index)
     if stats is None:
         stats = Stats(top, max_event_size)
         try:
@@ -124,9 +124,10 @@ def read_stats(paths, *, top, max_event_size, matcher=None, schema=None, progres
 # ------------------------------------------------------------------ several processes
 
 
-def _parallel(path, size, top, max_event_size, workers, progress):
+def _parallel(path, size, top, max_event_size, workers, progress, file_index):
     """The file's :class:`Stats` counted by worker processes, or None when it is not one to
-    share (small, one core, no fork) or a worker met damage (the caller reads it again)."""
+    share (small, one core, no fork) or a worker met damage (the caller reads it again).
+    ``file_index``: the file's place among the files (ties among the top transactions)."""
     from .parallel import MIN_SIZE, SEGMENT, plan, worker_count
     workers = worker_count() if workers is None else workers
     if workers < 2 or size < MIN_SIZE or not hasattr(os, "fork"):
@@ -154,7 +155,7 @@ def _parallel(path, size, top, max_event_size, workers, progress):
                         continue
                     reader = BinlogReader(path, decode="lazy", stop=stop,
                                           resume=None if start is None else (start, ctx))
-                    _count(part, path, reader, None, 0, None)
+                    _count(part, path, reader, None, file_index, None)
                     if reader.tail is not None:
                         raise BinlogError("a last event cut short", offset=reader.tail.offset)
                     if done_w is not None:

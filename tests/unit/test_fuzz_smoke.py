@@ -148,6 +148,21 @@ def test_planted_hang_is_found(monkeypatch):
         harness.guarded(spins)(b"x")
 
 
+def test_planted_allocation_is_found_and_an_earlier_peak_is_not_blamed(monkeypatch):
+    """An input that raises the process's peak RSS past the limit is a finding; in a process
+    already past it (a test run that read large files before), an input that allocates
+    little is not."""
+    monkeypatch.setattr(harness, "RSS_LIMIT_MB", harness.peak_rss_mb() + 16)
+
+    def allocates(data):
+        block = bytearray(256 << 20)
+        block[::4096] = b"x" * len(block[::4096])   # (every page touched)
+    with pytest.raises(harness.Finding, match="peak RSS"):
+        harness.guarded(allocates)(b"x")
+    monkeypatch.setattr(harness, "RSS_LIMIT_MB", 1)
+    harness.guarded(lambda data: bytes(data))(b"x")
+
+
 def test_stream_target_checks_coverage_of_the_file(monkeypatch, corpus):
     """Recovery mode must account for every byte: a reader that silently drops a range is a
     finding."""
