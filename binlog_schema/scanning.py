@@ -539,7 +539,9 @@ def _led_to(blocks: Blocks, weak: list, proof: int, end: int, ctx, max_size: int
     ``proof_head``, by default ``proof``: a second file's FORMAT_DESCRIPTION is after its
     magic number) or the header its own size leads to (where the damage made garbage of both
     the damaged header and the proof's timestamp, the event after it still vouches); the same
-    server id, a timestamp within a day. Else ``proof``."""
+    server id, a timestamp within a day. A FORMAT_DESCRIPTION with the body of one this
+    reader can use, where its size leads, vouches alone (a relay log's artificial ROTATE
+    before its master's FORMAT_DESCRIPTION has timestamp 0). Else ``proof``."""
     if not weak:
         return proof
     neighbours = (damaged, blocks.at(proof if proof_head is None else proof_head, HEADER_SIZE))
@@ -556,6 +558,9 @@ def _led_to(blocks: Blocks, weak: list, proof: int, end: int, ctx, max_size: int
             head = blocks.at(p, HEADER_SIZE)
             stamp = int.from_bytes(head[:4], "little")
             after = (blocks.at(p + size, HEADER_SIZE),) if p + size < proof else ()
+            if after and after[0][TYPE_AT] == FORMAT_DESCRIPTION_EVENT and fde_like(
+                    blocks, p + size, int.from_bytes(after[0][9:13], "little")):
+                return p
             for other in neighbours + after:
                 if len(other) == HEADER_SIZE and other[5:9] == head[5:9] and \
                         abs(int.from_bytes(other[:4], "little") - stamp) <= DAY:

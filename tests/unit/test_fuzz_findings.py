@@ -305,7 +305,12 @@ DAMAGE_FINDINGS = {
                # a v3 file cut, then a v4 file without checksums: the FORMAT_DESCRIPTION's
                # log position was read as a v3 one (its start), so it proved nothing of the
                # QUERY after it, whose next header is damaged: SKIPPED though proven
-               "6826fc5b01000e4021279e96"],
+               "6826fc5b01000e4021279e96",
+               # a relay log's ROTATE (artificial: timestamp 0) and the master's
+               # FORMAT_DESCRIPTION copied inside a damaged event, garbage after them: only
+               # the FORMAT_DESCRIPTION vouches for the ROTATE, and no neighbour shares its
+               # timestamp (the ROTATE was SKIPPED)
+               "d6d6d6d6d6d6d9d6d88e8ed6d6d6d671a36222a2228e8e8e228e3375"],
     # a v3 file whose START_EVENT_V3 has bytes inserted and its size 76: no event for the
     # whole-file reader, one for the split reader
     "split": ["59eaec711f0b65dc",
