@@ -240,15 +240,25 @@ def _resolutions(path, schema, file_index):
     return found, decoder
 
 
+def _fds_of(out: Output):
+    """(the file descriptors ``out`` and ``sys.stderr`` write to), or None when either
+    writes to no file descriptor (a stream in memory: the workers' writes would miss it)."""
+    try:
+        return out.stream.fileno(), sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):   # (io.UnsupportedOperation is both)
+        return None
+
+
 def write_file(path, out: Output, *, workers: int | None = None, min_size: int = MIN_SIZE,
-               segment: int = SEGMENT, fds=(1, 2), schema=None, file_index: int = 0,
+               segment: int = SEGMENT, fds=None, schema=None, file_index: int = 0,
                progress=None, **options):
     """Decode ``path`` as :func:`.write.write_events` does (``options`` are its own, but
     neither ``start``, ``stop`` nor ``types``), the output written to the file descriptors
-    ``fds`` (stdout's, stderr's) by worker processes, in segments of about ``segment`` bytes
-    at most (a few per worker); None when the file is not one to share (smaller than
-    ``min_size``, a single core, ``skip_errors``: its account of the file is one process's):
-    the caller decodes it alone. ``out`` is flushed first. ``schema``: the history at the
+    ``fds`` (stdout's, stderr's; by default those ``out`` and ``sys.stderr`` write to) by
+    worker processes, in segments of about ``segment`` bytes at most (a few per worker);
+    None when the file is not one to share (smaller than ``min_size``, a single core,
+    ``skip_errors``: its account of the file is one process's; an output that is no file
+    descriptor's, such as a caller's stream in memory): the caller decodes it alone. ``out`` is flushed first. ``schema``: the history at the
     file's start (``file_index``: the file's place), left at its end (see the module).
     ``progress``: a :class:`~.progress.Progress` told what the workers have written."""
     workers = worker_count() if workers is None else workers
@@ -262,6 +272,10 @@ def write_file(path, out: Output, *, workers: int | None = None, min_size: int =
         return None
     if size < min_size:
         return None
+    if fds is None:
+        fds = _fds_of(out)
+        if fds is None:
+            return None
     prepass = None
     if schema is not None:   # (the workers decode with what the history did, not with it)
         resolved, prepass = _resolutions(path, schema, file_index)

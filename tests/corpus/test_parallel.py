@@ -192,3 +192,19 @@ def test_with_the_schema_history_the_output_is_the_sequential_output(corpus, tmp
     got = _parallel(path, tmp_path, fmt="jsonl", rows=True, schema=_history(path, seed))
     assert want[0] == 3 and b"disagrees with the schema history" in want[2]
     assert got == want
+
+
+def test_an_output_in_memory_is_written_by_one_process(corpus, capsys, monkeypatch):
+    """decode called in-process with stdout a stream in memory (a caller's, a test's): the
+    workers write to file descriptors, which would miss it; the file is decoded by the
+    calling process, into that stream, as with one worker."""
+    from binlog_schema import cli
+    path = _largest(corpus, 1)[0]
+    assert parallel.write_file(str(path), Output(io.StringIO()), workers=2, min_size=0,
+                               fmt="text") is None
+    got = {}
+    for workers in ("1", "2"):
+        monkeypatch.setenv("BINLOG_SCHEMA_WORKERS", workers)
+        assert cli.main(["decode", "--format", "text", str(path)]) == 0
+        got[workers] = capsys.readouterr().out
+    assert got["2"] == got["1"] and got["1"].startswith("# at 4\n")
