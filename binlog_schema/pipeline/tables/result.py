@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 from contextlib import nullcontext
 
-from binlog_schema.pipeline import tasks
-from binlog_schema.pipeline.reconcile import count_by_file, files_rows
+from binlog_schema.pipeline.tasks.split import ERROR, EVENT, ROW, STAT, TABLE_MAP
+from binlog_schema.pipeline.tables.reconcile import count_by_file, files_rows
 
 TABLES = ("events", "table_maps", "row_changes", "errors", "files")
 
@@ -50,7 +50,7 @@ class BinlogTables:
         return paths
 
     def _write_delta(self, df, path, mode, metadata):
-        from binlog_schema.pipeline import delta
+        from binlog_schema.pipeline.tables import delta
         conf, key = self.spark.conf, "spark.sql.parquet.outputTimestampType"
         before = conf.get(key, None)
         conf.set(key, "TIMESTAMP_MICROS")   # Delta's timestamps (Spark's default: INT96)
@@ -81,30 +81,30 @@ class CachedTables(BinlogTables):
 
     @property
     def events(self):
-        return self._part(tasks.EVENT, "event")
+        return self._part(EVENT, "event")
 
     @property
     def row_changes(self):
-        return self._part(tasks.ROW, "row")
+        return self._part(ROW, "row")
 
     @property
     def errors(self):
-        return self._part(tasks.ERROR, "error")
+        return self._part(ERROR, "error")
 
     @property
     def split_stats(self):
-        return self._part(tasks.STAT, "stat")
+        return self._part(STAT, "stat")
 
     @property
     def table_maps(self):
-        return aggregate_shapes(self._part(tasks.TABLE_MAP, "table_map"))
+        return aggregate_shapes(self._part(TABLE_MAP, "table_map"))
 
     @property
     def files(self):
-        from binlog_schema.pipeline import schema
+        from binlog_schema.pipeline.tables import schema
         stats = [tuple(r) for r in self.split_stats.collect()]
         shapes = [(r["first_file"], r["shape_id"]) for r in
-                  self._part(tasks.TABLE_MAP, "table_map").select(
+                  self._part(TABLE_MAP, "table_map").select(
                       "first_file", "shape_id").collect()]
         counts = count_by_file(self.events, self.errors, self.row_changes)
         return self.spark.createDataFrame(files_rows(stats, shapes, counts),
@@ -123,7 +123,7 @@ class ParquetTables(BinlogTables):
 
     def __init__(self, spark, location, splits, split_rows):
         self.spark, self.location, self.splits = spark, location.rstrip("/"), splits
-        from binlog_schema.pipeline import schema
+        from binlog_schema.pipeline.tables import schema
         self._split_rows = split_rows
         self._stats = None
         self._schemas = {"events": schema.EVENTS, "row_changes": schema.ROW_CHANGES,
@@ -133,7 +133,7 @@ class ParquetTables(BinlogTables):
     @property
     def split_stats(self):
         if self._stats is None:   # (a DataFrame made only when asked for)
-            from binlog_schema.pipeline import schema
+            from binlog_schema.pipeline.tables import schema
             self._stats = self.spark.createDataFrame(self._split_rows, schema.SPLIT_STATS)
         return self._stats
 
@@ -155,7 +155,7 @@ class ParquetTables(BinlogTables):
         if fmt != "delta" or qualify(self.spark, out).rstrip("/") != self.location:
             return super().write(out, fmt, mode, progress, metadata)
         check_format(self.spark, fmt)
-        from binlog_schema.pipeline import delta
+        from binlog_schema.pipeline.tables import delta
         paths = {}
         for name in TABLES:
             paths[name] = f"{self.location}/{name}"
@@ -198,7 +198,7 @@ def table_view(tables: BinlogTables, database: str, table: str):
     are kept). Values with no Spark form (zero dates) are null here, lossless in
     ``row_changes``."""
     from pyspark.sql import functions as F
-    from binlog_schema.pipeline.schema import spark_type_of
+    from binlog_schema.pipeline.tables.schema import spark_type_of
     shapes = (tables.table_maps.where((F.col("database") == database)
                                       & (F.col("table") == table))
               .orderBy("first_file", "first_offset").collect())

@@ -9,12 +9,12 @@ import sys
 
 def run_current(args, conf: dict) -> int:
     """``args``: the command's arguments; ``conf``: its ``--conf`` items parsed."""
-    from ..statuses import STOPPED, USAGE
-    from .current_job import CurrentError, current
-    from .decode_job import SchemaFileError
-    from .plan import NoInputError
-    from .report import Progress, companion_lines
-    from .session import finish_session, jvm_starts_here, start_session
+    from ...statuses import STOPPED, USAGE
+    from binlog_schema.pipeline.current.job import CurrentError, current
+    from binlog_schema.pipeline.jobs.decode import SchemaFileError
+    from binlog_schema.pipeline.driver.plan import NoInputError
+    from binlog_schema.pipeline.driver.report import Progress, companion_lines
+    from binlog_schema.pipeline.driver.session import finish_session, jvm_starts_here, start_session
     own_jvm = "PYSPARK_GATEWAY_PORT" not in os.environ and jvm_starts_here()
     spark = start_session(args.master, conf)
     rc = None

@@ -1,6 +1,6 @@
 """The per-file reconciliation: events read = decoded + quarantined, and the file's bytes =
 the magic number + bytes decoded + bytes skipped, counted from the tables the job wrote
-(:func:`count_by_file` with Spark; :func:`binlog_schema.pipeline.parts.count_parts` from the
+(:func:`count_by_file` with Spark; :func:`binlog_schema.pipeline.tasks.parts.count_parts` from the
 Parquet parts) into the rows of the ``files`` table (:func:`files_rows`)."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ MAGIC_SIZE = len(MAGIC)   # the bytes before the first event
 def count_by_file(events, errors, row_changes) -> dict:
     """file -> (events decoded, events quarantined, error rows, row changes, bytes decoded,
     bytes skipped, failures), counted from the tables themselves (one Spark job; as
-    :func:`binlog_schema.pipeline.parts.count_parts`)."""
+    :func:`binlog_schema.pipeline.tasks.parts.count_parts`)."""
     from pyspark.sql import functions as F
     quarantined = F.col("stage").isin(*EVENT_STAGES).cast("int")
     failed = F.col("stage").isin(*FAILURE_STAGES).cast("int")

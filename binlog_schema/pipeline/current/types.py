@@ -1,6 +1,6 @@
 """The typed columns of current-state tables, both ways: a column's ``Value`` (the pipeline's
 lossless struct) as its Spark type (:func:`typed_column`, on
-:func:`~binlog_schema.pipeline.schema.spark_type_of`), and a typed value read back from a
+:func:`~binlog_schema.pipeline.tables.schema.spark_type_of`), and a typed value read back from a
 previous run's table as the value the decoder gives (:func:`decoded_value`), so that rows
 of ``--base`` and rows of the binlogs compare and fold alike.
 
@@ -16,9 +16,9 @@ import datetime
 import decimal
 import json
 
-from ..mysql.charsets import BINARY_ID
-from ..values import temporal
-from ..values.codecs import EnumValue, SetValue
+from ...mysql.charsets import BINARY_ID
+from ...values import temporal
+from ...values.codecs import EnumValue, SetValue
 
 DAY_US = 86_400_000_000
 TIME_MODES = ("time", "interval", "micros")
@@ -51,7 +51,7 @@ def typed_column(col: dict, value, time_mode: str = "interval"):
     """The Spark column of ``value`` (a ``Value`` struct column) typed as ``col`` says
     (a table-map column dict), named ``col["name"]``."""
     from pyspark.sql import functions as F
-    from .schema import spark_type_of
+    from binlog_schema.pipeline.tables.schema import spark_type_of
     expr, dtype = spark_type_of(col)(value)
     expr = expr.cast(dtype)
     n = fixed_binary(col)
@@ -101,7 +101,7 @@ def decoded_value(col: dict, x):
         s, f = divmod(us, 1_000_000)
         return temporal.Time(neg, s // 3600, s // 60 % 60, s % 60, f)
     if t == "JSON" and isinstance(x, str) and col.get("flavor") == "mysql":
-        from .tasks import JsonDoc
+        from binlog_schema.pipeline.tasks.spark_values import JsonDoc
         return JsonDoc(json.loads(x))
     if isinstance(x, bytes) and fixed_binary(col):
         return x.rstrip(b"\x00")

@@ -1,4 +1,4 @@
-"""The decode job: binlog files in, :class:`~binlog_schema.pipeline.tables.BinlogTables`
+"""The decode job: binlog files in, :class:`~binlog_schema.pipeline.tables.result.BinlogTables`
 out (:func:`decode`): inputs listed and cut into splits (:mod:`plan`), the splits decoded by
 Spark tasks (:mod:`tasks`) that either write Parquet parts themselves (engine arrow:
 :mod:`parts`, then ``table_maps`` and ``files`` written on the driver) or hand their rows to
@@ -8,14 +8,15 @@ from __future__ import annotations
 
 from contextlib import nullcontext
 
-from binlog_schema.pipeline import tasks
-from binlog_schema.pipeline.plan import (DEFAULT_SPLIT, EarlyPrescan, Inputs, binlog_inputs,
-                                         pack, parse_size, plan_splits, task_count)
-from binlog_schema.pipeline.reconcile import (EVENT_STAGES, FAILURE_STAGES, count_by_file,
-                                              files_rows)
-from binlog_schema.pipeline.session import session_time_zone, start_session
-from binlog_schema.pipeline.tables import (BinlogTables, CachedTables, ParquetTables,
-                                           first_shapes, prepare_out, qualify)
+from binlog_schema.pipeline.tasks.decode import decode_group
+from binlog_schema.pipeline.tasks.split import STAT, TABLE_MAP
+from binlog_schema.pipeline.driver.plan import (DEFAULT_SPLIT, EarlyPrescan, Inputs, binlog_inputs,
+                                                pack, parse_size, plan_splits, task_count)
+from binlog_schema.pipeline.tables.reconcile import (EVENT_STAGES, FAILURE_STAGES, count_by_file,
+                                                     files_rows)
+from binlog_schema.pipeline.driver.session import session_time_zone, start_session
+from binlog_schema.pipeline.tables.result import (BinlogTables, CachedTables, ParquetTables,
+                                                  first_shapes, prepare_out, qualify)
 
 
 def have_pyarrow() -> bool:
@@ -53,7 +54,7 @@ def decode(inputs, spark=None, *, out: str | None = None, engine: str = "auto",
     without column names get its names, ENUM/SET members and primary key where they agree
     with it (else an ``errors`` row of stage ``schema``; see :class:`RowDecoder`). Raises
     :class:`SchemaFileError` for a schema file it cannot use. ``schema_plan``: a
-    :class:`~binlog_schema.pipeline.history.SchemaPlan` made already (instead of
+    :class:`~binlog_schema.pipeline.tasks.history.SchemaPlan` made already (instead of
     ``schema``).
 
     The inputs are listed by :func:`~.plan.binlog_inputs` (or given listed: ``listing``):
@@ -76,7 +77,7 @@ def decode(inputs, spark=None, *, out: str | None = None, engine: str = "auto",
                              prescan.result() if prescan is not None else None)
     plan = schema_plan if rows else None
     if rows and plan is None:   # (the schema history, on by default; ``schema`` seeds it)
-        from binlog_schema.pipeline.history import plan_schema
+        from binlog_schema.pipeline.tasks.history import plan_schema
         from binlog_schema.schema import DDLError
         with progress.stage("schema statements") if progress else nullcontext():
             try:
@@ -104,17 +105,19 @@ def decode(inputs, spark=None, *, out: str | None = None, engine: str = "auto",
 
 def _decode_cached(spark, groups, splits, want_rows, plan=None):
     from pyspark import StorageLevel
-    from binlog_schema.pipeline import schema
+    from binlog_schema.pipeline.tables import schema
     sc = spark.sparkContext
     rdd = sc.parallelize(groups, max(1, len(groups))).flatMap(
-        lambda g: tasks.decode_group(g, want_rows, schema=plan))
+        lambda g: decode_group(g, want_rows, schema=plan))
     unified = _frame(spark, rdd, schema.UNIFIED).persist(StorageLevel.MEMORY_AND_DISK)
     return CachedTables(spark, unified, splits)
 
 
 def _decode_arrow(spark, groups, splits, want_rows, out, mode, progress, plan=None):
     import tempfile
-    from binlog_schema.pipeline import arrow, parts, schema
+    from binlog_schema.pipeline.tables import arrow
+    from binlog_schema.pipeline.tasks import parts
+    from binlog_schema.pipeline.tables import schema
     if out is None:
         out = tempfile.mkdtemp(prefix="binlog-schema-tables-")
     out = qualify(spark, out)
@@ -129,8 +132,8 @@ def _decode_arrow(spark, groups, splits, want_rows, out, mode, progress, plan=No
         small = sc.parallelize(list(enumerate(groups)), max(1, len(groups))).flatMap(
             lambda ig: parts.write_group(ig[0], ig[1], out, arrow_schemas, spark_json,
                                          want_rows, schema=plan)).collect()
-    shapes = [row for tag, row in small if tag == tasks.TABLE_MAP]  # (Spark's internal form)
-    stats = [row for tag, row in small if tag == tasks.STAT]
+    shapes = [row for tag, row in small if tag == TABLE_MAP]  # (Spark's internal form)
+    stats = [row for tag, row in small if tag == STAT]
     with progress.stage("table_maps, files") if progress else nullcontext():
         # small tables: written here by pyarrow as the tasks write theirs (a Spark job each
         # would cost more than the data, and it is time no core can share)

@@ -17,7 +17,8 @@ starting at ``N`` carries in, as the decode job's splits do.
   are complete (a server writes a new file after it closed the previous one): they are read
   to their end.
 * :meth:`StreamReader.partitions`: each file's share of the range; from a file's start, the
-  decode job's splits of it (:func:`tasks.prescan`), else one split from the start offset
+  decode job's splits of it (:func:`~binlog_schema.pipeline.tasks.prescan.prescan`), else one
+  split from the start offset
   (a boundary: the split needs no transaction before it).
 * :meth:`StreamReader.read`: the record batches of a batch read's split
   (:func:`source_split.read_split`). :meth:`StreamReader.commit` has nothing to clean.
@@ -37,9 +38,13 @@ from pyspark.sql.datasource import DataSourceStreamReader
 from binlog_schema.errors import BinlogError
 from binlog_schema.mysql.codes import GTID_KINDS, STATEMENT_KINDS
 from binlog_schema.model.transactions import Boundary
-from binlog_schema.pipeline import tasks
+from binlog_schema.pipeline.tasks.decode import follow_transaction
+from binlog_schema.pipeline.tasks.prescan import REAL_GTID_KINDS, prescan
+from binlog_schema.pipeline.tasks.reading import split_records
+from binlog_schema.pipeline.tasks.split import Split
+from binlog_schema.pipeline.tasks.split_context import file_context
 from binlog_schema.pipeline.fsio import list_files, open_input
-from binlog_schema.pipeline.source_split import SplitPartition, read_split
+from binlog_schema.pipeline.sources.partition import SplitPartition, read_split
 from binlog_schema.stream import MAGIC
 
 try:   # (Spark 4.2+: Trigger.AvailableNow)
@@ -51,7 +56,8 @@ START = 4   # a file's first event: the position before anything of it is read
 
 
 class _Transaction:
-    """What :func:`tasks.follow_transaction` follows (as a split's state does)."""
+    """What :func:`~binlog_schema.pipeline.tasks.decode.follow_transaction` follows (as a
+    split's state does)."""
 
     def __init__(self):
         self.gtid = self.txn = None
@@ -62,19 +68,20 @@ class _Transaction:
 def boundaries(uri: str, size: int, start: int = START, gtid_at: int | None = None):
     """The transaction boundaries of a file's first ``size`` bytes after ``start`` (itself
     one), in order: ``(position, the last GTID event before it)``. The file is read as a
-    split is (:func:`tasks.split_records` from ``start``), and transactions are followed as
-    the ``events`` table follows them (:func:`tasks.follow_transaction`): a position is a
+    split is (:func:`~binlog_schema.pipeline.tasks.reading.split_records` from ``start``), and
+    transactions are followed as the ``events`` table follows them
+    (:func:`~binlog_schema.pipeline.tasks.decode.follow_transaction`): a position is a
     boundary where no transaction is open, before an event that opens one (a GTID, a BEGIN
     outside one) and after one that closes it (XID, COMMIT, ROLLBACK, XA PREPARE, a DDL
     statement). The walk ends at the first record that is not a whole event (the event
     being written, or damage: while the file grows, nothing past it is a boundary)."""
-    split = tasks.Split(uri, size, 0, start if start > START else 0, size)
+    split = Split(uri, size, 0, start if start > START else 0, size)
     tx = _Transaction()
     last = start
     with open_input(uri) as f:
-        ctx = tasks.file_context(f) if split.start else None
+        ctx = file_context(f) if split.start else None
         try:
-            for rec in tasks.split_records(f, split, ctx):
+            for rec in split_records(f, split, ctx):
                 if rec.gap is not None or rec.error is not None:
                     return
                 kind = rec.kind
@@ -86,10 +93,10 @@ def boundaries(uri: str, size: int, start: int = START, gtid_at: int | None = No
                     if r.error is not None:
                         continue
                     body = r.value["body"] if k in GTID_KINDS or k in STATEMENT_KINDS else None
-                    if tasks.follow_transaction(tx, r, k, body if type(body) is dict else {},
+                    if follow_transaction(tx, r, k, body if type(body) is dict else {},
                                                 rec):
                         tx.open = False
-                if kind in tasks.REAL_GTID_KINDS:
+                if kind in REAL_GTID_KINDS:
                     gtid_at = rec.offset
                 end = rec.offset + len(rec.raw)
                 if not tx.open and end > last:
@@ -213,9 +220,9 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             if hi <= lo:
                 continue
             if lo <= START:
-                splits = tasks.prescan(uri, hi, self.split_bytes)
+                splits = prescan(uri, hi, self.split_bytes)
             else:
-                splits = [tasks.Split(uri, hi, 0, lo, hi, gtid_at=start.get("gtid_at"))]
+                splits = [Split(uri, hi, 0, lo, hi, gtid_at=start.get("gtid_at"))]
             out += [SplitPartition((s, plan)) for s in splits]
         return out
 
@@ -223,7 +230,7 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         """The schema plan of ``files`` ((name, uri, size), in stream order): the seed and
         every file's schema statements (:func:`history.statements_of`, read again only for a
         file that has grown since)."""
-        from binlog_schema.pipeline.history import SchemaPlan, statements_of
+        from binlog_schema.pipeline.tasks.history import SchemaPlan, statements_of
         found = []
         for name, uri, size in files:
             known = self.statements.get(name)

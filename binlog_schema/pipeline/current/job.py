@@ -27,8 +27,8 @@ import json
 import pickle
 from dataclasses import dataclass, field
 
-from .current_fold import FoldPlan
-from .plan import DEFAULT_SPLIT
+from binlog_schema.pipeline.current.fold import FoldPlan
+from binlog_schema.pipeline.driver.plan import DEFAULT_SPLIT
 
 STATE = "_binlog_schema"
 STATE_FILE = "state.json"
@@ -52,15 +52,15 @@ class CurrentResult:
 
     @property
     def status(self) -> int:
-        from ..statuses import CLEAN, DAMAGED, worst
-        from .report import exit_status
+        from ...statuses import CLEAN, DAMAGED, worst
+        from binlog_schema.pipeline.driver.report import exit_status
         rc = exit_status(self.files) if self.files else CLEAN
         notes = self.inputs is not None and self.inputs.notes
         return worst(rc, DAMAGED) if self.problems or notes else rc
 
     def problem_lines(self) -> list:
         """What the run could not read, decode or apply: one stderr line each."""
-        from .report import note_lines
+        from binlog_schema.pipeline.driver.report import note_lines
         return (list(self.unread) + note_lines(self.inputs)
                 + [f"binlog-schema spark current: {t + ': ' if t else ''}{m}"
                    for t, m in self.problems])
@@ -71,7 +71,7 @@ class CurrentResult:
 
 
 def _fs(spark, path):
-    from .tables import hadoop_fs
+    from binlog_schema.pipeline.tables.result import hadoop_fs
     return hadoop_fs(spark, path)
 
 
@@ -120,14 +120,14 @@ def current(inputs, spark=None, *, out: str, base: str | None = None, schema=Non
     give ``base``, or ``assume_empty`` when they were empty). Raises :class:`CurrentError`,
     and :class:`~.plan.NoInputError` when the inputs hold no binlog (nothing is written)."""
     from contextlib import nullcontext
-    from .decode_job import decode
-    from ..model.transactions import file_sequence
-    from .history import plan_schema
-    from .plan import binlog_inputs
-    from .session import start_session
-    from .tables import qualify
+    from binlog_schema.pipeline.jobs.decode import decode
+    from ...model.transactions import file_sequence
+    from binlog_schema.pipeline.tasks.history import plan_schema
+    from binlog_schema.pipeline.driver.plan import binlog_inputs
+    from binlog_schema.pipeline.driver.session import start_session
+    from binlog_schema.pipeline.tables.result import qualify
     spark = spark or start_session()
-    from .current_types import has_time_type
+    from binlog_schema.pipeline.current.types import has_time_type
     if has_time_type():   # (TIME columns, written and read back from a base)
         spark.conf.set("spark.sql.timeType.enabled", "true")
     if fmt not in ("parquet", "delta"):
@@ -155,8 +155,8 @@ def current(inputs, spark=None, *, out: str, base: str | None = None, schema=Non
     # (okey, body) of every schema statement the base applied
     applied_statements = _unpack((state or {}).get("schema", {}).get("statements", ""))
     with stage("schema statements"):
-        from ..schema import DDLError
-        from .decode_job import SchemaFileError
+        from ...schema import DDLError
+        from binlog_schema.pipeline.jobs.decode import SchemaFileError
         try:
             plan = plan_schema(spark, files, list(schema or []), seed=seed)
         except OSError as e:
@@ -180,8 +180,8 @@ def current(inputs, spark=None, *, out: str, base: str | None = None, schema=Non
                     split_size=split_size, mode="overwrite", progress=progress,
                     schema_plan=plan, listing=listing)
     lives, fold = _lives(plan, applied_statements, new_statements, spark)
-    from .report import problem_lines_of
-    from .schema import FILES
+    from binlog_schema.pipeline.driver.report import problem_lines_of
+    from binlog_schema.pipeline.tables.schema import FILES
     result = CurrentResult(out, fmt, files=[dict(zip(FILES.fieldNames(), r))
                                             for r in tables.file_rows or []], inputs=listing)
     result.unread = problem_lines_of(spark, f"{work}/changes/errors", result.files)
@@ -234,7 +234,7 @@ def _refusal(e, okey, names, by: str = "") -> tuple:
     """(tables, message) of a schema statement the history refused (a DDLRefused at the
     order key ``okey``; ``names``: file names by sequence number): the table it names is not
     known from there, its rows not applied, the table not written."""
-    from ..model.transactions import order_key_fields
+    from ...model.transactions import order_key_fields
     seq, offset = order_key_fields(okey)[:2]
     tables = ", ".join(".".join(t) for t in e.tables)
     return (tables, f"{names.get(seq, f'binlog {seq}')}: at {offset}: schema statement "
@@ -258,7 +258,7 @@ def _prepare(spark, out, base, overwrite):
 
 def _okeys(plan):
     """(file index, offset) -> the order key of an event there (a statement's place)."""
-    from ..model.transactions import file_sequence, order_key
+    from ...model.transactions import file_sequence, order_key
     seq = {i: file_sequence(uri) for uri, i in plan.order.items()}
 
     def okey(i, offset):
@@ -270,11 +270,11 @@ def _lives(plan, applied, new, spark):
     """The table lives of the history (the seed and the base's ``applied`` statements, then
     the ``new`` ones: (okey, body) pairs) and the tasks' fold plan."""
     from dataclasses import replace
-    from ..schema.lives import Lives
-    from .arrow import arrow_type
-    from .current_plan import fold_plan
-    from .schema import VALUE
-    from .session import session_time_zone
+    from ...schema.lives import Lives
+    from binlog_schema.pipeline.tables.arrow import arrow_type
+    from binlog_schema.pipeline.current.plan import fold_plan
+    from binlog_schema.pipeline.tables.schema import VALUE
+    from binlog_schema.pipeline.driver.session import session_time_zone
     base = replace(plan, prelude=[body for _, body in applied], statements=[])
     lives = Lives(base.check_seed(), start="")
     for okey, body in new:
@@ -288,7 +288,7 @@ def statement_role_column(query):
     statement Column ``query``, the role of the entry it starts with ("begins", "ends",
     "belongs"), null for an ordinary statement (as :func:`statement_role` says in Python)."""
     from pyspark.sql import functions as F
-    from ..model.statements import ROLE_OF_WORDS, ROLE_PATTERN
+    from ...model.statements import ROLE_OF_WORDS, ROLE_PATTERN
     words = F.upper(F.regexp_replace(F.regexp_extract(query, ROLE_PATTERN, 1),
                                      r"[ \t\n\r\f\x0B]+", " "))
     roles = F.create_map(*[F.lit(x) for w, role in ROLE_OF_WORDS.items() if role is not None
@@ -305,9 +305,9 @@ def _last_complete(spark, tables, okey_of) -> dict | None:
     comes after a file's last certain end, the file is read from its transaction's start by
     the one rule (model/transactions.py's :class:`Boundary`) to find the last end."""
     from pyspark.sql import functions as F
-    from ..model.statements import ENDS
-    from ..model.transactions import file_sequence, order_key
-    from ..mysql.codes import STATEMENT_KINDS, XA_PREPARE_LOG_EVENT, XID_EVENT, type_name
+    from ...model.statements import ENDS
+    from ...model.transactions import file_sequence, order_key
+    from ...mysql.codes import STATEMENT_KINDS, XA_PREPARE_LOG_EVENT, XID_EVENT, type_name
     ev = tables.events
     role = statement_role_column(F.col("query"))
     statement = F.col("type").isin(*[type_name(k) for k in STATEMENT_KINDS]) & \
@@ -350,18 +350,20 @@ def _last_end_after(uri: str, start: int) -> dict | None:
     transaction by the one rule (model/transactions.py's :class:`Boundary`: it closes one, or
     is a statement of its own), the file read from there as a split is: ``{"at", "inner",
     "size"}`` as the events table places it; None when there is none."""
-    from ..errors import BinlogError
-    from ..model.transactions import ALONE, CLOSES, Boundary
-    from . import tasks
-    from .fsio import open_input
+    from ...errors import BinlogError
+    from ...model.transactions import ALONE, CLOSES, Boundary
+    from binlog_schema.pipeline.tasks.reading import split_records
+    from binlog_schema.pipeline.tasks.split import Split
+    from binlog_schema.pipeline.tasks.split_context import file_context
+    from binlog_schema.pipeline.fsio import open_input
     last = None
     boundary = Boundary()
     with open_input(uri) as f:
         size = f.seek(0, 2)
         f.seek(0)
-        split = tasks.Split(uri, size, 0, start, size)
+        split = Split(uri, size, 0, start, size)
         try:
-            for rec in tasks.split_records(f, split, tasks.file_context(f)):
+            for rec in split_records(f, split, file_context(f)):
                 if rec.gap is not None or rec.error is not None:
                     boundary = Boundary()   # (damage: what follows starts afresh)
                     continue
@@ -377,9 +379,10 @@ def _last_end_after(uri: str, start: int) -> dict | None:
 def _fold_and_write(spark, tables, fold: FoldPlan, lives, base, base_origins, state,
                     base_okey, end_okey, out, fmt, result) -> dict:
     from pyspark.sql import functions as F
-    from .current_io import base_keyed, keyed_schema, folded_schema, write_tables
-    from .current_fold import fold_rows, key_rows
-    from .session import session_time_zone
+    from binlog_schema.pipeline.current.io import (base_keyed, folded_schema, keyed_schema,
+                                                   write_tables)
+    from binlog_schema.pipeline.current.fold import fold_rows, key_rows
+    from binlog_schema.pipeline.driver.session import session_time_zone
     tz = session_time_zone(spark)
     rc = tables.row_changes
     okey = F.col("order_key")
@@ -453,12 +456,12 @@ def _name(lives, origin) -> str:
 
 
 def _arrow_keyed(tz):
-    from .arrow import arrow_schema
-    from .current_io import keyed_schema
+    from binlog_schema.pipeline.tables.arrow import arrow_schema
+    from binlog_schema.pipeline.current.io import keyed_schema
     return arrow_schema(keyed_schema(), tz)
 
 
 def _arrow_folded(tz):
-    from .arrow import arrow_schema
-    from .current_io import folded_schema
+    from binlog_schema.pipeline.tables.arrow import arrow_schema
+    from binlog_schema.pipeline.current.io import folded_schema
     return arrow_schema(folded_schema(), tz)

@@ -4,9 +4,10 @@ as Parquet or Delta (:func:`write_tables`)."""
 
 from __future__ import annotations
 
-from .current_fold import KEYED_FIELDS, UNKNOWN, TableFold, key_of
-from .current_plan import column_facts
-from .current_types import DAY_US, decoded_value, has_time_type, is_time, micros, typed_column
+from binlog_schema.pipeline.current.fold import KEYED_FIELDS, UNKNOWN, TableFold, key_of
+from binlog_schema.pipeline.current.plan import column_facts
+from binlog_schema.pipeline.current.types import (DAY_US, decoded_value, has_time_type, is_time,
+                                                 micros, typed_column)
 
 
 def keyed_schema():
@@ -20,7 +21,7 @@ def keyed_schema():
 
 def folded_schema():
     from pyspark.sql import types as T
-    from .schema import IMAGE
+    from binlog_schema.pipeline.tables.schema import IMAGE
     return T.StructType([T.StructField("origin", T.LongType()),
                          T.StructField("okey", T.StringType()),
                          T.StructField("problem", T.StringType()),
@@ -50,8 +51,8 @@ def base_keyed(spark, base, state, name, info, t: TableFold, lives, tz):
     there, with the columns added since (by this run's ALTERs) as the server filled the rows
     it held then: the column's DEFAULT when added, NULL, or its type's implicit default."""
     import pickle
-    from .arrow import arrow_type
-    from .schema import VALUE
+    from binlog_schema.pipeline.tables.arrow import arrow_type
+    from binlog_schema.pipeline.tables.schema import VALUE
     life = lives.lives[t.origin]
     table = life.version_at("")
     cols = _columns(table, lives.history.flavor)
@@ -71,9 +72,9 @@ def base_keyed(spark, base, state, name, info, t: TableFold, lives, tz):
 
     def puts(batches):
         import pyarrow as pa
-        from .arrow import arrow_schema
+        from binlog_schema.pipeline.tables.arrow import arrow_schema
         arrow = arrow_schema(keyed_schema(), tz)
-        from .columns import value_struct
+        from binlog_schema.pipeline.tasks.columns import value_struct
         for b in batches:
             data = b.to_pydict()
             images = [dict(fills) for _ in range(b.num_rows)]
@@ -140,7 +141,7 @@ def write_tables(spark, folded, live: dict, out, fmt, flavor, counts, state, bas
                  "updated": counts.get(o, {}).get("update", 0),
                  "deleted": counts.get(o, {}).get("delete", 0)}
         if fmt == "delta":
-            from . import delta
+            from binlog_schema.pipeline.tables import delta
             staged = f"{out}/_binlog_schema/work/staged/{life.name[0]}/{life.name[1]}"
             typed.write.mode("overwrite").parquet(staged)
             entry["version"] = delta.replace_table(path, staged, {"binlog_schema": name})
@@ -160,7 +161,7 @@ def write_tables(spark, folded, live: dict, out, fmt, flavor, counts, state, bas
             written[name] = entry
     written = dict(sorted(written.items()))
     if fmt == "delta" and base == out:   # (tables dropped or renamed since: gone)
-        from .tables import hadoop_fs
+        from binlog_schema.pipeline.tables.result import hadoop_fs
         for name in (state or {}).get("tables", {}):
             if name not in written:
                 fs, p = hadoop_fs(spark, table_path(out, tuple(name.split(".", 1))))

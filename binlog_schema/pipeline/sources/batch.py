@@ -34,11 +34,11 @@ from dataclasses import dataclass, field
 
 from pyspark.sql.datasource import DataSource, DataSourceReader
 
-from binlog_schema.pipeline import schema as tables
+from binlog_schema.pipeline.tables import schema as tables
 from binlog_schema.pipeline.fsio import list_files
-from binlog_schema.pipeline.plan import (DEFAULT_SPLIT, arrange, parse_size, plan_here,
-                                         read_small)
-from binlog_schema.pipeline.source_split import SplitPartition, read_split
+from binlog_schema.pipeline.driver.plan import (DEFAULT_SPLIT, arrange, parse_size, plan_here,
+                                                read_small)
+from binlog_schema.pipeline.sources.partition import SplitPartition, read_split
 
 NAME = "binlog"
 SCHEMAS = {"events": tables.EVENTS, "row_changes": tables.ROW_CHANGES,
@@ -103,7 +103,7 @@ class BinlogDataSource(DataSource):
         return BatchReader(options)
 
     def streamReader(self, schema):
-        from binlog_schema.pipeline.source_stream import StreamReader
+        from binlog_schema.pipeline.sources.streaming import StreamReader
         options = Options.of(self.options)
         _check_schema(schema, options.table)
         return StreamReader(options)
@@ -112,7 +112,7 @@ class BinlogDataSource(DataSource):
 def _check_schema(schema, table: str):
     if schema != SCHEMAS[table]:
         raise ValueError(f"binlog source: the schema of table {table} is fixed "
-                         f"(pipeline/schema.py); given {schema.simpleString()}")
+                         f"(pipeline/tables/schema.py); given {schema.simpleString()}")
 
 
 class BatchReader(DataSourceReader):
@@ -153,7 +153,7 @@ def _binlogs(paths, include_hidden) -> tuple:
 def schema_plan(files, schema_files):
     """:func:`history.plan_schema`, its one Spark job (the schema statements of each file)
     run in this process."""
-    from binlog_schema.pipeline.history import plan_schema
+    from binlog_schema.pipeline.tasks.history import plan_schema
     return plan_schema(_Here(), files, schema_files)
 
 

@@ -48,7 +48,7 @@ import uuid
 from urllib.parse import quote
 
 from binlog_schema.pipeline.fsio import local_path
-from binlog_schema.pipeline.parts import SPARK_METADATA, part_files
+from binlog_schema.pipeline.tasks.parts import SPARK_METADATA, part_files
 
 NTZ_FEATURE = "timestampNtz"
 NOTE = "{} as {} (a type Delta Lake does not have)"

@@ -59,7 +59,7 @@ def start_session(master: str | None = None, conf: dict | None = None,
         "spark.ui.showConsoleProgress": "false",
         "spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
         # executors' Python: pyspark from its package, not compiled from Spark's zip
-        "spark.python.daemon.module": "binlog_schema.pipeline.daemon",
+        "spark.python.daemon.module": "binlog_schema.pipeline.tasks.daemon",
     }
     if not os.environ.get("PYSPARK_PYTHON") and not base.contains("spark.pyspark.python"):
         # the workers run the driver's interpreter (this package and its dependencies)

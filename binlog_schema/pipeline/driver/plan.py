@@ -12,7 +12,8 @@ import math
 import threading
 from dataclasses import dataclass, field
 
-from binlog_schema.pipeline import tasks
+from binlog_schema.pipeline.tasks.prescan import prescan
+from binlog_schema.pipeline.tasks.split import Split
 from binlog_schema.pipeline.fsio import list_local
 
 DEFAULT_SPLIT = 8 << 20
@@ -172,7 +173,7 @@ def read_small(spark, uri: str, limit: int = 16 << 20) -> str:
     through Hadoop's FileSystem API (or :func:`~.fsio.open_input` without a JVM)."""
     from binlog_schema.pipeline.fsio import local_path, open_input
     if local_path(uri) is None and getattr(spark, "_jvm", None) is not None:
-        from binlog_schema.pipeline.tables import hadoop_fs
+        from binlog_schema.pipeline.tables.result import hadoop_fs
         try:
             fs, p = hadoop_fs(spark, uri)
             stream = fs.open(p)
@@ -196,11 +197,11 @@ def plan_splits(spark, files, missing=(), split_bytes: int = DEFAULT_SPLIT,
     from dataclasses import replace
     from binlog_schema.pipeline.fsio import local_path
     known = known or {}
-    splits = [tasks.Split(uri, 0, problem=why) for uri, why in missing]
+    splits = [Split(uri, 0, problem=why) for uri, why in missing]
     large = []
     for u, s in files:
         if s <= split_bytes // 2:
-            splits.append(tasks.Split(u, s, 0, 0, s))
+            splits.append(Split(u, s, 0, 0, s))
         elif (local_path(u), s) in known:
             splits += [replace(sp, uri=u) for sp in known[(local_path(u), s)]]
         else:
@@ -210,16 +211,16 @@ def plan_splits(spark, files, missing=(), split_bytes: int = DEFAULT_SPLIT,
         sc.setJobDescription(f"pre-scan {len(large)} large files")
         sb = split_bytes
         splits += sc.parallelize(large, len(large)).flatMap(
-            lambda us: tasks.prescan(us[0], us[1], sb)).collect()
+            lambda us: prescan(us[0], us[1], sb)).collect()
     return splits
 
 
 def plan_here(files, missing=(), split_bytes: int = DEFAULT_SPLIT) -> list:
     """The splits of :func:`plan_splits` made in this process, without Spark (each large
     file pre-scanned here, one after the other): where a Python data source plans its
-    reads (:mod:`binlog_schema.pipeline.source`), no SparkSession at hand."""
-    return [tasks.Split(uri, 0, problem=why) for uri, why in missing] + [
-        split for uri, size in files for split in tasks.prescan(uri, size, split_bytes)]
+    reads (:mod:`binlog_schema.pipeline.sources.batch`), no SparkSession at hand."""
+    return [Split(uri, 0, problem=why) for uri, why in missing] + [
+        split for uri, size in files for split in prescan(uri, size, split_bytes)]
 
 
 class EarlyPrescan(threading.Thread):
@@ -241,7 +242,7 @@ class EarlyPrescan(threading.Thread):
                 if self.halt.is_set():
                     return
                 if size > self.split_bytes // 2:
-                    self.splits[(path, size)] = tasks.prescan(path, size, self.split_bytes)
+                    self.splits[(path, size)] = prescan(path, size, self.split_bytes)
         except Exception:  # noqa: BLE001 - an optimisation: the Spark job does it otherwise
             return
 

@@ -17,8 +17,8 @@ import gc
 import os
 import uuid
 
-from binlog_schema.pipeline import tasks
 from binlog_schema.pipeline.fsio import local_path
+from binlog_schema.pipeline.tasks.decode import decode_group
 
 SPARK_METADATA = b"org.apache.spark.sql.parquet.row.metadata"
 TABLES = ("events", "row_changes", "errors")   # the tables the tasks write
@@ -74,8 +74,8 @@ def write_group(index: int, group, out: str, arrow_schemas: dict, spark_json: di
     """Decode the splits of one task into ``out/<table>/part-<index>.parquet`` (record
     batches built column by column, :class:`columns.ArrowSink`); returns the small rows the
     driver aggregates (table-map shapes, split statistics). ``schema``: the
-    :class:`~binlog_schema.pipeline.history.SchemaPlan`, if any."""
-    from binlog_schema.pipeline.columns import ArrowSink
+    :class:`~binlog_schema.pipeline.tasks.history.SchemaPlan`, if any."""
+    from binlog_schema.pipeline.tasks.columns import ArrowSink
     name = f"part-{index:05d}.parquet"
     writers = {table: PartWriter(out, table, name, arrow_schemas[table], spark_json[table],
                                  always=index == 0)
@@ -87,7 +87,7 @@ def write_group(index: int, group, out: str, arrow_schemas: dict, spark_json: di
     collecting = gc.isenabled()
     gc.disable()
     try:
-        for table, item in tasks.decode_group(group, rows, sink, schema=schema):
+        for table, item in decode_group(group, rows, sink, schema=schema):
             w = writers.get(table)
             if w is None:
                 small.append((table, item))
@@ -105,7 +105,7 @@ def write_table(out: str, table: str, schema, spark_json: str, rows) -> None:
     """A small table the driver made (table-map shapes, per-file rows: tuples in the
     schema's order) as one part file, the way the tasks write theirs (an empty table still
     gets its file)."""
-    from binlog_schema.pipeline.columns import batch_of_rows
+    from binlog_schema.pipeline.tasks.columns import batch_of_rows
     w = PartWriter(out, table, "part-00000.parquet", schema, spark_json, always=True)
     rows = list(rows)
     if rows:

@@ -11,7 +11,7 @@ import sys
 import threading
 import time
 
-from binlog_schema.pipeline.reconcile import MAGIC_SIZE
+from binlog_schema.pipeline.tables.reconcile import MAGIC_SIZE
 # exit statuses of ``spark decode``: the single-process commands' (a file not reconciled
 # is the pipeline's reading that stopped), and argparse's for usage
 from binlog_schema.statuses import CLEAN, DAMAGED, USAGE  # noqa: F401 - (USAGE: the commands')
@@ -143,7 +143,7 @@ def problem_lines(error_rows, files_rows, total: int | None = None,
     :func:`binlog_schema.serial.write.os_problem`) and per ``errors`` row of the damaged
     ones (file, offset, what, reason), the first ``limit`` of those, then how many more
     (``total``: how many such rows there are, when ``error_rows`` holds only some)."""
-    from binlog_schema.pipeline.reconcile import FAILURE_STAGES
+    from binlog_schema.pipeline.tables.reconcile import FAILURE_STAGES
     lines, said = [], set()
     rows = sorted(error_rows, key=lambda r: (r["stage"] not in FAILURE_STAGES, r["file"],
                                              r["offset"] or 0))
@@ -177,7 +177,7 @@ def problem_lines_of(spark, errors_path: str, rows) -> list:
     back with Spark when a file has errors or did not reconcile; ``rows``: the ``files``
     rows)."""
     from pyspark.sql import functions as F
-    from binlog_schema.pipeline.reconcile import FAILURE_STAGES
+    from binlog_schema.pipeline.tables.reconcile import FAILURE_STAGES
     if not any(r["errors"] or not r["reconciled"] for r in rows):
         return []
     if not any(r["errors"] for r in rows):   # (no errors row to read: the files' counts)

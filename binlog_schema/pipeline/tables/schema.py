@@ -26,8 +26,8 @@ comma-joined), ``binary`` (binary strings and blobs, GEOMETRY WKB), ``date``, ``
 interval: MySQL TIME spans +-838 hours), ``vector`` (VECTOR), ``json`` (JSON documents as JSON
 text), and ``text``: MySQL's own lossless text when no typed field holds the value (zero or
 invalid dates, ``0000-00-00 00:00:00`` TIMESTAMPs, decimals beyond DECIMAL(38,18)).
-:func:`binlog_schema.pipeline.tables.table_view` turns one table's maps into a struct with the
-exact types of its columns (DECIMAL(p,s) per column: :func:`spark_type_of`).
+:func:`binlog_schema.pipeline.tables.result.table_view` turns one table's maps into a struct
+with the exact types of its columns (DECIMAL(p,s) per column: :func:`spark_type_of`).
 """
 
 from __future__ import annotations

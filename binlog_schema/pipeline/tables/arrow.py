@@ -39,7 +39,7 @@ def arrow_schema(struct, tz: str = "UTC"):
 def task_schemas(tz: str = "UTC") -> dict:
     """The Arrow schemas of the tables the tasks write (``events``, ``row_changes``,
     ``errors``), in the session time zone ``tz``."""
-    from binlog_schema.pipeline import schema
+    from binlog_schema.pipeline.tables import schema
     return {"events": arrow_schema(schema.EVENTS, tz),
             "row_changes": arrow_schema(schema.ROW_CHANGES, tz),
             "errors": arrow_schema(schema.ERRORS, tz)}

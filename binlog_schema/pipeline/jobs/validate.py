@@ -115,7 +115,7 @@ def validate(spark, specs=(), roundtrip=(), listing=None):
     event and row image rebuilds its bytes: rows not decodable, a last event cut short, a
     file that is not a binlog fail. Raises :class:`~.plan.NoInputError` when ``roundtrip``
     names no file. Raises OSError for a ``specs`` folder that cannot be read."""
-    from binlog_schema.pipeline.plan import binlog_inputs   # (the driver's; tasks need none)
+    from binlog_schema.pipeline.driver.plan import binlog_inputs   # (the driver's; tasks need none)
     from binlog_schema.vectors import VECTOR_KINDS
     items = []
     for d in specs:

@@ -10,10 +10,10 @@ import decimal
 import re
 import struct
 
-from ..mysql.charsets import BINARY_ID
-from ..values import temporal
-from ..values.codecs import EnumValue, SetValue
-from .current_fold import UNKNOWN, FoldPlan, TableFold
+from ...mysql.charsets import BINARY_ID
+from ...values import temporal
+from ...values.codecs import EnumValue, SetValue
+from binlog_schema.pipeline.current.fold import UNKNOWN, FoldPlan, TableFold
 
 _INTS = {"TINY", "SHORT", "INT24", "LONG", "LONGLONG", "YEAR", "BIT"}
 _DATE = re.compile(r"(\d{4})-(\d\d)-(\d\d)(?:[ T](\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?)?$")
@@ -98,7 +98,7 @@ def _typed(col, d):
 
 def value_dict(v, vtype):
     """A decoded value as the tasks read a ``Value`` from Arrow (a dict of its fields)."""
-    from .columns import value_struct
+    from binlog_schema.pipeline.tasks.columns import value_struct
     if v is None or v is UNKNOWN:
         return v
     return value_struct([v], vtype).to_pylist()[0]

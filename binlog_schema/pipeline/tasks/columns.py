@@ -16,7 +16,7 @@ an int8 array, each group converted at once and scattered back to its positions)
 ``Value`` is null exactly when it fills no field (a NULL). Per-event facts of a rows event
 (file, offset, GTID, table...) are kept once per event and repeated by ``take``.
 
-Which field holds a value is decided in one place, :func:`tasks.value_fields`: values
+Which field holds a value is decided in one place, :func:`spark_values.value_fields`: values
 whose type has no group converter here (and values a converter declines, such as integers
 beyond 64 bits or decimals beyond DECIMAL(38,18)) go through it one by one.
 """
@@ -31,11 +31,12 @@ from operator import attrgetter, itemgetter
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..values import temporal
-from ..values.codecs import Compressed, EnumValue, Geometry, SetValue
-from . import tasks
-from .tasks import (BINARY, DATE, DATETIME, DECIMAL, DOUBLE, JSON, LONG, STRING, TEXT, TIME,
-                    TIMESTAMP, JsonDoc)
+from ...values import temporal
+from ...values.codecs import Compressed, EnumValue, Geometry, SetValue
+from . import spark_values
+from .spark_values import (BINARY, DATE, DATETIME, DECIMAL, DOUBLE, JSON, LONG, STRING, TEXT,
+                           TIME, TIMESTAMP, JsonDoc)
+from .split import STAT, TABLE_MAP
 
 BATCH_ROWS = 16384        # rows of a record batch (a Parquet row group)
 BATCH_VALUES = 1 << 18    # ... or fewer rows, when their images hold this many values
@@ -61,9 +62,9 @@ _LONG_MIN, _LONG_MAX = -(1 << 63), (1 << 63) - 1
 
 
 def _one_by_one(g):
-    """Any group, through :func:`tasks.value_fields` value by value (None: NULL)."""
+    """Any group, through :func:`spark_values.value_fields` value by value (None: NULL)."""
     cols: dict = {}
-    fields_of = tasks.value_fields
+    fields_of = spark_values.value_fields
     for i, v in enumerate(g):
         if v is None:
             continue
@@ -84,7 +85,7 @@ def _beyond_long(g, longs):
     out = {}
     for i, x in enumerate(longs):
         if x is None and g[i] is not None:
-            for f, y in tasks.value_fields(g[i]):
+            for f, y in spark_values.value_fields(g[i]):
                 col = out.get(f)
                 if col is None:
                     col = out[f] = [None] * len(g)
@@ -106,7 +107,7 @@ def _sets(g):
         try:
             names.append(None if v.names is None else ",".join(v.names))
         except TypeError:   # names as bytes
-            names.append(tasks.set_names(v))
+            names.append(spark_values.set_names(v))
     bits = [v.bits for v in g]
     try:
         longs = pa.array(bits, _INT64)
@@ -139,13 +140,13 @@ def _bad(out, g):
 
 
 def _dates(g):
-    day_number = tasks.day_number
+    day_number = spark_values.day_number
     out = [None if v is None else day_number(v.year, v.month, v.day) for v in g]
     return _with_text(DATE, out, g, _bad(out, g))
 
 
 def _datetimes(g):
-    us = tasks.datetime_us
+    us = spark_values.datetime_us
     out = [None if v is None else us(v) for v in g]
     return _with_text(DATETIME, out, g, _bad(out, g))
 
@@ -157,19 +158,19 @@ def _timestamps(g):
 
 
 def _times(g):
-    us = tasks.time_us
+    us = spark_values.time_us
     return [(TIME, [None if v is None else us(v) for v in g])]
 
 
 def _enums(g):
     names = list(map(attrgetter("name"), g))
     if not all(type(n) is str or n is None for n in names):
-        names = list(map(tasks.as_text, names))
+        names = list(map(spark_values.as_text, names))
     return [(LONG, pa.array(list(map(attrgetter("index"), g)), _INT64)), (STRING, names)]
 
 
 def _json(g):
-    return [(JSON, [tasks.json_text(v.doc) for v in g])]
+    return [(JSON, [spark_values.json_text(v.doc) for v in g])]
 
 
 _CONVERT = {
@@ -299,7 +300,7 @@ class ImageColumn:
         else:
             self.nulls.extend(i is None for i in images)
         if json_cols:
-            present = [tasks.json_marked(i, json_cols) for i in present]
+            present = [spark_values.json_marked(i, json_cols) for i in present]
         lengths = list(map(len, present))
         self.lengths += lengths
         self.entries += sum(lengths)
@@ -555,7 +556,7 @@ _row_index, _before, _after = (attrgetter("row_index"), attrgetter("before"),
 
 class ArrowSink:
     """A task's output as Arrow record batches (``pending``: ``(table, RecordBatch)`` when a
-    batch is full, ``(tasks.TABLE_MAP, row)`` and ``(tasks.STAT, row)`` for the small rows
+    batch is full, ``(TABLE_MAP, row)`` and ``(STAT, row)`` for the small rows
     the driver aggregates). ``schemas``: the Arrow schemas of ``events``, ``row_changes``
     and ``errors``."""
 
@@ -581,10 +582,10 @@ class ArrowSink:
             self._flush_errors()
 
     def table_map(self, row):
-        self.pending.append((tasks.TABLE_MAP, row))
+        self.pending.append((TABLE_MAP, row))
 
     def stat(self, row):
-        self.pending.append((tasks.STAT, row))
+        self.pending.append((STAT, row))
 
     def rows(self, name, r, changes, json_cols, offset, inner_offset, tx=None, prefix=None,
              version=None):
@@ -596,7 +597,7 @@ class ArrowSink:
             self.open_tx = tx
         rc.add((name, offset, inner_offset, c.gtid,
                 None if c.timestamp is None else c.timestamp * 1_000_000,
-                tasks.as_text(c.database), tasks.as_text(c.table), c.operation,
+                spark_values.as_text(c.database), spark_values.as_text(c.table), c.operation,
                 c.signedness_known, r.type_name, version), changes, json_cols, tx, prefix)
         if len(rc) >= self.batch_rows or rc.before.entries + rc.after.entries >= \
                 self.batch_values:

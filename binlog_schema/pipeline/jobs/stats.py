@@ -7,7 +7,8 @@ The inputs are listed and arranged as ``spark decode`` lists them (:func:`.plan.
 files, folders, globs; a server's companion files listed, not read; an index's order), and
 cut by its pre-scan (:func:`.plan.plan_splits`): a split starts where a transaction starts.
 A task counts a split (:func:`count_split`) from the records the recovering reader gives for
-that range of the whole file (:func:`.tasks.split_records`): a transaction is counted whole
+that range of the whole file (:func:`~binlog_schema.pipeline.tasks.reading.split_records`): a
+transaction is counted whole
 (its bytes, changes, tables and duration) by the task of the split it begins in, which holds
 it to its end (the event that begins the next split ends it, in the whole reading too: that
 is checked). The driver merges the splits' counts in file and split order
@@ -28,8 +29,8 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 
 from binlog_schema.model.stats import DEFAULT_MAX_EVENT_SIZE, DEFAULT_TOP, Stats
-from binlog_schema.pipeline.plan import (DEFAULT_SPLIT, Inputs, binlog_inputs, pack,
-                                         parse_size, plan_splits, task_count)
+from binlog_schema.pipeline.driver.plan import (DEFAULT_SPLIT, Inputs, binlog_inputs, pack,
+                                                parse_size, plan_splits, task_count)
 
 
 def count_split(split, file_index: int, last: bool, top: int, max_event_size: int):
@@ -38,7 +39,8 @@ def count_split(split, file_index: int, last: bool, top: int, max_event_size: in
     from binlog_schema.model.row_change import RowDecoder
     from binlog_schema.model.transactions import Transactions
     from binlog_schema.pipeline.fsio import display_name, open_input
-    from binlog_schema.pipeline.tasks import file_context, split_records
+    from binlog_schema.pipeline.tasks.reading import split_records
+    from binlog_schema.pipeline.tasks.split_context import file_context
     name = display_name(split.uri)
     part = Stats(top, max_event_size)
     txs = Transactions(xids=False)
@@ -66,7 +68,7 @@ def _next_ends_alike(f, at: int, begun: bool, rows: int) -> bool:
     transaction without rows is dropped when a BEGIN opens the next."""
     from binlog_schema.mysql.codes import GTID_KINDS
     from binlog_schema.mysql.framing import HEADER_SIZE, TYPE_AT
-    from binlog_schema.pipeline.tasks import file_context
+    from binlog_schema.pipeline.tasks.split_context import file_context
     ctx = file_context(f)
     f.seek(at)
     head = f.read(HEADER_SIZE)
@@ -154,7 +156,7 @@ def merge_counts(listing: Inputs, parts, counted: dict, top: int = DEFAULT_TOP,
     Merged in file and split order, as ``binlog-schema stats`` merges its files; the inputs
     that named nothing and the notes of the indexes said."""
     from binlog_schema.pipeline.fsio import display_name
-    from binlog_schema.pipeline.report import note_lines
+    from binlog_schema.pipeline.driver.report import note_lines
     from binlog_schema.statuses import CLEAN, DAMAGED, STOPPED, worst
     files = listing.files
     by_file = {}
