@@ -1,4 +1,4 @@
-"""``binlog-schema spark current``: runs :func:`~.current_job.current` and prints its
+"""``binlog-schema spark current``: runs :func:`~.job.current` and prints its
 summary (per table: rows inserted, updated, deleted and held at the end)."""
 
 from __future__ import annotations

@@ -41,7 +41,7 @@ class _Unknown:
 
 UNKNOWN = _Unknown()
 
-# (the keyed and folded rows: their Spark schemas are in current_job)
+# (the keyed and folded rows: their Spark schemas are in job.py)
 KEYED_FIELDS = ("origin", "gkey", "okey", "sub", "op", "operation", "key", "old", "image",
                 "problem")
 

@@ -96,7 +96,7 @@ def base_keyed(spark, base, state, name, info, t: TableFold, lives, tz):
 
 
 def _time_modes(spark, df, cols, fmt) -> dict:
-    """origin -> how each TIME column is stored (see :mod:`.current_types`)."""
+    """origin -> how each TIME column is stored (see :mod:`.types`)."""
     from pyspark.sql import functions as F
     times = [(c, o) for c, o in cols if is_time(c)]
     if not times:

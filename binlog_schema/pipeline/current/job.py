@@ -4,14 +4,14 @@
 1. The schema history: the statements of every file (the decode job's schema plan, seeded
    with ``--schema`` or a previous run's recorded schema), replayed into table lives
    (:mod:`binlog_schema.schema.lives`): which table each name meant where, its versions,
-   renames, truncations and drop; as the tasks' :class:`~.current_fold.FoldPlan`
-   (:mod:`.current_plan`).
+   renames, truncations and drop; as the tasks' :class:`~.fold.FoldPlan`
+   (:mod:`.plan`).
 2. The row changes: the decode job (its Arrow engine), names at event time from that history.
    Only changes after the base's last applied one and up to the last complete transaction are
    applied (a transaction the last file cuts is left for the next run).
-3. Keyed (:func:`~.current_fold.key_rows`), with the base's rows as puts before everything,
-   shuffled by key, sorted by order key, folded (:func:`~.current_fold.fold_rows`); then each
-   live table is typed (:mod:`.current_types`) and written: Parquet, or Delta (one commit per
+3. Keyed (:func:`~.fold.key_rows`), with the base's rows as puts before everything,
+   shuffled by key, sorted by order key, folded (:func:`~.fold.fold_rows`); then each
+   live table is typed (:mod:`.types`) and written: Parquet, or Delta (one commit per
    table, :mod:`.delta`).
 4. ``OUT/_binlog_schema/state.json``: what was applied (the last order key, its file and
    position, the files), the schema statements replayed (so the next run's history starts
@@ -405,7 +405,7 @@ def _fold_and_write(spark, tables, fold: FoldPlan, lives, base, base_origins, st
                                                  lives, tz))
     keyed = keyed.persist()
     whole = {r["origin"] for r in keyed.where(F.col("op") == "move").select("origin")
-             .distinct().collect()}   # (tables folded whole: see current_fold)
+             .distinct().collect()}   # (tables folded whole: see fold.py)
     whole |= {o for o, t in fold.tables.items() if t.key_changes}
     counts = {}
     for r in keyed.where(F.col("operation").isNotNull()).groupBy("origin", "operation") \

@@ -1,5 +1,5 @@
 """The driver's side of ``spark current`` before any row moves: the table lives of the schema
-history (:mod:`binlog_schema.schema.lives`) as the :class:`~.current_fold.FoldPlan` the tasks
+history (:mod:`binlog_schema.schema.lives`) as the :class:`~.fold.FoldPlan` the tasks
 fold by, with the value each column gives a row that lacks it (:func:`fill_value`: its
 DEFAULT, or the server's implicit one), and the typed column of each final column
 (:func:`column_facts`)."""

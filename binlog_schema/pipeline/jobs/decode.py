@@ -1,8 +1,8 @@
 """The decode job: binlog files in, :class:`~binlog_schema.pipeline.tables.result.BinlogTables`
-out (:func:`decode`): inputs listed and cut into splits (:mod:`plan`), the splits decoded by
-Spark tasks (:mod:`tasks`) that either write Parquet parts themselves (engine arrow:
-:mod:`parts`, then ``table_maps`` and ``files`` written on the driver) or hand their rows to
-the JVM (engine spark: one cached DataFrame)."""
+out (:func:`decode`): inputs listed and cut into splits (:mod:`..driver.plan`), the splits
+decoded by Spark tasks (:mod:`..tasks`) that either write Parquet parts themselves (engine
+arrow: :mod:`..tasks.parts`, then ``table_maps`` and ``files`` written on the driver) or hand
+their rows to the JVM (engine spark: one cached DataFrame)."""
 
 from __future__ import annotations
 
@@ -50,17 +50,17 @@ def decode(inputs, spark=None, *, out: str | None = None, engine: str = "auto",
 
     ``schema``: local files (paths) of the schema at the start of the first file
     (``mysqldump --no-data`` or ``SHOW CREATE TABLE`` output), the inputs one server's
-    binlogs in name order: their DDL is replayed into it (:mod:`.history`) and table maps
+    binlogs in name order: their DDL is replayed into it (:mod:`..tasks.history`) and table maps
     without column names get its names, ENUM/SET members and primary key where they agree
     with it (else an ``errors`` row of stage ``schema``; see :class:`RowDecoder`). Raises
     :class:`SchemaFileError` for a schema file it cannot use. ``schema_plan``: a
     :class:`~binlog_schema.pipeline.tasks.history.SchemaPlan` made already (instead of
     ``schema``).
 
-    The inputs are listed by :func:`~.plan.binlog_inputs` (or given listed: ``listing``):
+    The inputs are listed by :func:`~..driver.plan.binlog_inputs` (or given listed: ``listing``):
     the files a server keeps beside its binlogs (index, GTID state and index, replica info)
     are not read (the tables' ``inputs`` lists them); an index gives the order of the files
-    it names. Raises :class:`~.plan.NoInputError` when there is no file to read (nothing is
+    it names. Raises :class:`~..driver.plan.NoInputError` when there is no file to read (nothing is
     written then)."""
     spark = spark or start_session()
     if engine == "auto":

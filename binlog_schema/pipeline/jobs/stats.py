@@ -3,9 +3,10 @@
 on the driver (:func:`stats`): the same document as ``stats --format json`` on the same
 files, in the same order.
 
-The inputs are listed and arranged as ``spark decode`` lists them (:func:`.plan.binlog_inputs`:
-files, folders, globs; a server's companion files listed, not read; an index's order), and
-cut by its pre-scan (:func:`.plan.plan_splits`): a split starts where a transaction starts.
+The inputs are listed and arranged as ``spark decode`` lists them
+(:func:`..driver.plan.binlog_inputs`: files, folders, globs; a server's companion files listed,
+not read; an index's order), and cut by its pre-scan (:func:`..driver.plan.plan_splits`): a
+split starts where a transaction starts.
 A task counts a split (:func:`count_split`) from the records the recovering reader gives for
 that range of the whole file (:func:`~binlog_schema.pipeline.tasks.reading.split_records`): a
 transaction is counted whole
@@ -109,7 +110,7 @@ def stats(inputs, spark, *, top: int = DEFAULT_TOP,
           max_event_size: int = DEFAULT_MAX_EVENT_SIZE, split_size=DEFAULT_SPLIT,
           include_hidden: bool = False, progress=None, listing: Inputs | None = None):
     """The :class:`StatsRun` of binlog files (paths, folders, globs, any Hadoop filesystem;
-    or ``listing``, listed already). Raises :class:`~.plan.NoInputError` when there is no
+    or ``listing``, listed already). Raises :class:`~..driver.plan.NoInputError` when there is no
     file to read."""
     split_bytes = parse_size(split_size)
     if isinstance(inputs, str):

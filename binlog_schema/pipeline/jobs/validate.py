@@ -110,10 +110,10 @@ def validate(spark, specs=(), roundtrip=(), listing=None):
     """A DataFrame with one row per golden vector (``specs``: directories of vector files,
     event and DDL vectors, read on the driver) and per round-tripped file (``roundtrip``:
     files, directories, globs on any Hadoop filesystem: the binlogs of
-    :func:`~.plan.binlog_inputs`, or ``listing`` made already; the companion files of a
+    :func:`~..driver.plan.binlog_inputs`, or ``listing`` made already; the companion files of a
     server's binlogs are not round-tripped), checked in parallel. A file passes when every
     event and row image rebuilds its bytes: rows not decodable, a last event cut short, a
-    file that is not a binlog fail. Raises :class:`~.plan.NoInputError` when ``roundtrip``
+    file that is not a binlog fail. Raises :class:`~..driver.plan.NoInputError` when ``roundtrip``
     names no file. Raises OSError for a ``specs`` folder that cannot be read."""
     from binlog_schema.pipeline.driver.plan import binlog_inputs   # (the driver's; tasks need none)
     from binlog_schema.vectors import VECTOR_KINDS

@@ -1,6 +1,6 @@
 """Spark-native sources through Spark 4's Python Data Source API: the ``binlog`` format,
 registered by :func:`register`, read as a batch (``spark.read.format("binlog")``, here) or as
-a stream (``spark.readStream.format("binlog")``, :mod:`source_stream`).
+a stream (``spark.readStream.format("binlog")``, :mod:`.streaming`).
 
     from binlog_schema.pipeline import register
     register(spark)
@@ -12,7 +12,7 @@ a plain Python process (no SparkSession, no JVM gateway), so the inputs are list
 ``pyarrow.fs`` (:func:`fsio.list_files`; the files a server keeps beside its binlogs left
 out, as the commands leave them: :func:`plan.arrange`) and cut by the same pre-scan
 (:func:`plan.plan_here`); each split is one partition, decoded by the pipeline's tasks into
-Arrow record batches that Spark takes as they are (:mod:`source_split`). The DataFrame's
+Arrow record batches that Spark takes as they are (:mod:`.partition`). The DataFrame's
 schema is the table's (:mod:`schema`), and its rows are those
 :func:`binlog_schema.pipeline.decode` writes for the same files.
 

@@ -1,8 +1,8 @@
-"""One split of the decode job as a partition of the ``binlog`` source (:mod:`source`,
-:mod:`source_stream`): what a Spark task of a Python source runs. A split
+"""One split of the decode job as a partition of the ``binlog`` source (:mod:`.batch`,
+:mod:`.streaming`): what a Spark task of a Python source runs. A split
 (:class:`~binlog_schema.pipeline.tasks.split.Split`) is decoded by the pipeline's tasks
 (:func:`~binlog_schema.pipeline.tasks.decode.decode_group`) into
-the Arrow record batches of :class:`columns.ArrowSink`, of one table, which Spark takes as
+the Arrow record batches of :class:`..tasks.columns.ArrowSink`, of one table, which Spark takes as
 they are (no Python object per value)."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ class SplitPartition(InputPartition):
 
 
 def one_table_sink(table: str):
-    """An :class:`columns.ArrowSink` that builds the rows of ``table`` only: the others'
+    """An :class:`..tasks.columns.ArrowSink` that builds the rows of ``table`` only: the others'
     methods do nothing (an ``events`` row still counts its rows event's changes: the rows
     are decoded, not built)."""
     from binlog_schema.pipeline.tables import arrow

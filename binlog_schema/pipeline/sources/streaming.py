@@ -21,13 +21,13 @@ starting at ``N`` carries in, as the decode job's splits do.
   split from the start offset
   (a boundary: the split needs no transaction before it).
 * :meth:`StreamReader.read`: the record batches of a batch read's split
-  (:func:`source_split.read_split`). :meth:`StreamReader.commit` has nothing to clean.
+  (:func:`.partition.read_split`). :meth:`StreamReader.commit` has nothing to clean.
 
 Files whose first four bytes are not a binlog's magic number are not read (a server's
 ``binlog.index`` sorts after its binlogs), nor files shorter than that yet.
 
 The schema history is on, as in batch reads and ``decode``: each trigger's splits carry the
-plan of the files' DDL up to the trigger's end (:mod:`history`, seeded by the ``schema``
+plan of the files' DDL up to the trigger's end (:mod:`..tasks.history`, seeded by the ``schema``
 option), each file's statements read once (the last file's again when it has grown).
 """
 

@@ -1,4 +1,4 @@
-"""The Spark schemas of the output tables (field order = the tuples of :mod:`tasks`).
+"""The Spark schemas of the output tables (field order = the tuples of :mod:`..tasks`).
 
 ``events``      one row per decoded event (events inside a TRANSACTION_PAYLOAD included:
                 ``offset`` is then the position inside the payload, ``in_payload_at`` the

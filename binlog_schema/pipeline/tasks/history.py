@@ -86,7 +86,7 @@ class SchemaPlan:
     @classmethod
     def make(cls, seed: list, found) -> SchemaPlan:
         """From the seed texts and :func:`statements_of` of every file, in stream order (the
-        order of :func:`~.plan.binlog_inputs`: names, or a binlog index's)."""
+        order of :func:`~..driver.plan.binlog_inputs`: names, or a binlog index's)."""
         plan = cls(list(seed))
         for index, (uri, flavor, version, stmts) in enumerate(found):
             plan.order[uri] = index
