@@ -153,3 +153,28 @@ def test_the_checks_see_what_they_look_for():
     assert _stale("binlog_schema.pipeline.tasks.daemon and binlog_schema.pipeline.decode",
                   mods) == []
     assert _room(f"{PIPELINE}.tasks.decode") == "tasks" and _room(PIPELINE) is None
+
+
+def _unresolved(mods: dict, names: dict) -> list:
+    """The imports of ``mods`` (name -> module) that name a module of the package that is
+    not among ``names`` (a relative import one dot short after a move, say)."""
+    out = []
+    for mod in mods.values():
+        for node in ast.walk(mod.tree):
+            if isinstance(node, ast.ImportFrom):
+                source = mod.resolve(node)
+            elif isinstance(node, ast.Import):
+                source = node.names[0].name
+            else:
+                continue
+            if (source == PACKAGE or source.startswith(PACKAGE + ".")) and source not in names:
+                out.append(f"{mod.where(node)}: {source}")
+    return out
+
+
+def test_every_import_in_the_pipeline_names_a_module_that_exists():
+    """Imports inside functions run only when called (in a task, on a rare path): one that
+    names no module fails there, not at import."""
+    mods = modules_of(PACKAGE)
+    missing = _unresolved(_pipeline_modules(), mods)
+    assert not missing, "imports of no module:\n" + "\n".join(missing)

@@ -357,7 +357,7 @@ def _note_shape(st, r, decoder):
     if hit is None:
         tm = decoder.table_maps.get(r.value["body"]["table_id"])
         if tm is None:
-            from ..model.table_map import table_map_from_event
+            from ...model.table_map import table_map_from_event
             tm = table_map_from_event(r.value, r.ctx)
         hit = shape_of(tm)
         if len(st.shape_cache) > 4096:
