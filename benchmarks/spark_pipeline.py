@@ -17,10 +17,10 @@ make_large_binlog.sh). ``--python`` (default: this repository's .venv) and ``--o
 ``--baseline-cwd`` runs the same command from another source tree too, in the same turns (a
 before/after in one run). The untimed
 warm-up turn also lets the first ``spark decode`` of an installation record the JVM's
-class-data archive (``binlog_schema.pipeline.session.class_archive``), which every later command
-starts from. After the walls, where the Spark command's seconds went (start-up and exit,
-pre-scan, decode, driver-side tables: from its progress lines) and the decode stage's rows and
-events per second per core (rows and events from its ``files`` table).
+class-data archive (``binlog_schema.pipeline.driver.session.class_archive``), which every
+later command starts from. After the walls, where the Spark command's seconds went (start-up
+and exit, pre-scan, decode, driver-side tables: from its progress lines) and the decode stage's
+rows and events per second per core (rows and events from its ``files`` table).
 
 Throughput (``--throughput``): events/s and rows/s of the pipeline (default engine: tasks
 write Parquet) on local[1] and local[2], on one large binlog and on many small ones, against
@@ -115,7 +115,7 @@ def single_process(paths):
 
 
 def pipeline_run(spark, inputs, split_size, out):
-    from binlog_schema.pipeline.decode_job import decode
+    from binlog_schema.pipeline.jobs.decode import decode
     t = time.perf_counter()
     tables = decode(inputs, spark, out=out, split_size=split_size, mode="overwrite")
     wall = time.perf_counter() - t
@@ -134,8 +134,8 @@ def fmt(r):
 
 
 def throughput(large):
-    from binlog_schema.pipeline import fixtures_job
-    from binlog_schema.pipeline.session import start_session
+    from binlog_schema.pipeline.jobs import fixtures as fixtures_job
+    from binlog_schema.pipeline.driver.session import start_session
     if large is None:
         found = sorted((ROOT / ".work" / "large").glob("mariadb-large.*"))
         if not found:

@@ -933,16 +933,19 @@ def _records_of(records) -> list:
 def split(data: bytes):
     """(g) Spark's reading of a damaged file without Spark: a corpus file damaged as the
     damage target damages it (:func:`damaged`), cut by the pipeline's pre-scan
-    (``tasks.prescan``) at a split size the fuzzer chooses (from a 48th of the file's work to
+    (``prescan``) at a split size the fuzzer chooses (from a 48th of the file's work to
     all of it, on a log scale), each split read by the split reader the tasks use
-    (``tasks.split_records``, with the file's context for the splits after the first), as
+    (``split_records``, with the file's context for the splits after the first), as
     ``spark decode`` reads them. The splits tile the file from 0 to
     its end, their records tile each split's range, and together they are the whole-file
     reader's records (``BinlogReader(skip_errors=True)``, recovering): the same events,
     quarantined events and SKIPPED ranges at the same offsets with the same sizes, types and
     error kinds, and the same events inside payloads."""
     import tempfile
-    from binlog_schema.pipeline import tasks
+    from binlog_schema.pipeline.tasks.prescan import prescan
+    from binlog_schema.pipeline.tasks.reading import split_records
+    from binlog_schema.pipeline.tasks.split import EVENT_WEIGHT
+    from binlog_schema.pipeline.tasks.split_context import file_context
     from binlog_schema.stream import BinlogReader
     from fuzz.gen import provider
     fdp = provider(data)
@@ -950,7 +953,7 @@ def split(data: bytes):
     size = len(buf)
     # (a split size on a log scale, from a 48th of the pre-scan's work, bytes and events, to
     # all of it: a few splits or many)
-    work = size + tasks.EVENT_WEIGHT * sum(len(g[1]) for g in groups)
+    work = size + EVENT_WEIGHT * sum(len(g[1]) for g in groups)
     split_bytes = max(work >> fdp.ConsumeIntInRange(0, 48).bit_length(), 64)
     global _split_path
     if _split_path is None:
@@ -966,14 +969,14 @@ def split(data: bytes):
     except Exception as e:  # noqa: BLE001
         raise untyped("BinlogReader (recovering)", e) from None
     try:
-        splits = tasks.prescan(_split_path, size, split_bytes)
+        splits = prescan(_split_path, size, split_bytes)
         got = []
         with open(_split_path, "rb") as f:
             ctx = None
             for s in splits:
                 if s.start and ctx is None:
-                    ctx = tasks.file_context(f)
-                records = list(tasks.split_records(f, s, ctx if s.start else None))
+                    ctx = file_context(f)
+                records = list(split_records(f, s, ctx if s.start else None))
                 pos = s.start or 4
                 for r in records:
                     if r.offset != pos:

@@ -4,32 +4,34 @@
     from binlog_schema.pipeline import decode, start_session
     tables = decode(["/data/binlogs/"], start_session("local[*]"), out="/tmp/tables")
 
-Modules, each importing only those below it: :mod:`commands` (``binlog-schema spark ...``:
-arguments, what each command prints, the file spark-submit runs); the jobs
-:mod:`decode_job`, :mod:`current_job` (``spark current``: the current state of every
-source table; :mod:`current_command` prints it, :mod:`current_plan` makes the plan its
-tasks fold by in :mod:`current_fold`, :mod:`current_types` types its columns,
-:mod:`current_io` reads and writes its tables), :mod:`delta` (Delta Lake tables with the
-``deltalake`` package), :mod:`fixtures_job` (synthetic files of :mod:`binlog_schema.synthetic`)
-and :mod:`validate_job`; :mod:`session` (Java, the Spark session and its JVM's start-up),
-:mod:`plan` (listing inputs, splits, tasks), :mod:`tables` (the result's DataFrames, the
-typed view of a table, output folders and formats), :mod:`reconcile` (the per-file
-reconciliation), :mod:`report` (progress, summary, exit status); and what runs in the
-executors: :mod:`tasks` (pre-scan, split reading and decoding; plain Python),
-:mod:`columns` (the tasks' rows as Arrow record batches), :mod:`parts` (Parquet parts
-written by the tasks), :mod:`schema` and :mod:`arrow` (the tables' Spark and Arrow
-schemas), :mod:`fsio` (files on any filesystem), :mod:`daemon` (the executors' Python
-daemon); :mod:`cluster` (a standalone master and worker on loopback); :mod:`source`,
-:mod:`source_stream` and :mod:`source_split` (``spark.read.format("binlog")`` and
-``spark.readStream``: Spark 4's Python Data Source API over the same plan and tasks, made
-known by :func:`register`). pyspark is imported only when a job runs.
+Its rooms, each importing only those above it in this list (``tests/unit/test_house.py``
+holds the order):
+
+* :mod:`.fsio`: files on any filesystem (local paths, ``file:`` URIs, ``pyarrow.fs``), read by
+  the executors and listed by the driver alike;
+* :mod:`.tasks`: what runs in the executors, plain Python: the pre-scan, reading and decoding
+  a split, column values, the sinks (Spark tuples, Arrow record batches), Parquet parts, the
+  schema history per split, the executors' Python daemon;
+* :mod:`.tables`: the output tables: their Spark and Arrow schemas, the result's DataFrames
+  and the typed view of one table, the per-file reconciliation, Delta Lake tables;
+* :mod:`.driver`: what runs on the driver around every job: the Spark session and its JVM,
+  listing inputs and planning splits and tasks, progress and exit status, a standalone cluster;
+* :mod:`.jobs`: the jobs, ``decode``, ``stats``, ``fixtures`` and ``validate``;
+* :mod:`.current` (``spark current``: the current state of every source table) and
+  :mod:`.sources` (the ``binlog`` Spark data source, batch and stream), each built on the
+  decode job's plan and tasks;
+* :mod:`.commands`: ``binlog-schema spark ...`` (arguments, what each command prints, the file
+  spark-submit runs).
+
+pyspark is imported only when a job runs.
 """
 
 from ..lazy import exports
 
-_API = {"decode": "decode_job", "start_session": "session", "BinlogTables": "tables",
-        "table_view": "tables", "generate": "fixtures_job", "validate": "validate_job",
-        "LocalCluster": "cluster", "register": "source", "current": "current_job"}
+_API = {"decode": "jobs.decode", "start_session": "driver.session",
+        "BinlogTables": "tables.result", "table_view": "tables.result",
+        "generate": "jobs.fixtures", "validate": "jobs.validate",
+        "LocalCluster": "driver.cluster", "register": "sources.batch", "current": "current.job"}
 
 
 __getattr__, __dir__ = exports(__name__, _API)

@@ -42,7 +42,7 @@ def _need_pyspark(func):
                   "'binlog-schema[spark]', or scripts/setup.sh); Spark also needs Java 17+",
                   file=sys.stderr)
             return USAGE
-        from binlog_schema.pipeline.session import find_java
+        from binlog_schema.pipeline.driver.session import find_java
         if find_java() is None:
             print("binlog-schema spark: Spark needs Java 17+ and none was found on JAVA_HOME "
                   "or PATH (scripts/setup.sh finds or installs one)", file=sys.stderr)
@@ -65,7 +65,7 @@ def _common(p):
 def add_commands(sub):
     """The ``decode``, ``fixtures`` and ``validate`` subcommands (shared by
     ``binlog-schema spark`` and ``python -m binlog_schema.pipeline.commands``)."""
-    from binlog_schema.pipeline.fixtures_job import TABLE_MAPS   # (a light module)
+    from binlog_schema.pipeline.jobs.fixtures import TABLE_MAPS   # (a light module)
     d = sub.add_parser("decode", help="binlog files to typed tables (events, table_maps, "
                        "row_changes, errors, files)",
                        description="Decode binlog files, directories or globs (any Hadoop "
@@ -198,7 +198,7 @@ def add_current(sub):
     c.add_argument("--overwrite", action="store_true", help="replace an existing --out")
     c.add_argument("--quiet", action="store_true", help="no progress lines")
     _common(c)
-    from binlog_schema.pipeline.current_command import run_current
+    from binlog_schema.pipeline.current.command import run_current
     c.set_defaults(func=_need_pyspark(lambda args: run_current(args, parse_conf(args.conf))))
 
 
@@ -256,10 +256,10 @@ def register(sub):
 
 def run_decode(args) -> int:
     """``spark decode``: decode, write the tables, print the summary."""
-    from binlog_schema.pipeline.decode_job import have_pyarrow
-    from binlog_schema.pipeline.plan import EarlyPrescan, parse_size
-    from binlog_schema.pipeline.session import (finish_session, jvm_starts_here,
-                                                records_class_archive, start_session)
+    from binlog_schema.pipeline.jobs.decode import have_pyarrow
+    from binlog_schema.pipeline.driver.plan import EarlyPrescan, parse_size
+    from binlog_schema.pipeline.driver.session import (finish_session, jvm_starts_here,
+                                                       records_class_archive, start_session)
     own_jvm = "PYSPARK_GATEWAY_PORT" not in os.environ and jvm_starts_here()
     early = None
     if own_jvm:   # the pre-scan of local files while the JVM starts
@@ -286,12 +286,12 @@ def run_decode(args) -> int:
 
 
 def _run_decode(spark, args, early=None) -> int:
-    from binlog_schema.pipeline.decode_job import SchemaFileError, decode
-    from binlog_schema.pipeline.plan import NoInputError
-    from binlog_schema.pipeline.report import (Progress, companion_lines, exit_status,
-                                               note_lines, problem_lines_of, status_line,
-                                               summary_lines)
-    from binlog_schema.pipeline.tables import TABLES, check_format
+    from binlog_schema.pipeline.jobs.decode import SchemaFileError, decode
+    from binlog_schema.pipeline.driver.plan import NoInputError
+    from binlog_schema.pipeline.driver.report import (Progress, companion_lines, exit_status,
+                                                      note_lines, problem_lines_of, status_line,
+                                                      summary_lines)
+    from binlog_schema.pipeline.tables.result import TABLES, check_format
     from binlog_schema.statuses import DAMAGED, STOPPED, worst
     progress = Progress(spark, enabled=not args.quiet)
     try:
@@ -334,7 +334,7 @@ def _run_decode(spark, args, early=None) -> int:
         print(f"binlog-schema spark decode: {e}", file=sys.stderr)
         return STOPPED
     if getattr(tables, "file_rows", None) is not None:   # as written, without reading back
-        from binlog_schema.pipeline import schema
+        from binlog_schema.pipeline.tables import schema
         names = schema.FILES.fieldNames()
         rows = [dict(zip(names, r)) for r in tables.file_rows]
     else:
@@ -379,10 +379,10 @@ def in_stream_order(rows, inputs) -> list:
 def run_stats(args) -> int:
     """``spark stats``: count, say each problem on stderr, write the figures (and the page)
     as ``binlog-schema stats`` writes them."""
-    from binlog_schema.pipeline.plan import NoInputError, parse_size
-    from binlog_schema.pipeline.report import Progress, companion_lines
-    from binlog_schema.pipeline.session import finish_session, jvm_starts_here, start_session
-    from binlog_schema.pipeline.stats_job import stats
+    from binlog_schema.pipeline.driver.plan import NoInputError, parse_size
+    from binlog_schema.pipeline.driver.report import Progress, companion_lines
+    from binlog_schema.pipeline.driver.session import finish_session, jvm_starts_here, start_session
+    from binlog_schema.pipeline.jobs.stats import stats
     from binlog_schema.serial.stats_write import chart_library, write_figures
     from binlog_schema.statuses import STOPPED, worst
     try:
@@ -433,8 +433,8 @@ def run_stats(args) -> int:
 
 def run_fixtures(args) -> int:
     """``spark fixtures``: write the files, say what was written."""
-    from binlog_schema.pipeline.fixtures_job import generate
-    from binlog_schema.pipeline.session import start_session
+    from binlog_schema.pipeline.jobs.fixtures import generate
+    from binlog_schema.pipeline.driver.session import start_session
     spark = start_session(args.master, parse_conf(args.conf))
     t0 = time.time()
     try:
@@ -456,10 +456,10 @@ def run_fixtures(args) -> int:
 
 def run_validate(args) -> int:
     """``spark validate``: check, print the failures and the counts, write the report."""
-    from binlog_schema.pipeline.plan import NoInputError, binlog_inputs
-    from binlog_schema.pipeline.report import companion_lines, note_lines
-    from binlog_schema.pipeline.session import start_session
-    from binlog_schema.pipeline.validate_job import status_of, validate
+    from binlog_schema.pipeline.driver.plan import NoInputError, binlog_inputs
+    from binlog_schema.pipeline.driver.report import companion_lines, note_lines
+    from binlog_schema.pipeline.driver.session import start_session
+    from binlog_schema.pipeline.jobs.validate import status_of, validate
     from binlog_schema.serial.write import os_problem
     from binlog_schema.statuses import DAMAGED, STOPPED, worst
     if not args.specs and not args.roundtrip:

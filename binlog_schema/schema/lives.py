@@ -6,7 +6,7 @@ to its DROP (or CREATE OR REPLACE); ALTER TABLE and RENAME keep it (same
 :attr:`~binlog_schema.schema.model.Table.origin`), and its columns keep their
 :attr:`~binlog_schema.schema.model.Column.origin` across renames and redefinitions, so a
 value logged under one name at one point is found under another later. Current-state tables
-(:mod:`binlog_schema.pipeline.current_job`) apply row changes through them.
+(:mod:`binlog_schema.pipeline.current.job`) apply row changes through them.
 
 Positions are whatever the caller replays with, as long as they compare (the pipeline uses
 order keys: strings).

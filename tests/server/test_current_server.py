@@ -256,7 +256,7 @@ def test_spark_reads_the_parquet_tables(binlogs, runs):
     ``spark.sql.timeType.enabled``), equal the server's final state (values; Spark's own
     types)."""
     out, _ = runs.get("full", "all")
-    from binlog_schema.pipeline.session import start_session
+    from binlog_schema.pipeline.driver.session import start_session
     spark = start_session("local[2]", {"spark.sql.session.timeZone": "UTC",
                                        "spark.sql.shuffle.partitions": "2",
                                        "spark.sql.timeType.enabled": "true"})
@@ -341,7 +341,7 @@ def test_delta_incremental_gives_the_final_state(binlogs, runs, name):
 @pytest.fixture(scope="module")
 def session(binlogs):
     """One Spark session in this process for every run of (c)."""
-    from binlog_schema.pipeline.session import start_session
+    from binlog_schema.pipeline.driver.session import start_session
     spark = start_session("local[2]", {"spark.sql.shuffle.partitions": "2"})
     yield spark
     spark.stop()
@@ -351,7 +351,7 @@ def session(binlogs):
 def test_every_split_gives_the_single_run(binlogs, runs, session, tmp_path, name):
     """(c): ``spark current`` split at any file boundary, ``--base`` the run before, gives
     the single run's tables, which are the server's."""
-    from binlog_schema.pipeline.current_job import current
+    from binlog_schema.pipeline.current.job import current
     parts = binlogs[name]["parts"]
     files = [str(f) for f in parts["a"] + parts["b"]]
     single, problems = runs.get(name, "all")

@@ -78,7 +78,7 @@ def folder(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def spark():
-    from binlog_schema.pipeline.session import start_session
+    from binlog_schema.pipeline.driver.session import start_session
     s = start_session("local[2]", {"spark.sql.shuffle.partitions": "2"})
     yield s
     s.stop()

@@ -28,7 +28,7 @@ def spark_missing():
         import pyspark  # noqa: F401
     except ImportError as e:
         return f"{e.name} is not installed (scripts/setup.sh installs .[spark])"
-    from binlog_schema.pipeline.session import find_java
+    from binlog_schema.pipeline.driver.session import find_java
     if not find_java():
         return "no java on PATH or JAVA_HOME (Spark needs Java 17+; scripts/setup.sh finds one)"
     return None

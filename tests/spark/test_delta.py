@@ -45,9 +45,9 @@ import pyarrow.parquet as pq  # noqa: E402
 from deltalake import DeltaTable  # noqa: E402
 
 from binlog_schema.cli import main  # noqa: E402
-from binlog_schema.pipeline import delta  # noqa: E402
-from binlog_schema.pipeline.session import start_session  # noqa: E402
-from binlog_schema.pipeline.tables import TABLES, check_format  # noqa: E402
+from binlog_schema.pipeline.tables import delta  # noqa: E402
+from binlog_schema.pipeline.driver.session import start_session  # noqa: E402
+from binlog_schema.pipeline.tables.result import TABLES, check_format  # noqa: E402
 
 CORPUS = ("mysql-binlog-connector-java/mysql-bin.checksum-crc32",
           "rust_mysql_common/mariadb-bin.000001", "rust_mysql_common/time_issue.000001")

@@ -29,11 +29,13 @@ MISSING = spark_missing()
 if MISSING:
     unavailable(f"Spark tier not run: {MISSING}", module=True)
 
-from binlog_schema.pipeline import commands, fixtures_job, validate_job  # noqa: E402
-from binlog_schema.pipeline.decode_job import decode  # noqa: E402
-from binlog_schema.pipeline.plan import list_inputs  # noqa: E402
-from binlog_schema.pipeline.session import start_session  # noqa: E402
-from binlog_schema.pipeline.tables import TABLES, ParquetTables, check_format  # noqa: E402
+from binlog_schema.pipeline import commands  # noqa: E402
+from binlog_schema.pipeline.jobs import fixtures as fixtures_job  # noqa: E402
+from binlog_schema.pipeline.jobs import validate as validate_job  # noqa: E402
+from binlog_schema.pipeline.jobs.decode import decode  # noqa: E402
+from binlog_schema.pipeline.driver.plan import list_inputs  # noqa: E402
+from binlog_schema.pipeline.driver.session import start_session  # noqa: E402
+from binlog_schema.pipeline.tables.result import TABLES, ParquetTables, check_format  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -386,7 +388,7 @@ def test_commands_local(spark, tmp_path, capsys):
 def test_standalone_cluster(tmp_path, generated):
     """A real standalone master and worker on 127.0.0.1 (started from the pyspark install,
     stopped by pid) run the same decode job, submitted by the command and by spark-submit."""
-    from binlog_schema.pipeline.cluster import LocalCluster, spark_home
+    from binlog_schema.pipeline.driver.cluster import LocalCluster, spark_home
     root, paths = generated
     cluster = LocalCluster(cores=2, memory="2g", log_dir=str(tmp_path / "cluster"))
     with cluster as url:

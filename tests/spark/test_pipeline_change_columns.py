@@ -9,8 +9,10 @@ import os
 import pytest
 
 from binlog_schema.model.transactions import change_records
-from binlog_schema.pipeline import tasks
-from binlog_schema.pipeline.history import SchemaPlan, statements_of
+from binlog_schema.pipeline.tasks.decode import decode_group, decode_split
+from binlog_schema.pipeline.tasks.prescan import prescan
+from binlog_schema.pipeline.tasks.split import ROW
+from binlog_schema.pipeline.tasks.history import SchemaPlan, statements_of
 from binlog_schema.stream import BinlogReader
 from binlog_schema.synthetic import generate
 
@@ -85,18 +87,18 @@ def test_a_transaction_cut_by_the_end_of_the_file(tmp_path, engine):
 def test_held_batches_spill_and_get_their_commit(tmp_path):
     """A transaction larger than a batch: its batches wait for the XID (spilled to an Arrow
     file past the bound) and all of its rows get it."""
-    from binlog_schema.pipeline.arrow import task_schemas
-    from binlog_schema.pipeline.columns import ArrowSink
+    from binlog_schema.pipeline.tables.arrow import task_schemas
+    from binlog_schema.pipeline.tasks.columns import ArrowSink
     big = dict(SPEC, transactions=[{"changes": [{"insert": "t", "rows": [
         {"id": 100_000 + i, "s": "z"} for i in range(3_000)]}]}] + SPEC["transactions"][:3])
     path = tmp_path / "binlog.000003"
     path.write_bytes(generate(big))
     want = api_values(path)
-    (split,) = tasks.prescan(str(path), os.path.getsize(path), 8 << 20)
+    (split,) = prescan(str(path), os.path.getsize(path), 8 << 20)
     sink = ArrowSink(task_schemas(), batch_rows=500)
     sink.held.limit = 1   # every held batch spilled
     rows = []
-    for table, item in tasks.decode_group([split], sink=sink):
+    for table, item in decode_group([split], sink=sink):
         if table == "row_changes":
             rows += item.to_pylist()
     got = [(r["order_key"], r["xid"], int(r["commit_timestamp"].timestamp()),
@@ -122,11 +124,11 @@ def test_schema_version_with_the_schema(tmp_path):
     path = tmp_path / "shop-bin.000001"
     path.write_bytes(generate(shop_spec("MINIMAL")))
     plan = SchemaPlan.make([SCHEMA], [statements_of(str(path))])
-    splits = tasks.prescan(str(path), os.path.getsize(path), 3_000)
+    splits = prescan(str(path), os.path.getsize(path), 3_000)
     assert len(splits) > 10
     got = sorted((t[4][13], t[4][16]) for s in splits
-                 for t in tasks.decode_split(s, schema=plan) if t[0] == tasks.ROW)
+                 for t in decode_split(s, schema=plan) if t[0] == ROW)
     assert {v for _, v in got} == {1, 2} and len(got) == 241
     assert [v for _, v in got] == sorted(v for _, v in got)   # version 2 after the ALTER
-    plain = {t[4][16] for s in splits for t in tasks.decode_split(s) if t[0] == tasks.ROW}
+    plain = {t[4][16] for s in splits for t in decode_split(s) if t[0] == ROW}
     assert plain == {None}

@@ -23,7 +23,8 @@ import sys
 import pytest
 
 from binlog_schema import scanning
-from binlog_schema.pipeline import tasks
+from binlog_schema.pipeline.tasks.decode import decode_split
+from binlog_schema.pipeline.tasks.prescan import prescan
 from binlog_schema.stream import MAX_EVENT_SIZE, BinlogReader
 
 from .. import damage
@@ -57,10 +58,10 @@ def _tiles(ranges, size):
 def _light(path, split_bytes):
     """Every split of a file decoded as a task does, without row changes (tuples: what this
     module looks at is framing and accounting), as :func:`decode_file` returns them."""
-    splits = tasks.prescan(str(path), os.path.getsize(path), split_bytes)
+    splits = prescan(str(path), os.path.getsize(path), split_bytes)
     out = {"row": [], "event": [], "error": [], "stat": [], "table_map": []}
     for s in splits:
-        for t in tasks.decode_split(s, rows=False):
+        for t in decode_split(s, rows=False):
             row = t[{"event": 2, "table_map": 3, "row": 4, "error": 5, "stat": 6}[t[0]]]
             if t[0] in FIELDS:
                 row = dict(zip(FIELDS[t[0]], row))
@@ -150,7 +151,7 @@ def test_damage_at_split_boundaries(originals, tmp_path, key):
     data, events = originals[key]
     clean = tmp_path / "clean"
     clean.write_bytes(data)
-    cuts = [s.start for s in tasks.prescan(str(clean), len(data), 1000)][1:]
+    cuts = [s.start for s in prescan(str(clean), len(data), 1000)][1:]
     assert len(cuts) > 20
     for cut in cuts[::len(cuts) // 4][:4]:
         for name, bad in _boundary_damage(data, events, cut):
@@ -165,12 +166,12 @@ def test_prescan_cuts_only_at_confirmed_events(originals, tmp_path):
     """On damaged files the pre-scan goes on past the damage, and every split starts where
     the whole-file reader has an event that is confirmed (its CRC32, its log position or the
     header after it)."""
-    from binlog_schema.pipeline.tasks import _file_context
+    from binlog_schema.pipeline.tasks.split_context import _file_context
     passed = 0
     for key, d in damage.suite(originals, keys={"crc32", "none", "mariadb"}):
         path = tmp_path / f"{key}-{d.name}"
         path.write_bytes(d.data)
-        splits = tasks.prescan(str(path), len(d.data), 1000)
+        splits = prescan(str(path), len(d.data), 1000)
         assert splits[0].start == 0 and splits[-1].end == len(d.data)
         assert all(a.end == b.start for a, b in zip(splits, splits[1:]))
         starts = {o for o, _ in reference_records(str(path))["events"]}
@@ -298,7 +299,7 @@ def spark():
     missing = spark_missing()
     if missing:
         unavailable(f"Spark tier not run: {missing}")
-    from binlog_schema.pipeline.session import start_session
+    from binlog_schema.pipeline.driver.session import start_session
     s = start_session("local[2]", {"spark.sql.shuffle.partitions": "4"})
     yield s
     s.stop()
@@ -333,8 +334,8 @@ def test_damaged_folder_reconciles_by_bytes(spark, folder, originals, tmp_path):
     bytes; its events are the whole-file reader's, its quarantined events and skipped ranges
     are errors rows with offset and size, the ranges tile the file; every event of the
     original that the damage did not touch is there, at its new offset, with its type."""
-    from binlog_schema.pipeline.decode_job import decode
-    from binlog_schema.pipeline.report import DAMAGED, exit_status
+    from binlog_schema.pipeline.jobs.decode import decode
+    from binlog_schema.pipeline.driver.report import DAMAGED, exit_status
     root, made = folder
     tables = decode([str(root)], spark, out=str(tmp_path / "t"), split_size="2k")
     files = {r["file"]: r for r in tables.files.collect()}

@@ -9,8 +9,10 @@ import os
 
 import pytest
 
-from binlog_schema.pipeline import tasks
-from binlog_schema.pipeline.history import SchemaPlan, statements_of
+from binlog_schema.pipeline.tasks.decode import decode_split
+from binlog_schema.pipeline.tasks.prescan import prescan
+from binlog_schema.pipeline.tasks.split import ERROR, ROW, STAT
+from binlog_schema.pipeline.tasks.history import SchemaPlan, statements_of
 from binlog_schema.synthetic import generate
 
 from .pipeline_support import spark_missing
@@ -65,16 +67,16 @@ def shop(tmp_path_factory):
 def split_rows(path, plan=None, split_bytes=3_000):
     """(row tuples (offset, row_index, table, before, after), error rows, stat rows) of every
     split of a file, decoded as the spark engine's tasks decode them."""
-    splits = tasks.prescan(str(path), os.path.getsize(path), split_bytes)
+    splits = prescan(str(path), os.path.getsize(path), split_bytes)
     rows, errors, stats = [], [], []
     for s in splits:
-        for t in tasks.decode_split(s, schema=plan):
-            if t[0] == tasks.ROW:
+        for t in decode_split(s, schema=plan):
+            if t[0] == ROW:
                 r = t[4]
                 rows.append((r[1], r[8], r[6], r[9], r[10]))
-            elif t[0] == tasks.ERROR:
+            elif t[0] == ERROR:
                 errors.append(t[5])
-            elif t[0] == tasks.STAT:
+            elif t[0] == STAT:
                 stats.append(t[6])
     return splits, sorted(rows, key=lambda r: (r[0], r[1])), errors, stats
 

@@ -10,7 +10,12 @@ import pytest
 
 from binlog_schema.model.row_change import RowDecoder
 from binlog_schema.mysql.codes import GTID_LOG_EVENT, MARIA_GTID_EVENT, TABLE_MAP_EVENT
-from binlog_schema.pipeline import tasks
+from binlog_schema.pipeline.tasks.decode import decode_group, decode_split
+from binlog_schema.pipeline.tasks.event_parser import _Bodies
+from binlog_schema.pipeline.tasks.prescan import prescan
+from binlog_schema.pipeline.tasks.reading import Clip
+from binlog_schema.pipeline.tasks.spark_values import JsonDoc, to_value
+from binlog_schema.pipeline.tasks.split import Split
 from binlog_schema.stream import BinlogReader
 from binlog_schema.values import temporal
 from binlog_schema.values.codecs import Compressed, EnumValue, Geometry, NaNFloat, SetValue
@@ -23,20 +28,20 @@ def decode_file(path, split_bytes, engine="arrow"):
     """Every split of a file decoded as the tasks of an engine do: ``arrow``, record batches
     (small ones, several per split) read back as dicts; ``spark``, the tagged tuples in
     Spark's internal form."""
-    splits = tasks.prescan(str(path), os.path.getsize(path), split_bytes)
+    splits = prescan(str(path), os.path.getsize(path), split_bytes)
     out = {"row": [], "event": [], "error": [], "stat": [], "table_map": []}
     if engine == "spark":
         for s in splits:
-            for t in tasks.decode_split(s):
+            for t in decode_split(s):
                 out[t[0]].append(t[{"event": 2, "table_map": 3, "row": 4, "error": 5,
                                     "stat": 6}[t[0]]])
         return splits, out
-    from binlog_schema.pipeline.arrow import task_schemas
-    from binlog_schema.pipeline.columns import ArrowSink
+    from binlog_schema.pipeline.tables.arrow import task_schemas
+    from binlog_schema.pipeline.tasks.columns import ArrowSink
     tag = {"events": "event", "row_changes": "row", "errors": "error"}
     schemas = task_schemas()
     for s in splits:
-        for table, item in tasks.decode_group([s], sink=ArrowSink(schemas, batch_rows=700)):
+        for table, item in decode_group([s], sink=ArrowSink(schemas, batch_rows=700)):
             if table in tag:
                 assert item.schema.equals(schemas[table])
                 out[tag[table]] += item.to_pylist()
@@ -56,7 +61,7 @@ def test_prescan_cuts_at_transaction_starts(tmp_path, flavor, starts):
     path = tmp_path / "f.bin"
     write_shop(path, seed=3, flavor=flavor, transactions=150)
     size = os.path.getsize(path)
-    splits = tasks.prescan(str(path), size, 20_000)
+    splits = prescan(str(path), size, 20_000)
     assert len(splits) > 4
     kinds = dict(headers(path))
     assert splits[0].start == 0 and splits[-1].end == size
@@ -71,7 +76,7 @@ def test_prescan_cuts_at_transaction_starts(tmp_path, flavor, starts):
 def test_small_file_is_one_split(tmp_path):
     path = tmp_path / "f.bin"
     write_shop(path, seed=1, transactions=5)
-    assert len(tasks.prescan(str(path), os.path.getsize(path), 1 << 20)) == 1
+    assert len(prescan(str(path), os.path.getsize(path), 1 << 20)) == 1
 
 
 @pytest.mark.parametrize("engine", ["arrow", "spark"])
@@ -114,7 +119,8 @@ def test_without_the_fallback_rows_would_be_lost(tmp_path, monkeypatch):
     'no TABLE_MAP' errors."""
     path = tmp_path / "once.bin"
     write_shop(path, seed=5, transactions=200, table_maps="once")
-    monkeypatch.setattr(tasks, "table_maps_before", lambda f, start, ctx: {})
+    monkeypatch.setattr("binlog_schema.pipeline.tasks.decode.table_maps_before",
+                        lambda f, start, ctx: {})
     _, out = decode_file(path, 10_000)
     assert len(out["row"]) < len(reference_rows(str(path)))
     assert {e["stage"] for e in out["error"]} == {"rows"}
@@ -146,7 +152,7 @@ def test_clip_ends_the_file_where_the_split_ends(tmp_path):
     path = tmp_path / "w"
     path.write_bytes(data)
     with open(path, "rb") as f:
-        c = tasks.Clip(f, 520)
+        c = Clip(f, 520)
         assert c.seekable() and c.read(4) == data[:4]
         c.seek(500)
         assert c.read(10) == data[500:510]
@@ -160,15 +166,15 @@ def test_typed_values():
     """Each kind of column value in the field(s) of the Value struct that hold it: the same
     from the Arrow columns (values grouped by type) and from the spark engine's tuples."""
     pytest.importorskip("pyarrow")
-    from binlog_schema.pipeline.arrow import task_schemas
-    from binlog_schema.pipeline.columns import value_struct
+    from binlog_schema.pipeline.tables.arrow import task_schemas
+    from binlog_schema.pipeline.tasks.columns import value_struct
     vtype = task_schemas()["row_changes"].field("after").type.item_type
 
     def only(v, json_column=False, **want):
-        fields = got_fields(value_struct([tasks.JsonDoc(v) if json_column else v],
+        fields = got_fields(value_struct([JsonDoc(v) if json_column else v],
                                          vtype).to_pylist()[0], internal=False)
         assert fields == want
-        assert got_fields(tasks.to_value(v, json_column), internal=True) == want
+        assert got_fields(to_value(v, json_column), internal=True) == want
     only(-5, long=-5)
     only((1 << 64) - 1, decimal=decimal.Decimal((1 << 64) - 1))
     only(1 << 70, text=str(1 << 70))
@@ -208,7 +214,7 @@ def test_typed_values():
     only([1.5, 2], vector=[1.5, 2.0])
     only({"a": [1, "x"]}, json_column=True, json='{"a":[1,"x"]}')
     only({"a": 1}, json='{"a":1}')
-    assert tasks.to_value(None) is None
+    assert to_value(None) is None
     assert value_struct([None], vtype).to_pylist() == [None]
 
 
@@ -218,8 +224,8 @@ def test_value_columns_as_value_by_value():
     values of several kinds), grouped and scattered back: each row holds what the one-by-one
     conversion gives, in its place."""
     pytest.importorskip("pyarrow")
-    from binlog_schema.pipeline.arrow import task_schemas
-    from binlog_schema.pipeline.columns import value_struct
+    from binlog_schema.pipeline.tables.arrow import task_schemas
+    from binlog_schema.pipeline.tasks.columns import value_struct
     vtype = task_schemas()["row_changes"].field("after").type.item_type
     kinds = [None, 7, -(1 << 63), 1 << 64, False, 0.25, "s", b"b", bytearray(b"a"),
              decimal.Decimal("3.5"), decimal.Decimal("1e30"), temporal.Date(2020, 2, 29),
@@ -228,12 +234,12 @@ def test_value_columns_as_value_by_value():
              EnumValue(1, b"\xff"), EnumValue(2), SetValue(3, None),
              SetValue(1 << 63, ("z",)), SetValue(6, (b"a", "b")), Geometry(0, b""),
              Compressed(b"", b"raw"), Compressed(b"", "txt"), [1, 2.5], ["x"], {"k": None},
-             tasks.JsonDoc([1]), NaNFloat(1.0, b"")]
+             JsonDoc([1]), NaNFloat(1.0, b"")]
     values = [kinds[(i * 7) % len(kinds)] for i in range(400)]
     got = value_struct(values, vtype).to_pylist()
     assert len(got) == len(values)
     for g, v in zip(got, values):
-        assert got_fields(g, internal=False) == got_fields(tasks.to_value(v), internal=True), v
+        assert got_fields(g, internal=False) == got_fields(to_value(v), internal=True), v
 
 
 def test_shop_files_are_deterministic(tmp_path):
@@ -275,8 +281,8 @@ def test_events_carry_their_transaction(tmp_path, flavor):
 def test_without_rows_events_and_shapes_remain(tmp_path):
     path = tmp_path / "f.bin"
     write_shop(path, seed=4, transactions=40)
-    split = tasks.prescan(str(path), os.path.getsize(path), 1 << 30)[0]
-    kinds = [t[0] for t in tasks.decode_split(split, rows=False)]
+    split = prescan(str(path), os.path.getsize(path), 1 << 30)[0]
+    kinds = [t[0] for t in decode_split(split, rows=False)]
     assert "row" not in kinds and kinds.count("table_map") == 3
     assert kinds.count("event") == reference_counts(str(path))[1]
 
@@ -284,12 +290,12 @@ def test_without_rows_events_and_shapes_remain(tmp_path):
 def test_task_count_one_split_per_task_unless_many():
     """Equal splits are never packed unevenly: with up to twice the target (eight per core)
     every split is a task; beyond, the target."""
-    from binlog_schema.pipeline.plan import pack, task_count
+    from binlog_schema.pipeline.driver.plan import pack, task_count
     mib = 1 << 20
-    splits = [tasks.Split("f", 129 * mib, i, i * 8 * mib, (i + 1) * 8 * mib) for i in range(24)]
+    splits = [Split("f", 129 * mib, i, i * 8 * mib, (i + 1) * 8 * mib) for i in range(24)]
     assert task_count(splits, 2, 8 * mib) == 24
     assert len(pack(splits, task_count(splits, 2, 8 * mib))) == 24
-    many = [tasks.Split(f"f{i}", mib // 2, 0, 0, mib // 2) for i in range(48)]
+    many = [Split(f"f{i}", mib // 2, 0, 0, mib // 2) for i in range(48)]
     n = task_count(many, 2, 8 * mib)
     assert n == 16
     groups = pack(many, n)
@@ -302,7 +308,7 @@ def test_count_parts_reads_what_the_part_files_hold(tmp_path):
     counts with Spark)."""
     pa = pytest.importorskip("pyarrow")
     import pyarrow.parquet as pq
-    from binlog_schema.pipeline import parts
+    from binlog_schema.pipeline.tasks import parts
     for table, cols in (("events", {"file": ["a", "a", "b"], "size": [10, 20, 30],
                                     "in_payload_at": [None, 7, None]}),
                         ("errors", {"file": ["a", "b", "b", "b", "b"],
@@ -339,16 +345,16 @@ def test_repeated_table_maps_parsed_once_and_still_checked(tmp_path):
     data[bad + size - 1] ^= 0xFF        # the CRC32 (the body is that of other maps)
     path.write_bytes(bytes(data))
     memo = []
-    real = tasks._Bodies.table_map
+    real = _Bodies.table_map
 
     def counting(self, stream, this):
         memo.append(1)
         return real(self, stream, this)
-    tasks._Bodies.table_map = counting
+    _Bodies.table_map = counting
     try:
         _, out = decode_file(path, 1 << 30)
     finally:
-        tasks._Bodies.table_map = real
+        _Bodies.table_map = real
     assert [(e["offset"], e["stage"], e["kind"]) for e in out["error"]] == [
         (bad, "event", "checksum")]
     read, decoded, quarantined, _ = reference_counts(str(path))

@@ -1,4 +1,4 @@
-"""Spark-native sources (pipeline/source.py, source_stream.py): ``spark.read.format("binlog")``
+"""Spark-native sources (pipeline/sources/batch.py, streaming.py): ``spark.read.format("binlog")``
 gives the decode job's tables for the same files, row for row and value for value (corpus
 files of both flavors, a payload file, many column types, damaged files, table maps carried
 into splits, names from a schema file), one partition per split; ``spark.readStream`` over a
@@ -29,12 +29,16 @@ if MISSING:
 
 import pyarrow.compute as pc  # noqa: E402
 
-from binlog_schema.pipeline import register, schema, tasks  # noqa: E402
-from binlog_schema.pipeline.decode_job import decode  # noqa: E402
+from binlog_schema.pipeline import register  # noqa: E402
+from binlog_schema.pipeline.tables import schema  # noqa: E402
+from binlog_schema.pipeline.tasks.decode import decode_split  # noqa: E402
+from binlog_schema.pipeline.tasks.prescan import prescan  # noqa: E402
+from binlog_schema.pipeline.tasks.split import EVENT, Split  # noqa: E402
+from binlog_schema.pipeline.jobs.decode import decode  # noqa: E402
 from binlog_schema.pipeline.fsio import list_files, list_local  # noqa: E402
-from binlog_schema.pipeline.session import start_session  # noqa: E402
-from binlog_schema.pipeline.source import Options  # noqa: E402
-from binlog_schema.pipeline.source_stream import boundaries  # noqa: E402
+from binlog_schema.pipeline.driver.session import start_session  # noqa: E402
+from binlog_schema.pipeline.sources.batch import Options  # noqa: E402
+from binlog_schema.pipeline.sources.streaming import boundaries  # noqa: E402
 
 CRC32 = "mysql-binlog-connector-java/mysql-bin.checksum-crc32"    # MySQL 5.6, CRC32
 NONE = "mysql-binlog-connector-java/mysql-bin.checksum-none"      # no checksums
@@ -155,8 +159,8 @@ def _event_rows(path, size):
     """(offset, size, transaction_offset, rows) of a file's events, as the events table has
     them (file level)."""
     out = []
-    for t in tasks.decode_split(tasks.Split(path, size, 0, 0, size)):
-        if t[0] == tasks.EVENT and t[2][2] is None:
+    for t in decode_split(Split(path, size, 0, 0, size)):
+        if t[0] == EVENT and t[2][2] is None:
             out.append((t[2][1], t[2][7], t[2][12], t[2][18]))
     return sorted(out)
 
@@ -250,7 +254,7 @@ def test_batch_read_equals_decode(spark, pipeline, table):
 
 def test_partitions_are_the_pre_scans_splits(spark):
     sakila = path_of(SAKILA)
-    splits = tasks.prescan(sakila, os.path.getsize(sakila), 256 << 10)
+    splits = prescan(sakila, os.path.getsize(sakila), 256 << 10)
     df = read(spark, sakila, "events", splitSize="256k")
     assert df.rdd.getNumPartitions() == len(splits) > 3
     whole = read(spark, sakila, "events")   # (the default split size: one split)

@@ -32,9 +32,12 @@ import pytest
 from binlog_schema.mysql.codes import GTID_KINDS, QUERY_EVENT, TABLE_MAP_EVENT, XID_EVENT
 from binlog_schema.model.stats import Stats
 from binlog_schema.model.row_change import RowDecoder
-from binlog_schema.pipeline import stats_job, tasks
+from binlog_schema.pipeline.jobs import stats as stats_job
+from binlog_schema.pipeline.tasks.prescan import prescan
+from binlog_schema.pipeline.tasks.reading import split_records
+from binlog_schema.pipeline.tasks.split_context import file_context
 from binlog_schema.pipeline.fsio import open_input
-from binlog_schema.pipeline.plan import arrange
+from binlog_schema.pipeline.driver.plan import arrange
 from binlog_schema.serial.stats_read import read_stats
 from binlog_schema.statuses import CLEAN, DAMAGED, STOPPED
 from binlog_schema.stream import BinlogReader
@@ -59,14 +62,14 @@ def _in_splits(path, split_bytes, merge_as_is=False):
     counted whole, and in how many splits."""
     path = str(path)
     size = os.path.getsize(path)
-    splits = tasks.prescan(path, size, split_bytes)
+    splits = prescan(path, size, split_bytes)
     if merge_as_is:
         total = Stats(TOP, MAX_EVENT)
         for s in splits:
             part = Stats(TOP, MAX_EVENT)
             with open_input(path) as f:
-                ctx = tasks.file_context(f) if s.start else None
-                part.count(tasks.split_records(f, s, ctx), path, RowDecoder(path))
+                ctx = file_context(f) if s.start else None
+                part.count(split_records(f, s, ctx), path, RowDecoder(path))
             total.merge(part)
         total.set_file_size(path, size)
         return total.to_dict(), len(splits)
@@ -167,7 +170,7 @@ def spark():
     missing = spark_missing()
     if missing:
         unavailable(f"Spark tier not run: {missing}")
-    from binlog_schema.pipeline.session import start_session
+    from binlog_schema.pipeline.driver.session import start_session
     s = start_session("local[2]", {"spark.sql.shuffle.partitions": "2"})
     yield s
     s.stop()

@@ -27,10 +27,10 @@ MISSING = spark_missing()
 if MISSING:
     unavailable(f"Spark tier not run: {MISSING}", module=True)
 
-from binlog_schema.pipeline import tasks  # noqa: E402
-from binlog_schema.pipeline.current_job import current, statement_role_column  # noqa: E402
-from binlog_schema.pipeline.decode_job import decode  # noqa: E402
-from binlog_schema.pipeline.session import start_session  # noqa: E402
+from binlog_schema.pipeline.tasks.prescan import prescan  # noqa: E402
+from binlog_schema.pipeline.current.job import current, statement_role_column  # noqa: E402
+from binlog_schema.pipeline.jobs.decode import decode  # noqa: E402
+from binlog_schema.pipeline.driver.session import start_session  # noqa: E402
 
 FORMS = ["START TRANSACTION", "start transaction", "/* app */ BEGIN", "BEGIN WORK"]
 
@@ -97,7 +97,7 @@ def events_of(spark, path, out, split_size, moved=None):
     rows = sorted((int(r["order_key"].split(".")[1]), r["xid"], r["commit_timestamp"])
                   for r in tables.row_changes.collect())
     rows = [(m.get(k, k), x, t) for k, x, t in rows]
-    return ev, rows, len(tasks.prescan(str(path), os.path.getsize(path), split_size))
+    return ev, rows, len(prescan(str(path), os.path.getsize(path), split_size))
 
 
 @pytest.mark.parametrize("source", ["canal", "shop"])

@@ -1,4 +1,4 @@
-"""Delta Lake tables by :mod:`binlog_schema.pipeline.delta` (deltalake, no Spark): versions
+"""Delta Lake tables by :mod:`binlog_schema.pipeline.tables.delta` (deltalake, no Spark): versions
 of replace_table, failures that leave the last version, MERGE by a key with nulls, commit
 metadata, part files committed in place, Spark-written files (intervals, INT96 timestamps)."""
 
@@ -12,8 +12,8 @@ pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 deltalake = pytest.importorskip("deltalake")
 
-from binlog_schema.pipeline import delta  # noqa: E402
-from binlog_schema.pipeline.parts import SPARK_METADATA  # noqa: E402
+from binlog_schema.pipeline.tables import delta  # noqa: E402
+from binlog_schema.pipeline.tasks.parts import SPARK_METADATA  # noqa: E402
 
 UTC = dt.timezone.utc
 VALUE = pa.struct([("long", pa.int64()), ("datetime", pa.timestamp("us")),

@@ -458,7 +458,7 @@ def _server_version(text: str) -> bool:
 
 # calls on a name that holds some other version than the server's: (file, code)
 NOT_SERVER_VERSIONS = {
-    ("binlog_schema/pipeline/session.py", "version.split('.')"):
+    ("binlog_schema/pipeline/driver/session.py", "version.split('.')"):
         "Java's version (JAVA_VERSION of its release file), not a server's",
 }
 

@@ -7,7 +7,7 @@ Python over a listing.)"""
 import pytest
 
 from binlog_schema.mysql.companions import companion, index_entries, resolve_entry
-from binlog_schema.pipeline.plan import NoInputError, arrange
+from binlog_schema.pipeline.driver.plan import NoInputError, arrange
 
 # the names a MySQL 8 / MariaDB 10.11+ binlog folder (or data directory) holds besides its
 # binlogs, and the kind each is
@@ -104,7 +104,7 @@ def test_what_was_not_read_is_a_line_per_file_and_per_error_row():
     """spark decode's stderr: a file not read, in its reason's words; an errors row of a
     damaged file with its offset, what and reason (the first ``limit``, then how many
     more); a file whose bytes do not add up without any errors row, its counts."""
-    from binlog_schema.pipeline.report import problem_lines
+    from binlog_schema.pipeline.driver.report import problem_lines
     rows = [{"file": "/d/b.000002", "stage": "event", "offset": 900, "in_payload_at": None,
              "size": 40, "message": "checksum mismatch"},
             {"file": "/d/b.000002", "stage": "skipped", "offset": 120, "in_payload_at": None,

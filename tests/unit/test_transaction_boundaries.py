@@ -15,7 +15,10 @@ import pytest
 from binlog_schema.model.statements import BEGINS, BELONGS, ENDS, statement_role
 from binlog_schema.model.transactions import (CLOSES, INSIDE, OPENS, Transactions)
 from binlog_schema.mysql.codes import FORMAT_DESCRIPTION_EVENT, GTID_KINDS, QUERY_EVENT
-from binlog_schema.pipeline import tasks
+from binlog_schema.pipeline.tasks.decode import decode_split
+from binlog_schema.pipeline.tasks.prescan import _boundary_facts, prescan
+from binlog_schema.pipeline.tasks.split import Split
+from binlog_schema.pipeline.tasks.split_context import file_context
 from binlog_schema.scanning import Blocks
 from binlog_schema.stream import BinlogReader, BinlogWriter
 from binlog_schema.synthetic import generate
@@ -123,19 +126,19 @@ def by_model(path) -> list:
 def by_split_decoding(path) -> list:
     """Where split decoding places each event: the ``events`` table's ``transaction``."""
     size = os.path.getsize(path)
-    rows = [t[2] for t in tasks.decode_split(tasks.Split(str(path), size, 0, 0, size))
+    rows = [t[2] for t in decode_split(Split(str(path), size, 0, 0, size))
             if t[0] == "event"]
     return [r[12] for r in rows if r[4] != "FORMAT_DESCRIPTION_EVENT"]
 
 
 def by_prescan(path, offset) -> object:
     """The role the pre-scan reads from the bytes of the QUERY at ``offset``."""
-    ctx = tasks.file_context(open(path, "rb"))
+    ctx = file_context(open(path, "rb"))
     with open(path, "rb") as f:
         blocks = Blocks(f)
         _, code, size = blocks.header(offset)
         assert code == QUERY_EVENT
-        return tasks._boundary_facts(blocks, offset, size, QUERY_EVENT, ctx)[0]
+        return _boundary_facts(blocks, offset, size, QUERY_EVENT, ctx)[0]
 
 
 @pytest.mark.parametrize("statement,role", STATEMENTS)
@@ -160,6 +163,6 @@ def test_prescan_cuts_where_a_statement_begins_a_transaction(tmp_path, begin):
     events = [e for _ in range(60) for e in (begin, INSERT, INSERT, "XID")]
     offsets = write(path, "mysql-5.7", events)
     begins = {o for o, e in zip(offsets, events) if e == begin}
-    splits = tasks.prescan(str(path), os.path.getsize(path), 2000)
+    splits = prescan(str(path), os.path.getsize(path), 2000)
     assert len(splits) > 3
     assert all(s.start in begins for s in splits[1:])

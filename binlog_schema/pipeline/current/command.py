@@ -1,0 +1,71 @@
+"""``binlog-schema spark current``: runs :func:`~.job.current` and prints its
+summary (per table: rows inserted, updated, deleted and held at the end)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+
+def run_current(args, conf: dict) -> int:
+    """``args``: the command's arguments; ``conf``: its ``--conf`` items parsed."""
+    from ...statuses import STOPPED, USAGE
+    from binlog_schema.pipeline.current.job import CurrentError, current
+    from binlog_schema.pipeline.jobs.decode import SchemaFileError
+    from binlog_schema.pipeline.driver.plan import NoInputError
+    from binlog_schema.pipeline.driver.report import Progress, companion_lines
+    from binlog_schema.pipeline.driver.session import finish_session, jvm_starts_here, start_session
+    own_jvm = "PYSPARK_GATEWAY_PORT" not in os.environ and jvm_starts_here()
+    spark = start_session(args.master, conf)
+    rc = None
+    try:
+        progress = Progress(spark, enabled=not args.quiet)
+        try:
+            result = current(args.inputs, spark, out=args.out, base=args.base,
+                             schema=args.schema, fmt=args.format, overwrite=args.overwrite,
+                             assume_empty=args.assume_empty, split_size=args.split_size,
+                             progress=progress)
+        except (CurrentError, FileExistsError) as e:
+            print(f"binlog-schema spark current: {e}", file=sys.stderr)
+            rc = USAGE
+            return rc
+        except SchemaFileError as e:
+            print(f"binlog-schema spark current: --schema {e}", file=sys.stderr)
+            rc = STOPPED
+            return rc
+        except NoInputError as e:
+            print(f"binlog-schema spark current: {e}", file=sys.stderr)
+            rc = STOPPED
+            return rc
+        for line in summary_lines(result):
+            print(line)
+        for line in companion_lines(result.inputs):
+            print(line)
+        for line in result.problem_lines():
+            print(line, file=sys.stderr)
+        rc = result.status
+        return rc
+    finally:
+        if own_jvm:   # (a session this command started; one it was given stays)
+            finish_session(spark, ok=rc is not None and rc != USAGE)
+
+
+def summary_lines(result) -> list:
+    """The table of the run: per table inserted, updated, deleted (changes applied) and
+    rows held; then what was applied and what is left."""
+    names = sorted(result.tables)
+    width = max([len(n) for n in names] + [5])
+    lines = [f"{'table':<{width}}  {'inserted':>9}  {'updated':>9}  {'deleted':>9}  "
+             f"{'rows':>10}"]
+    for n in names:
+        t = result.tables[n]
+        lines.append(f"{n:<{width}}  {t['inserted']:>9}  {t['updated']:>9}  "
+                     f"{t['deleted']:>9}  {t['rows']:>10}")
+    a = result.applied or {}
+    if a:
+        lines.append(f"applied to {a.get('file')} position {a.get('position')} "
+                     f"({len(names)} tables, {result.fmt}, under {result.out})")
+    if result.pending:
+        lines.append(f"{result.pending} row changes after the last complete transaction: "
+                     "left for the next run")
+    return lines

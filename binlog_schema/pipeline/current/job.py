@@ -1,0 +1,467 @@
+"""The ``spark current`` job: binlog files in, the current state of every source table out
+(:func:`current`), one table per source table at ``OUT/<database>/<table>``.
+
+1. The schema history: the statements of every file (the decode job's schema plan, seeded
+   with ``--schema`` or a previous run's recorded schema), replayed into table lives
+   (:mod:`binlog_schema.schema.lives`): which table each name meant where, its versions,
+   renames, truncations and drop; as the tasks' :class:`~.fold.FoldPlan`
+   (:mod:`.plan`).
+2. The row changes: the decode job (its Arrow engine), names at event time from that history.
+   Only changes after the base's last applied one and up to the last complete transaction are
+   applied (a transaction the last file cuts is left for the next run).
+3. Keyed (:func:`~.fold.key_rows`), with the base's rows as puts before everything,
+   shuffled by key, sorted by order key, folded (:func:`~.fold.fold_rows`); then each
+   live table is typed (:mod:`.types`) and written: Parquet, or Delta (one commit per
+   table, :mod:`.delta`).
+4. ``OUT/_binlog_schema/state.json``: what was applied (the last order key, its file and
+   position, the files), the schema statements replayed (so the next run's history starts
+   where this one ends), and per table its rows, inserted/updated/deleted and, in Delta, its
+   version. A run with ``--base`` continues from there; changes at or before the base's last
+   applied one are not applied again (idempotent).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import pickle
+from dataclasses import dataclass, field
+
+from binlog_schema.pipeline.current.fold import FoldPlan
+from binlog_schema.pipeline.driver.plan import DEFAULT_SPLIT
+
+STATE = "_binlog_schema"
+STATE_FILE = "state.json"
+
+
+class CurrentError(ValueError):
+    """Inputs or a base that ``spark current`` cannot use (the message says why)."""
+
+
+@dataclass
+class CurrentResult:
+    out: str
+    fmt: str
+    tables: dict = field(default_factory=dict)    # "db.table" -> counts, rows, path
+    applied: dict = field(default_factory=dict)   # okey, file, position
+    pending: int = 0                              # changes after the last complete transaction
+    problems: list = field(default_factory=list)  # (table or "", message)
+    files: list = field(default_factory=list)     # the decode job's files rows
+    inputs: object = None                         # the inputs listed (plan.Inputs)
+    unread: list = field(default_factory=list)    # stderr lines: files not read or damaged
+
+    @property
+    def status(self) -> int:
+        from ...statuses import CLEAN, DAMAGED, worst
+        from binlog_schema.pipeline.driver.report import exit_status
+        rc = exit_status(self.files) if self.files else CLEAN
+        notes = self.inputs is not None and self.inputs.notes
+        return worst(rc, DAMAGED) if self.problems or notes else rc
+
+    def problem_lines(self) -> list:
+        """What the run could not read, decode or apply: one stderr line each."""
+        from binlog_schema.pipeline.driver.report import note_lines
+        return (list(self.unread) + note_lines(self.inputs)
+                + [f"binlog-schema spark current: {t + ': ' if t else ''}{m}"
+                   for t, m in self.problems])
+
+
+# ---------------------------------------------------------------------------------------
+# the state file
+
+
+def _fs(spark, path):
+    from binlog_schema.pipeline.tables.result import hadoop_fs
+    return hadoop_fs(spark, path)
+
+
+def read_state(spark, base: str) -> dict:
+    fs, p = _fs(spark, f"{base}/{STATE}/{STATE_FILE}")
+    if not fs.exists(p):
+        raise CurrentError(f"--base {base}: no {STATE}/{STATE_FILE} (not the output of "
+                           "spark current)")
+    stream = fs.open(p)
+    try:
+        data = bytes(stream.readAllBytes())   # (Java's InputStream)
+    finally:
+        stream.close()
+    return json.loads(data.decode())
+
+
+def write_state(spark, out: str, state: dict):
+    fs, p = _fs(spark, f"{out}/{STATE}/{STATE_FILE}")
+    stream = fs.create(p, True)
+    try:
+        stream.write(bytearray(json.dumps(state, indent=1, default=str).encode()))
+    finally:
+        stream.close()
+
+
+def _pack(obj) -> str:
+    return base64.b64encode(pickle.dumps(obj, protocol=4)).decode()
+
+
+def _unpack(text: str):
+    return pickle.loads(base64.b64decode(text)) if text else []
+
+
+# ---------------------------------------------------------------------------------------
+# the job
+
+
+def current(inputs, spark=None, *, out: str, base: str | None = None, schema=None,
+            fmt: str = "parquet", overwrite: bool = False, assume_empty: bool = False,
+            split_size=DEFAULT_SPLIT, progress=None) -> CurrentResult:
+    """The current state of every table of one server's binlog ``inputs`` (files, folders,
+    globs; applied in name order) under ``out``. ``base``: a previous run's ``out`` to
+    continue (its tables are the starting state; with ``fmt="delta"`` it may be ``out``
+    itself: the tables get a new version); ``schema``: schema files (``mysqldump
+    --no-data``) for tables created before the first binlog (their rows then are not known:
+    give ``base``, or ``assume_empty`` when they were empty). Raises :class:`CurrentError`,
+    and :class:`~.plan.NoInputError` when the inputs hold no binlog (nothing is written)."""
+    from contextlib import nullcontext
+    from binlog_schema.pipeline.jobs.decode import decode
+    from ...model.transactions import file_sequence
+    from binlog_schema.pipeline.tasks.history import plan_schema
+    from binlog_schema.pipeline.driver.plan import binlog_inputs
+    from binlog_schema.pipeline.driver.session import start_session
+    from binlog_schema.pipeline.tables.result import qualify
+    spark = spark or start_session()
+    from binlog_schema.pipeline.current.types import has_time_type
+    if has_time_type():   # (TIME columns, written and read back from a base)
+        spark.conf.set("spark.sql.timeType.enabled", "true")
+    if fmt not in ("parquet", "delta"):
+        raise CurrentError(f"unknown format {fmt!r} (parquet or delta)")
+    if isinstance(inputs, str):
+        inputs = [inputs]
+    if isinstance(schema, str):
+        schema = [schema]
+    out = qualify(spark, out).rstrip("/")
+    base = qualify(spark, base).rstrip("/") if base else None
+    if base and schema:
+        raise CurrentError("--schema with --base: the base's recorded schema is the start")
+    if base == out and fmt != "delta":
+        raise CurrentError("--base and --out are one folder: Parquet tables are written "
+                           "anew (give another --out, or --format delta)")
+    state = read_state(spark, base) if base else None
+    if state and state.get("format", "parquet") != fmt and base == out:
+        raise CurrentError(f"--base {base} holds {state.get('format')} tables")
+    listing = binlog_inputs(spark, list(inputs)).check()   # (before anything is written)
+    files = listing.files
+    _prepare(spark, out, base, overwrite)
+    stage = progress.stage if progress else (lambda label: nullcontext())
+    base_okey = (state or {}).get("applied", {}).get("okey", "")
+    seed = list((state or {}).get("schema", {}).get("seed", []))
+    # (okey, body) of every schema statement the base applied
+    applied_statements = _unpack((state or {}).get("schema", {}).get("statements", ""))
+    with stage("schema statements"):
+        from ...schema import DDLError
+        from binlog_schema.pipeline.jobs.decode import SchemaFileError
+        try:
+            plan = plan_schema(spark, files, list(schema or []), seed=seed)
+        except OSError as e:
+            raise SchemaFileError(f"{e.filename}: {e.strerror or e}") from None
+        except DDLError as e:
+            raise SchemaFileError(str(e)) from None
+    if plan.flavor is None and state:   # (files that do not say: the base's server)
+        plan.flavor = state.get("schema", {}).get("flavor")
+        plan.version = state.get("schema", {}).get("version")
+    okey_of = _okeys(plan)
+    # the tasks decode every change of the files (those the base applied too, then left
+    # out) with the history in force where it is: the base's statements in these files
+    # stay in place, the others come first
+    here = {okey_of(i, offset) for i, offset, _ in plan.statements}
+    plan.prelude = [body for k, body in applied_statements if k not in here]
+    plan.check_seed()
+    new_statements = [(okey_of(i, offset), body) for i, offset, body in plan.statements
+                      if okey_of(i, offset) > base_okey]
+    work = f"{out}/{STATE}/work"
+    tables = decode(list(inputs), spark, out=f"{work}/changes", engine="arrow",
+                    split_size=split_size, mode="overwrite", progress=progress,
+                    schema_plan=plan, listing=listing)
+    lives, fold = _lives(plan, applied_statements, new_statements, spark)
+    from binlog_schema.pipeline.driver.report import problem_lines_of
+    from binlog_schema.pipeline.tables.schema import FILES
+    result = CurrentResult(out, fmt, files=[dict(zip(FILES.fieldNames(), r))
+                                            for r in tables.file_rows or []], inputs=listing)
+    result.unread = problem_lines_of(spark, f"{work}/changes/errors", result.files)
+    names = {file_sequence(n): n for n in [*(state or {}).get("files", []),
+                                           *(_display(u) for u, _ in files)]}
+    for e in lives.refused:
+        result.problems.append(_refusal(e, e.position, names))
+    for e in lives.history.refused:   # (statements of --base: (-1, j, j) is the j-th)
+        result.problems.append(_refusal(e, applied_statements[e.position[1]][0], names,
+                                        " (by the run of --base)"))
+    base_tables = (state or {}).get("tables", {})
+    base_origins = {}
+    for name, info in base_tables.items():
+        db, _, tb = name.partition(".")
+        o = lives.origin_at((db, tb), "")
+        if o is not None:
+            base_origins[o] = (name, info)
+    for o, life in lives.lives.items():
+        if life.start is None and o not in base_origins and not assume_empty:
+            db, tb = life.names[0][1]
+            result.problems.append((f"{db}.{tb}", "its history does not start in these "
+                                    "binlogs (no CREATE TABLE here) and --base does not hold "
+                                    "it: its rows before them are not known (give --base, or "
+                                    "--assume-empty); not written"))
+            fold.tables.pop(o, None)
+    last = _last_complete(spark, tables, okey_of)
+    end_okey = last["okey"] if last else base_okey
+    with stage("current state"):
+        written = _fold_and_write(spark, tables, fold, lives, base, base_origins, state,
+                                  base_okey, end_okey, out, fmt, result)
+    statements = applied_statements + new_statements
+    applied = last if last and last["okey"] > base_okey else (state or {}).get("applied", {})
+    result.applied = applied
+    new_state = {
+        "format": fmt, "applied": applied,
+        "files": sorted({*(state or {}).get("files", []),
+                         *(_display(u) for u, _ in files)}),
+        "schema": {"seed": plan.seed, "statements": _pack(statements),
+                   "flavor": plan.flavor, "version": plan.version},
+        "tables": written, "pending": result.pending,
+        "problems": [list(p) for p in result.problems]}
+    write_state(spark, out, new_state)
+    fs, p = _fs(spark, work)
+    fs.delete(p, True)
+    result.tables = written
+    return result
+
+
+def _refusal(e, okey, names, by: str = "") -> tuple:
+    """(tables, message) of a schema statement the history refused (a DDLRefused at the
+    order key ``okey``; ``names``: file names by sequence number): the table it names is not
+    known from there, its rows not applied, the table not written."""
+    from ...model.transactions import order_key_fields
+    seq, offset = order_key_fields(okey)[:2]
+    tables = ", ".join(".".join(t) for t in e.tables)
+    return (tables, f"{names.get(seq, f'binlog {seq}')}: at {offset}: schema statement "
+                    f"refused{by}: {e}; the table it names is not known from there (not "
+                    "written)")
+
+
+def _display(uri: str) -> str:
+    return uri.rstrip("/").rsplit("/", 1)[-1]
+
+
+def _prepare(spark, out, base, overwrite):
+    """``out`` must be new (or ``overwrite``; or ``base`` itself, in Delta)."""
+    fs, p = _fs(spark, out)
+    if base == out or not fs.exists(p):
+        return
+    if not overwrite:
+        raise CurrentError(f"{out} exists (use --overwrite)")
+    fs.delete(p, True)
+
+
+def _okeys(plan):
+    """(file index, offset) -> the order key of an event there (a statement's place)."""
+    from ...model.transactions import file_sequence, order_key
+    seq = {i: file_sequence(uri) for uri, i in plan.order.items()}
+
+    def okey(i, offset):
+        return order_key(seq.get(i, 0), offset, 0, 0)
+    return okey
+
+
+def _lives(plan, applied, new, spark):
+    """The table lives of the history (the seed and the base's ``applied`` statements, then
+    the ``new`` ones: (okey, body) pairs) and the tasks' fold plan."""
+    from dataclasses import replace
+    from ...schema.lives import Lives
+    from binlog_schema.pipeline.tables.arrow import arrow_type
+    from binlog_schema.pipeline.current.plan import fold_plan
+    from binlog_schema.pipeline.tables.schema import VALUE
+    from binlog_schema.pipeline.driver.session import session_time_zone
+    base = replace(plan, prelude=[body for _, body in applied], statements=[])
+    lives = Lives(base.check_seed(), start="")
+    for okey, body in new:
+        lives.replay(body, okey)
+    return lives, fold_plan(lives, arrow_type(VALUE, session_time_zone(spark)))
+
+
+def statement_role_column(query):
+    """The Spark SQL form of the one table of transaction statements
+    (model/statements.py's :data:`TRANSACTION_STATEMENTS`): a Column that is, for a
+    statement Column ``query``, the role of the entry it starts with ("begins", "ends",
+    "belongs"), null for an ordinary statement (as :func:`statement_role` says in Python)."""
+    from pyspark.sql import functions as F
+    from ...model.statements import ROLE_OF_WORDS, ROLE_PATTERN
+    words = F.upper(F.regexp_replace(F.regexp_extract(query, ROLE_PATTERN, 1),
+                                     r"[ \t\n\r\f\x0B]+", " "))
+    roles = F.create_map(*[F.lit(x) for w, role in ROLE_OF_WORDS.items() if role is not None
+                           for x in (w, role)])
+    return F.element_at(roles, words)
+
+
+def _last_complete(spark, tables, okey_of) -> dict | None:
+    """The last event that ends a transaction (XID, XA PREPARE, a statement that ends one:
+    COMMIT, ROLLBACK, XA COMMIT...; an ordinary statement outside any transaction): its
+    order key, file and end; None when there is none. The statements' roles are
+    :func:`statement_role_column`'s; an ordinary statement inside a transaction ends it only
+    in a GTID's group of one statement (a DDL), which the events table does not say: when one
+    comes after a file's last certain end, the file is read from its transaction's start by
+    the one rule (model/transactions.py's :class:`Boundary`) to find the last end."""
+    from pyspark.sql import functions as F
+    from ...model.statements import ENDS
+    from ...model.transactions import file_sequence, order_key
+    from ...mysql.codes import STATEMENT_KINDS, XA_PREPARE_LOG_EVENT, XID_EVENT, type_name
+    ev = tables.events
+    role = statement_role_column(F.col("query"))
+    statement = F.col("type").isin(*[type_name(k) for k in STATEMENT_KINDS]) & \
+        F.col("query").isNotNull()
+    certain = F.col("type").isin(type_name(XID_EVENT), type_name(XA_PREPARE_LOG_EVENT)) | \
+        (statement & (role == ENDS)) | \
+        (statement & role.isNull() & F.col("transaction_offset").isNull())
+    maybe = statement & role.isNull() & F.col("transaction_offset").isNotNull()
+    place = F.struct(
+        F.coalesce("in_payload_at", "offset").alias("at"),
+        F.when(F.col("in_payload_at").isNotNull(), F.col("offset")).otherwise(0).alias("inner"),
+        "size", F.col("transaction_offset").alias("txn"))
+    rows = ev.where(certain | maybe).groupBy("file").agg(
+        F.max(F.when(certain, place)).alias("m"),
+        F.max(F.when(maybe, place)).alias("a")).collect()
+    best = None
+    for r in rows:
+        m, a = r["m"], r["a"]
+        if a is not None and (m is None or (a["at"], a["inner"]) > (m["at"], m["inner"])):
+            m = _last_end_after(r["file"], a["txn"]) or m
+        if m is None:
+            continue
+        key = order_key(file_sequence(r["file"]), m["at"], m["inner"], 0)
+        if best is None or key > best["okey"]:
+            best = {"okey": key, "file": _display(r["file"]),
+                    "uri": r["file"], "at": m["at"], "inner": m["inner"], "size": m["size"]}
+    if best is None:
+        return None
+    if best["inner"]:   # (an end inside a TRANSACTION_PAYLOAD: the payload's end)
+        size = ev.where((F.col("file") == best["uri"]) & (F.col("offset") == best["at"])
+                        & F.col("in_payload_at").isNull()).select("size").first()
+        best["position"] = best["at"] + (size["size"] if size else 0)
+    else:
+        best["position"] = best["at"] + best["size"]
+    return {"okey": best["okey"], "file": best["file"], "position": best["position"]}
+
+
+def _last_end_after(uri: str, start: int) -> dict | None:
+    """The last event at or after ``start`` (where a transaction begins) that ends a
+    transaction by the one rule (model/transactions.py's :class:`Boundary`: it closes one, or
+    is a statement of its own), the file read from there as a split is: ``{"at", "inner",
+    "size"}`` as the events table places it; None when there is none."""
+    from ...errors import BinlogError
+    from ...model.transactions import ALONE, CLOSES, Boundary
+    from binlog_schema.pipeline.tasks.reading import split_records
+    from binlog_schema.pipeline.tasks.split import Split
+    from binlog_schema.pipeline.tasks.split_context import file_context
+    from binlog_schema.pipeline.fsio import open_input
+    last = None
+    boundary = Boundary()
+    with open_input(uri) as f:
+        size = f.seek(0, 2)
+        f.seek(0)
+        split = Split(uri, size, 0, start, size)
+        try:
+            for rec in split_records(f, split, file_context(f)):
+                if rec.gap is not None or rec.error is not None:
+                    boundary = Boundary()   # (damage: what follows starts afresh)
+                    continue
+                for r in (rec, *(rec.inner or ())):
+                    if r.error is None and boundary.feed(r) in (CLOSES, ALONE):
+                        last = {"at": rec.offset, "inner": 0 if r is rec else r.offset,
+                                "size": len(rec.raw) if r is rec else len(r.raw)}
+        except BinlogError:
+            pass
+    return last
+
+
+def _fold_and_write(spark, tables, fold: FoldPlan, lives, base, base_origins, state,
+                    base_okey, end_okey, out, fmt, result) -> dict:
+    from pyspark.sql import functions as F
+    from binlog_schema.pipeline.current.io import (base_keyed, folded_schema, keyed_schema,
+                                                   write_tables)
+    from binlog_schema.pipeline.current.fold import fold_rows, key_rows
+    from binlog_schema.pipeline.driver.session import session_time_zone
+    tz = session_time_zone(spark)
+    rc = tables.row_changes
+    okey = F.col("order_key")
+    result.pending = rc.where(okey > F.lit(end_okey)).count()
+    changes = rc.where((okey > F.lit(base_okey)) & (okey <= F.lit(end_okey))).select(
+        "database", "table", "operation", "before", "after", okey.alias("okey"))
+    kschema = keyed_schema()
+
+    def keyer(batches):
+        import pyarrow as pa
+        arrow = _arrow_keyed(tz)
+        for b in batches:
+            out_rows = list(key_rows(b.to_pylist(), fold))
+            if out_rows:
+                yield pa.RecordBatch.from_pylist(out_rows, schema=arrow)
+    keyed = changes.mapInArrow(keyer, kschema)
+    for o, (name, info) in base_origins.items():
+        if o in fold.tables:
+            keyed = keyed.unionByName(base_keyed(spark, base, state, name, info, fold.tables[o],
+                                                 lives, tz))
+    keyed = keyed.persist()
+    whole = {r["origin"] for r in keyed.where(F.col("op") == "move").select("origin")
+             .distinct().collect()}   # (tables folded whole: see fold.py)
+    whole |= {o for o, t in fold.tables.items() if t.key_changes}
+    counts = {}
+    for r in keyed.where(F.col("operation").isNotNull()).groupBy("origin", "operation") \
+            .count().collect():
+        counts.setdefault(r["origin"], {})[r["operation"]] = r["count"]
+    for r in keyed.where(F.col("problem").isNotNull()).groupBy("origin").agg(
+            F.count("*").alias("n"), F.first("problem").alias("p")).collect():
+        result.problems.append((_name(lives, r["origin"]), f"{r['n']} row changes: {r['p']}"))
+    gkey = F.when(F.col("origin").isin(list(whole)), F.lit(b"")).otherwise(F.col("gkey")) \
+        if whole else F.col("gkey")
+    keyed2 = keyed.where(F.col("op") != "problem").withColumn("gkey", gkey)
+    parts = max(1, spark.sparkContext.defaultParallelism)
+
+    def folder(batches):
+        import pyarrow as pa
+        arrow = _arrow_folded(tz)
+        rows = (r for b in batches for r in b.to_pylist())
+        buf = []
+        for origin, img, ok, problem in fold_rows(rows, fold):
+            buf.append({"origin": origin, "okey": ok, "problem": problem,
+                        "image": None if img is None else
+                        [(str(k), v) for k, v in img.items()]})
+            if len(buf) >= 4096:
+                yield pa.RecordBatch.from_pylist(buf, schema=arrow)
+                buf = []
+        if buf:
+            yield pa.RecordBatch.from_pylist(buf, schema=arrow)
+    folded = keyed2.repartition(parts, "origin", "gkey").sortWithinPartitions(
+        "origin", "gkey", "okey", "sub").mapInArrow(folder, folded_schema()).persist()
+    for r in folded.where(F.col("problem").isNotNull()).groupBy("origin").agg(
+            F.first("problem").alias("p")).collect():
+        result.problems.append((_name(lives, r["origin"]), r["p"]))
+    live = {o: lives.lives[o] for o in fold.tables if lives.lives[o].end is None}
+    # (a Delta table this run leaves as it was gets no new version)
+    same = {o for o, life in live.items() if o in base_origins and not counts.get(o)
+            and len(life.versions) == 1 and len(life.names) == 1 and not life.truncates} \
+        if fmt == "delta" and base == out else set()
+    written = write_tables(spark, folded.where(F.col("image").isNotNull()), live, out, fmt,
+                           lives.history.flavor, counts, state, base, same)
+    keyed.unpersist()
+    folded.unpersist()
+    return written
+
+
+def _name(lives, origin) -> str:
+    life = lives.lives.get(origin)
+    return "" if life is None else ".".join(life.name)
+
+
+def _arrow_keyed(tz):
+    from binlog_schema.pipeline.tables.arrow import arrow_schema
+    from binlog_schema.pipeline.current.io import keyed_schema
+    return arrow_schema(keyed_schema(), tz)
+
+
+def _arrow_folded(tz):
+    from binlog_schema.pipeline.tables.arrow import arrow_schema
+    from binlog_schema.pipeline.current.io import folded_schema
+    return arrow_schema(folded_schema(), tz)
