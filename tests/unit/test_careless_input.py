@@ -430,10 +430,25 @@ def test_fixtures_bad_random_options(tmp_path, args, said):
     (("decode", "--split-size", "lots", "--out", "o", "x"), "argument --split-size: 'lots'"),
     (("decode", "--split-size", "0", "--out", "o", "x"), "argument --split-size: '0'"),
     (("fixtures", "--files", "-3", "--out", "o"), "argument --files: '-3'"),
+    (("stats", "--top", "-1", "x"), "argument --top: '-1': a whole number from 0"),
+    (("stats", "--max-event-size", "lots", "x"), "argument --max-event-size: 'lots'"),
 ])
 def test_spark_bad_values_are_usage_errors(args, said):
     status, out, err = run("spark", *args)
     assert status == 2 and said in err
+
+
+def test_the_file_spark_submit_runs_parses_its_commands():
+    """``spark-submit .../binlog_schema/cli/spark.py decode ...`` runs the file as a script
+    (its folder, which holds modules named like standard ones, is no package root then)."""
+    import binlog_schema.cli.spark as spark_cli
+    out = subprocess.run([sys.executable, spark_cli.__file__, "decode", "--help"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("usage: binlog_schema.cli.spark decode [-h] --out OUT")
+    out = subprocess.run([sys.executable, spark_cli.__file__, "stats", "--top", "-1", "x"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and "argument --top: '-1'" in out.stderr
 
 
 # ------------------------------------------------------------------ --help, --version
