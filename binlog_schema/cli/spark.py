@@ -186,9 +186,8 @@ SUBS = [
             help="directory of YAML golden vectors (repeatable)"),
         Opt("--roundtrip", nargs="+", metavar="INPUT",
             help="binlog files, directories or globs to parse and rebuild"),
-        Opt("--out", help="write the report table (parquet) here"),
-        Opt("--overwrite", action="store_true",
-            help="replace the report table at --out if it exists"),
+        OUT.but(required=False, help="write the report table (parquet) here"),
+        OVERWRITE.but(help="replace the report table at --out if it exists"),
         *SPARK,
     ], description="Golden vectors checked and binlog files round-tripped (every event and "
         "row image rebuilt byte for byte) by Spark tasks. Exit status: 0 everything passed; 3 "

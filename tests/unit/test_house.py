@@ -1,4 +1,4 @@
-"""The house rules, checked on the source (by its AST, nothing imported):
+"""The house rules, checked on the source (by its AST, nothing of the package imported):
 
 * imports point one way: no import cycle in the package (imports at module level and inside
   functions alike), nor in fuzz/;
@@ -7,7 +7,9 @@
   module of the package defines (construct's own protocol excepted, listed below);
 * one fact, one place: the event type codes are written only in ``mysql/codes.py`` (no other
   table of them, no comparison of a type code against a number elsewhere); the server version
-  is read only in ``mysql/flavor.py``.
+  is read only in ``mysql/flavor.py``;
+* the command line is made from its declarations: no argparse private name (``_actions``,
+  ``_SubParsersAction``, ...) in the package or ``scripts/``.
 
 Each test lists every violation it finds, with ``file:line``.
 """
