@@ -59,17 +59,29 @@ def independent_count(path, env):
     return got
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--large", help="the >= 100 MiB binlog (default .work/large/mariadb-large.*)")
-    ap.add_argument("--repeats", type=int, default=3)
+def add_turn_arguments(ap, repeats: int) -> None:
+    """The arguments of the turns these benchmarks time (also ``bench_where.py``'s): how many
+    turns, the worker processes of ours, a JSON file for the figures."""
+    ap.add_argument("--repeats", type=int, default=repeats)
     ap.add_argument("--workers", type=int)
-    ap.add_argument("--skip-count", action="store_true")
     ap.add_argument("--json", help="write the figures there")
-    args = ap.parse_args()
+
+
+def turn_env(args) -> dict:
+    """The environment the timed commands run in (``--workers``: BINLOG_SCHEMA_WORKERS)."""
     env = dict(os.environ)
     if args.workers:
         env["BINLOG_SCHEMA_WORKERS"] = str(args.workers)
+    return env
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--large", help="the >= 100 MiB binlog (default .work/large/mariadb-large.*)")
+    add_turn_arguments(ap, repeats=3)
+    ap.add_argument("--skip-count", action="store_true")
+    args = ap.parse_args()
+    env = turn_env(args)
     B = [sys.executable, "-m", "binlog_schema"]
     figures = {}
     large = args.large or next(iter(sorted(glob.glob(str(ROOT / ".work/large/mariadb-large.*")))),

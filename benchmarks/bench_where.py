@@ -35,7 +35,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bench_stats import med, timed  # noqa: E402
+from bench_stats import add_turn_arguments, med, timed, turn_env  # noqa: E402
 
 def rare_file(folder, transactions=40000) -> str:
     """A binlog where table ``rare`` holds 1% of the rows events (the fixture generator)."""
@@ -74,13 +74,9 @@ def rare_file(folder, transactions=40000) -> str:
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--transactions", type=int, default=40000)
-    ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--workers", type=int)
-    ap.add_argument("--json", help="write the figures there")
+    add_turn_arguments(ap, repeats=5)
     args = ap.parse_args()
-    env = dict(os.environ)
-    if args.workers:
-        env["BINLOG_SCHEMA_WORKERS"] = str(args.workers)
+    env = turn_env(args)
     B = [sys.executable, "-m", "binlog_schema"]
     figures = {}
     with tempfile.TemporaryDirectory() as tmp:

@@ -258,8 +258,9 @@ def write_file(path, out: Output, *, workers: int | None = None, min_size: int =
     worker processes, in segments of about ``segment`` bytes at most (a few per worker);
     None when the file is not one to share (smaller than ``min_size``, a single core,
     ``skip_errors``: its account of the file is one process's; an output that is no file
-    descriptor's, such as a caller's stream in memory): the caller decodes it alone. ``out`` is flushed first. ``schema``: the history at the
-    file's start (``file_index``: the file's place), left at its end (see the module).
+    descriptor's, such as a caller's stream in memory): the caller decodes it alone.
+    ``out`` is flushed first. ``schema``: the history at the file's start (``file_index``:
+    the file's place), left at its end (see the module).
     ``progress``: a :class:`~.progress.Progress` told what the workers have written."""
     workers = worker_count() if workers is None else workers
     if not FORMATS[options.get("fmt", DEFAULT)].parallel:

@@ -14,7 +14,8 @@ import sys
 
 import pytest
 
-from binlog_schema import cli
+from binlog_schema.cli.fast import fast_args
+from binlog_schema.cli.parser import build_parser
 from binlog_schema.envelope import parse_event
 from binlog_schema.model.row_change import RowDecoder
 from binlog_schema.mysql.codes import GTID_KINDS, ROWS_KINDS, TABLE_MAP_EVENT
@@ -211,19 +212,24 @@ def test_compiled_row_images_agree_with_the_codecs(corpus):
                                        "f"],
     ["decode", "--format", "text", "f", "--skip-errors", "--binary", "base64"],
     ["table-maps", "a"], ["roundtrip", "--no-rows", "x", "y"], ["validate"], ["validate", "d"],
-    ["build-table-map"], ["decode", "-", "--rows"]])
+    ["build-table-map"], ["decode", "-", "--rows"], ["fixtures", "x"],
+    ["fixtures", "--random", "--seed", "3", "-o", "d"], ["flashback", "-o", "out", "f"],
+    ["stream", "--port", "3307", "--rows", "--table", "a.b", "--heartbeat", "5"],
+    ["serve", "d", "--port", "0", "--server-id", "7"],
+    ["stats", "f", "--top", "3", "--max-event-size", "1k"]])
 def test_fast_argument_scan_agrees_with_argparse(argv):
-    fast = cli.fast_args(argv)
+    fast = fast_args(argv)
     assert fast is not None
-    assert vars(fast) == vars(cli.build_parser().parse_args(argv))
+    assert vars(fast) == vars(build_parser().parse_args(argv))
 
 
 @pytest.mark.parametrize("argv", [
     ["decode", "--start", "4", "f"], ["decode", "f", "--format", "xml"], ["decode"],
-    ["decode", "--start-position", "-3", "f"], ["decode", "--help"], ["fixtures", "x"],
-    ["nope"], []])
+    ["decode", "--start-position", "-3", "f"], ["decode", "--help"], ["nope"], [],
+    ["flashback", "f"], ["serve", "d"],   # (a required option missing: argparse says so)
+    ["spark", "decode", "x", "--out", "o"]])   # (sub-commands: argparse)
 def test_unusual_command_lines_are_left_to_argparse(argv):
-    assert cli.fast_args(argv) is None
+    assert fast_args(argv) is None
 
 
 def _run(code, env=None):

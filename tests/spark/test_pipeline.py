@@ -29,12 +29,12 @@ MISSING = spark_missing()
 if MISSING:
     unavailable(f"Spark tier not run: {MISSING}", module=True)
 
-from binlog_schema.pipeline import commands  # noqa: E402
+from binlog_schema.cli import spark as spark_cli  # noqa: E402
+from binlog_schema.pipeline.driver.plan import list_inputs  # noqa: E402
+from binlog_schema.pipeline.driver.session import start_session  # noqa: E402
 from binlog_schema.pipeline.jobs import fixtures as fixtures_job  # noqa: E402
 from binlog_schema.pipeline.jobs import validate as validate_job  # noqa: E402
 from binlog_schema.pipeline.jobs.decode import decode  # noqa: E402
-from binlog_schema.pipeline.driver.plan import list_inputs  # noqa: E402
-from binlog_schema.pipeline.driver.session import start_session  # noqa: E402
 from binlog_schema.pipeline.tables.result import TABLES, ParquetTables, check_format  # noqa: E402
 
 
@@ -404,7 +404,7 @@ def test_standalone_cluster(tmp_path, generated):
         env = {"PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable}
         submit = os.path.join(spark_home(), "bin", "spark-submit")
         # spark-submit of the commands' module, rows through the JVM and Spark's writers
-        r = _run("bash", submit, "--master", url, commands.__file__, "decode",
+        r = _run("bash", submit, "--master", url, spark_cli.__file__, "decode",
                  str(root / "once"),
                  "--out", str(tmp_path / "s"), "--split-size", "16k", "--engine", "spark",
                  env_extra=env)

@@ -430,43 +430,49 @@ def test_fixtures_bad_random_options(tmp_path, args, said):
     (("decode", "--split-size", "lots", "--out", "o", "x"), "argument --split-size: 'lots'"),
     (("decode", "--split-size", "0", "--out", "o", "x"), "argument --split-size: '0'"),
     (("fixtures", "--files", "-3", "--out", "o"), "argument --files: '-3'"),
+    (("stats", "--top", "-1", "x"), "argument --top: '-1': a whole number from 0"),
+    (("stats", "--max-event-size", "lots", "x"), "argument --max-event-size: 'lots'"),
 ])
 def test_spark_bad_values_are_usage_errors(args, said):
     status, out, err = run("spark", *args)
     assert status == 2 and said in err
 
 
+def test_the_file_spark_submit_runs_parses_its_commands():
+    """``spark-submit .../binlog_schema/cli/spark.py decode ...`` runs the file as a script
+    (its folder, which holds modules named like standard ones, is no package root then)."""
+    import binlog_schema.cli.spark as spark_cli
+    out = subprocess.run([sys.executable, spark_cli.__file__, "decode", "--help"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("usage: binlog_schema.cli.spark decode [-h] --out OUT")
+    out = subprocess.run([sys.executable, spark_cli.__file__, "stats", "--top", "-1", "x"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and "argument --top: '-1'" in out.stderr
+
+
 # ------------------------------------------------------------------ --help, --version
 
-def _without_help(name, parser) -> list:
-    """The options and positionals of a parser, and of its subcommands (``spark decode``,
-    ...), that have no help text."""
-    import argparse
-    out = []
-    for a in parser._actions:
-        if isinstance(a, argparse._SubParsersAction):
-            for sub, p in a.choices.items():
-                out += _without_help(f"{name} {sub}", p)
-        elif not a.help and a.dest != "help":
-            out.append(f"{name} {a.option_strings or a.dest}")
-    return out
+def _without_help(top) -> list:
+    """The options and positionals of a command, and of its subcommands (``spark decode``,
+    ...), declared without help text."""
+    from binlog_schema.cli.declare import walk
+    return [f"{' '.join(path)} {list(o.names)}" for path, cmd in walk(top) for o in cmd.opts
+            if not o.kw.get("help")]
 
 
 def test_every_option_of_every_command_has_help():
-    from binlog_schema.cli import _subparsers, build_parser
-    parsers = _subparsers(build_parser())
-    assert {"spark", "decode", "fixtures"} <= set(parsers)
-    missing = [m for name, p in parsers.items() for m in _without_help(name, p)]
-    assert missing == []
+    from binlog_schema.cli.registry import root
+    top = root()
+    assert {"spark", "decode", "fixtures"} <= {c.name for c in top.subs}
+    assert _without_help(top) == []
 
 
 def test_the_help_check_finds_an_option_without_help():
-    import argparse
-    p = argparse.ArgumentParser()
-    sub = p.add_subparsers(dest="c").add_parser("x")
-    sub.add_argument("--y", choices=("a", "b"))
-    sub.add_argument("z")
-    assert _without_help("t", p) == ["t x ['--y']", "t x z"]
+    from binlog_schema.cli.declare import Cmd, Opt
+    top = Cmd("t", None, subs=[Cmd("x", "x", opts=[Opt("--y", choices=("a", "b")),
+                                                   Opt("z")])])
+    assert _without_help(top) == ["x ['--y']", "x ['z']"]
 
 
 def test_help_says_what_the_options_do():
@@ -480,6 +486,17 @@ def test_help_says_what_the_options_do():
     assert "default: ./specs" in text
     text = " ".join(run("build-table-map", "--help")[1].split())
     assert "(default: stdin)" in text and "table-maps" in text
+
+
+def test_a_required_option_missing_is_a_usage_error(small, tmp_path):
+    """``flashback FILE`` without ``-o`` (and ``serve DIR`` without ``--port``): status 2
+    naming the option, nothing written (the fast scan once let it through, and flashback
+    wrote its undo to a file named None)."""
+    status, out, err = run("flashback", small, cwd=tmp_path)
+    assert status == 2 and "-o/--output" in err and out == ""
+    assert list(tmp_path.iterdir()) == []
+    status, _, err = run("serve", tmp_path, cwd=tmp_path)
+    assert status == 2 and "--port" in err
 
 
 def test_version():

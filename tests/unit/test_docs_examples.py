@@ -13,7 +13,8 @@ import re
 
 import pytest
 
-from binlog_schema import cli
+from binlog_schema.cli.parser import build_parser
+from binlog_schema.cli.registry import MODULES
 
 from .. import docs_examples as dx
 
@@ -36,7 +37,7 @@ def _parses(argv):
     err = io.StringIO()
     try:
         with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-            cli.build_parser(argv[0] if argv and argv[0] in cli.COMMANDS else None).parse_args(argv)
+            build_parser(argv[0] if argv and argv[0] in MODULES else None).parse_args(argv)
     except SystemExit as e:
         return e.code == 0, err.getvalue()
     return True, ""

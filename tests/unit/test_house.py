@@ -1,4 +1,4 @@
-"""The house rules, checked on the source (by its AST, nothing imported):
+"""The house rules, checked on the source (by its AST, nothing of the package imported):
 
 * imports point one way: no import cycle in the package (imports at module level and inside
   functions alike), nor in fuzz/;
@@ -7,7 +7,9 @@
   module of the package defines (construct's own protocol excepted, listed below);
 * one fact, one place: the event type codes are written only in ``mysql/codes.py`` (no other
   table of them, no comparison of a type code against a number elsewhere); the server version
-  is read only in ``mysql/flavor.py``.
+  is read only in ``mysql/flavor.py``;
+* the command line is made from its declarations: no argparse private name (``_actions``,
+  ``_SubParsersAction``, ...) in the package or ``scripts/``.
 
 Each test lists every violation it finds, with ``file:line``.
 """
@@ -513,3 +515,78 @@ def test_the_source_checks_see_what_they_look_for():
     codes = event_code_literals({"a": mods[f"{PACKAGE}.pkg.a"]}, frozenset({2, 15, 19}))
     assert len(codes) == 4 and any("table" in v for v in codes)
     assert len(version_parsing({"a": mods[f"{PACKAGE}.pkg.a"]})) == 2
+
+
+# --------------------------------------------------------------------------- argparse privates
+
+
+@functools.cache
+def argparse_private_names() -> frozenset:
+    """The names argparse keeps to itself: its module's (``_SubParsersAction``, ...) and
+    those of its parsers and actions (``_actions``, ``_choices_actions``, ...)."""
+    import argparse
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers()
+    sub.add_parser("x")
+    names = set(dir(argparse)) | set(vars(parser)) | set(dir(argparse.ArgumentParser))
+    names |= set(vars(sub)) | set(dir(type(sub))) | set(dir(argparse.Action))
+    return frozenset(n for n in names if n.startswith("_") and not n.endswith("__"))
+
+
+def defined_names(mods: dict) -> set:
+    """The names the sources give things themselves (functions, classes, attributes and
+    variables they set, names as strings): a private name of theirs that argparse happens to
+    use too (``_defaults``) is theirs."""
+    out = set()
+    for mod in mods.values():
+        for node in ast.walk(mod.tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                out.add(node.name)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                out.add(node.attr)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                out.add(node.id)
+            elif isinstance(node, ast.arg):
+                out.add(node.arg)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                out.add(node.value)
+    return out
+
+
+def argparse_private_uses(mods: dict) -> list:
+    """``x._actions``-like attribute reads and ``from argparse import _X`` of argparse's
+    private names: the CLI is made from its declarations (``binlog_schema/cli/declare.py``),
+    never by reaching into a parser."""
+    private = argparse_private_names() - defined_names(mods)
+    out = []
+    for mod in mods.values():
+        for node in ast.walk(mod.tree):
+            if isinstance(node, ast.Attribute) and node.attr in private:
+                out.append(f"{mod.where(node)}: .{node.attr}")
+            elif isinstance(node, ast.ImportFrom) and node.module == "argparse":
+                out += [f"{mod.where(node)}: import {a.name}" for a in node.names
+                        if a.name in private]
+    return out
+
+
+def test_no_argparse_private_name_is_used():
+    mods = {**modules_of(PACKAGE), **modules_of("scripts")}
+    found = argparse_private_uses(mods)
+    assert not found, f"{len(found)} uses of argparse's private names:\n" + "\n".join(found)
+
+
+def test_the_argparse_check_sees_what_it_looks_for():
+    src = ast.parse("import argparse\n"
+                    "from argparse import _SubParsersAction\n"
+                    "def f(parser):\n"
+                    "    for a in parser._actions:\n"
+                    "        if isinstance(a, argparse._SubParsersAction):\n"
+                    "            a.type = int\n"
+                    "    return parser.parse_args()\n")
+
+    class Fake(Module):
+        def __init__(self):
+            self.name, self.is_package, self.tree, self.rel = "scripts.x", False, src, "x.py"
+    found = argparse_private_uses({"scripts.x": Fake()})
+    assert found == ["x.py:2: import _SubParsersAction", "x.py:4: ._actions",
+                     "x.py:5: ._SubParsersAction"]

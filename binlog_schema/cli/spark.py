@@ -1,0 +1,217 @@
+"""``binlog-schema spark decode|current|stats|fixtures|validate``: the pipeline's commands,
+declared (what each prints: :mod:`binlog_schema.cli.spark_runs`; the jobs:
+:mod:`binlog_schema.pipeline`).
+
+The driver of a job, also run as ``python -m binlog_schema.cli.spark decode ...`` or
+``spark-submit .../binlog_schema/cli/spark.py decode ...`` (the driver and the workers need
+this package importable: same virtual environment, or installed on every node).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+if __name__ == "__main__":  # run as a script (spark-submit): this directory is no package root
+    _here = os.path.dirname(os.path.abspath(__file__))
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _here]
+
+# (absolute imports, after the path is set: this file is also a script)
+from binlog_schema.cli.declare import Cmd, Opt
+from binlog_schema.cli.options import (INCLUDE_HIDDEN, INPUTS, LAKE_FORMAT, OUT, OVERWRITE,
+                                       QUIET, SCHEMA, SPARK, SPLIT_SIZE)
+from binlog_schema.cli.spark_runs import (parse_conf, run_decode, run_fixtures, run_stats,
+                                          run_validate)
+from binlog_schema.cli.stats import FORMAT, HTML, MAX_EVENT_SIZE, TOP
+from binlog_schema.cli.values import count
+from binlog_schema.model.stats import DEFAULT_TOP
+from binlog_schema.pipeline.jobs.fixtures import TABLE_MAPS   # (a light module)
+from binlog_schema.statuses import USAGE
+
+
+def _need_pyspark(func):
+    def run(args):
+        try:
+            import pyspark  # noqa: F401
+        except ImportError:
+            print("binlog-schema spark: pyspark is not installed (pip install "
+                  "'binlog-schema[spark]', or scripts/setup.sh); Spark also needs Java 17+",
+                  file=sys.stderr)
+            return USAGE
+        from binlog_schema.pipeline.driver.session import find_java
+        if find_java() is None:
+            print("binlog-schema spark: Spark needs Java 17+ and none was found on JAVA_HOME "
+                  "or PATH (scripts/setup.sh finds or installs one)", file=sys.stderr)
+            return USAGE
+        return func(args)
+    return run
+
+
+def _run_current(args) -> int:
+    from binlog_schema.pipeline.current.command import run_current
+    return run_current(args, parse_conf(args.conf))
+
+
+SUBS = [
+    Cmd("decode", "binlog files to typed tables (events, table_maps, row_changes, errors, "
+                      "files)",
+        _need_pyspark(run_decode), [
+        INPUTS,
+        OUT,
+        LAKE_FORMAT.but(
+            help="parquet (default); delta: Delta Lake tables, the same Parquet files "
+            "committed in place by the deltalake package (no Spark jars needed; read "
+            "them with deltalake, DuckDB or Spark with Delta); Delta has no interval "
+            "type, so MySQL TIME values (Value.time) are microseconds as long there"),
+        SPLIT_SIZE,
+        Opt("--engine", choices=("auto", "arrow", "spark"), default="auto",
+            help="arrow: tasks write Parquet parts themselves (pyarrow; half the CPU "
+            "per row); spark: rows go through the JVM and Spark's writers (any "
+            "Hadoop filesystem); auto (default): arrow when pyarrow is installed"),
+        OVERWRITE,
+        Opt("--no-rows", action="store_true", help="skip row_changes"),
+        INCLUDE_HIDDEN,
+        QUIET,
+        SCHEMA.but(
+            help="the schema at the start of the first file, as mysqldump --no-data "
+            "or SHOW CREATE TABLE statements (a local file, read by the driver; "
+            "repeatable): the inputs are one server's binlogs, in name order, whose "
+            "DDL is replayed into it (the history is on without it: replayed "
+            "from nothing); table maps without column names (MINIMAL "
+            "metadata) get its names, ENUM/SET members and primary key where they "
+            "agree with it, else their rows keep @N names and an errors row of stage "
+            "schema names the table and the difference (exit 3)"),
+        *SPARK,
+    ], description="Decode binlog files, directories or globs (any Hadoop filesystem) into "
+        "typed tables written under --out (the index, GTID state and replica info files a "
+        "server keeps beside its binlogs are listed as companions, not read; an index gives "
+        "the order of the binlogs it names), with a per-file reconciliation: events read = "
+        "decoded + quarantined, and the file's bytes = 4 (magic number) + bytes decoded "
+        "(events) + bytes skipped (quarantined events and skipped ranges, each an errors row "
+        "with offset and size). Damage never stops the job: each split resynchronises inside "
+        "its own byte range. Exit status: 0 every file clean; 3 damaged but every file "
+        "reconciled (events quarantined or bytes skipped: see the errors table; an index entry "
+        "not found); 1 a file does not reconcile (not a binlog, unreadable, bytes not all "
+        "accounted for), or no input file at all; 2 usage (output exists, format unavailable). "
+        "What could not be read is said on stderr, file by file."),
+    Cmd("current", "the current state of every source table (Parquet or Delta)",
+        _need_pyspark(_run_current), [
+        INPUTS.but(help="binlog files, folders or globs of one server (any Hadoop "
+                        "filesystem)"),
+        OUT.but(help="output folder"),
+        Opt("--base", help="a previous run's --out to continue (its tables are the "
+            "starting state; with --format delta it may be --out itself)"),
+        SCHEMA.but(
+            help="the schema at the start of the first file (mysqldump --no-data; "
+            "repeatable), for tables created before it (their rows before it are not "
+            "known: use with --assume-empty, or start from --base)"),
+        Opt("--assume-empty", action="store_true",
+            help="tables created before the first binlog were empty then"),
+        LAKE_FORMAT.but(
+            help="parquet (default) or delta (the deltalake package: no Spark jars; "
+            "one commit per table and run; TIME as microseconds)"),
+        SPLIT_SIZE.but(help="bytes per split (default 8m)"),
+        OVERWRITE.but(help="replace an existing --out"),
+        QUIET,
+        *SPARK,
+    ], description="The rows every source table held at the end of the last input binlog's "
+        "last complete transaction, one table per source table at OUT/<database>/<table>: the "
+        "source columns as Spark types, then _order_key (the order key of the row's last "
+        "change). Changes are applied in binlog order, by primary key (a table without one is "
+        "a multiset); DDL where it falls (ADD COLUMN fills the rows there with its DEFAULT, "
+        "DROP/MODIFY/CHANGE/RENAME COLUMN, RENAME TABLE, TRUNCATE, DROP TABLE). The schema "
+        "history is replayed from the binlogs (and --schema). OUT/_binlog_schema/state.json "
+        "records what was applied: --base OUT continues from there (incremental; the same "
+        "files again change nothing). Foreign-key cascades are in the binlog as rows. Exit "
+        "status: 0 clean; 3 when a table could not be built exactly (said on stderr and in "
+        "state.json: a table whose history starts before the binlogs without --base, a "
+        "statement the schema history refuses: its file, offset, statement and reason, a "
+        "damaged file); 1 when a file does not reconcile, or no input file at all; 2 usage."),
+    Cmd("stats", "what the files hold (binlog-schema stats' figures), counted on Spark",
+        _need_pyspark(run_stats), [
+        INPUTS.but(help="binlog or relay-log files, folders (read recursively) or globs, on "
+                        "any Hadoop filesystem (file:, hdfs:, s3a:, ...)"),
+        FORMAT.but(
+            help="table (default): as 'stats' prints it; json: every figure, with the "
+            "keys docs/insight.md documents"),
+        HTML.but(
+            help="also write the report page to FILE (a local file, as 'stats --html')"),
+        TOP.but(
+            help=f"how many of the largest and longest transactions are named "
+            f"(default {DEFAULT_TOP})"),
+        MAX_EVENT_SIZE.but(
+            help="events larger than SIZE are listed (default 16m; bytes, or with k, m "
+            "or g)"),
+        SPLIT_SIZE,
+        INCLUDE_HIDDEN,
+        QUIET,
+        *SPARK,
+    ], description="The figures of 'binlog-schema stats' (tables, transactions, events, "
+        "GTIDs, time) of binlog files, folders or globs (any Hadoop filesystem; the files a "
+        "server keeps beside its binlogs are listed on stderr, not read; an index gives the "
+        "order of the binlogs it names), counted by Spark tasks split by split and merged: the "
+        "same document as 'stats --format json' on the same files in the same order (files "
+        "named as spark decode names them). A file with damage is counted again whole by one "
+        "task, as 'stats' counts it. Exit status: 0 clean; 3 something skipped or not decoded "
+        "(each said on stderr, and listed), or an index naming a file not there; 1 a file that "
+        "cannot be used (no figures from it), no input file at all, or a report page that "
+        "cannot be made; 2 usage."),
+    Cmd("fixtures", "write synthetic binlog files in parallel",
+        _need_pyspark(run_fixtures), [
+        OUT.but(help="directory the workers can write"),
+        Opt("--files", type=count, default=20,
+            help="how many files to write (default 20)"),
+        Opt("--transactions", type=count, default=200,
+            help="transactions per file (default 200)"),
+        Opt("--seed", type=int, default=0,
+            help="the seed of the random specs (default 0): the same seed, flavor "
+            "and file index give the same bytes"),
+        Opt("--flavor", default="mixed",
+            help="mysql, mariadb, mixed (default: every server profile in turn) or "
+            "one server profile (mysql-8.0, mariadb-10.11, ...)"),
+        Opt("--table-maps", choices=TABLE_MAPS, default="per_transaction",
+            help="per_transaction (default: as servers write them); once: each "
+            "TABLE_MAP only before its table's first rows event in the file (not "
+            "what servers do; makes splits that need carried table maps)"),
+        *SPARK,
+    ], description="Synthetic binlogs written by Spark tasks, deterministic per --seed and "
+        "file index: each file a random spec of the synthetic generator "
+        "(binlog_schema.synthetic, as 'binlog-schema fixtures --random'): three tables of "
+        "random column types, for the flavor's server profiles in turn, every other file "
+        "compressed where the server can."),
+    Cmd("validate", "check golden vectors / round-trip a corpus in parallel, into a report "
+                        "table",
+        _need_pyspark(run_validate), [
+        Opt("--specs", action="append", metavar="DIR",
+            help="directory of YAML golden vectors (repeatable)"),
+        Opt("--roundtrip", nargs="+", metavar="INPUT",
+            help="binlog files, directories or globs to parse and rebuild"),
+        OUT.but(required=False, help="write the report table (parquet) here"),
+        OVERWRITE.but(help="replace the report table at --out if it exists"),
+        *SPARK,
+    ], description="Golden vectors checked and binlog files round-tripped (every event and "
+        "row image rebuilt byte for byte) by Spark tasks. Exit status: 0 everything passed; 3 "
+        "rows not decodable (each said on stderr: file, offset, reason) and nothing worse; 1 a "
+        "vector or file failed (bytes that differ, an event that fails, a last event cut "
+        "short, a file not read: said on stderr), or no input file at all; 2 usage."),
+]
+
+COMMANDS = [
+    Cmd("spark", "the PySpark pipeline: decode, current, stats, fixtures, validate",
+        description="Binlog files to typed tables on Spark (local[*] by default, or --master "
+                    "spark://host:7077).", raw=True, subs=SUBS, sub_dest="spark_command"),
+]
+
+
+def main(argv=None) -> int:
+    """``python -m binlog_schema.cli.spark decode|current|stats|fixtures|validate ...``, and
+    the file spark-submit runs."""
+    from binlog_schema.cli.parser import parsers
+    top = Cmd("binlog_schema.cli.spark", None, description="binlog files to typed tables on "
+              "Spark", subs=SUBS, sub_dest="command")
+    args = parsers(top=top)[()].parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
