@@ -103,8 +103,8 @@ def prescan(uri: str, size: int, split_bytes: int) -> list:
     confirmed FORMAT_DESCRIPTION, wherever it is: files concatenated, perhaps inside what
     reads as an event), encryption, or damage with no confirmed event after it, no more cuts
     are made (the rest of the file belongs to the last split). Without checksums the walk
-    follows the sizes as the reader confirms them; with them it does not check each CRC32
-    (only the cuts'): a cut is then where the reader finds an event too."""
+    follows the sizes as the reader confirms them; with them it checks each CRC32 as the
+    reader does (an event whose CRC32 fails is damage, passed as the reader passes it)."""
     whole = [Split(uri, size, 0, 0, size)]
     if size <= split_bytes // 2:
         return whole
@@ -147,6 +147,11 @@ def prescan(uri: str, size: int, split_bytes: int) -> list:
                         scanning.checksummed_fde_inside(blocks, pos, n, ctx) is not None:
                     fits = False   # (over a FORMAT_DESCRIPTION a CRC32 proves: none, as for
                     # the reader, scanning.confirmed)
+                elif fits and contexts and ctx.checksum and kind not in CONTEXT_KINDS and \
+                        not scanning.confirmed(blocks, pos, n, size, ctx, MAX_EVENT_SIZE):
+                    fits = False   # (a CRC32 that fails is damage to the reader: it goes on
+                    # from the next confirmed event after this one's start, which may be a
+                    # FORMAT_DESCRIPTION inside it, whose context the splits after it need)
                 if not fits:
                     damaged = pos
                     break
