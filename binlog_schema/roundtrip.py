@@ -6,7 +6,7 @@ from __future__ import annotations
 from .envelope import build_event, parse_event
 from .errors import BinlogError
 from .mysql.codes import ROWS_KINDS
-from .serial.event_forms import first_difference, to_plain
+from .event_forms import first_difference, to_plain
 from .stream import BinlogReader
 
 

@@ -33,7 +33,7 @@ import yaml
 from .context import Context
 from .envelope import build_event, parse_event
 from .errors import BinlogError
-from .serial.event_forms import first_difference, from_plain, to_plain
+from .event_forms import first_difference, from_plain, to_plain
 
 CONTEXT_KEYS = {"checksum", "table_id_size", "server_version", "flavor", "offset",
                 "binlog_version", "post_header_lengths", "verify_checksum", "type_remap"}
@@ -138,7 +138,7 @@ def _check_rows(vector, data, ctx) -> list:
     ``rows`` is the JSON-safe form of the typed rows. Parse: decoding gives ``rows``. Build:
     the typed values read back from ``rows`` encode to the event's row bytes."""
     from .envelope import build_event, parse_event
-    from .serial.value_forms import from_jsonable, jsonable
+    from .values.forms import from_jsonable, jsonable
     from .stream import EventRecord
     problems = []
     tm_raw = hex_bytes(vector["table_map_hex"])

@@ -218,14 +218,14 @@ def table_map_roundtrip(tm: TableMap):
         raise untyped("table_map_from_event", e) from None
     want, got = _model(tm), _model(back)
     if want != got:
-        from binlog_schema.serial.event_forms import first_difference
+        from binlog_schema.event_forms import first_difference
         raise Finding(f"TableMap built then parsed differs at {first_difference(want, got)}: "
                       f"{_at(want, got)}")
     return data, back
 
 
 def _at(want, got):
-    from binlog_schema.serial.event_forms import first_difference
+    from binlog_schema.event_forms import first_difference
     path = first_difference(want, got) or ""
     a, b = want, got
     for part in path.replace("[", ".").replace("]", "").split("."):

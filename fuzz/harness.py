@@ -53,7 +53,7 @@ from binlog_schema.mysql.codes import (
     WRITE_ROWS_EVENT, WRITE_ROWS_EVENT_V1)
 from binlog_schema.mysql.flavor import checksum_length, flavor_name_of, version_numbers
 from binlog_schema.mysql.framing import HEADER_SIZE
-from binlog_schema.serial.event_forms import first_difference, to_plain
+from binlog_schema.event_forms import first_difference, to_plain
 from binlog_schema.construct_ext.streams import TrackingIO
 
 from .common import VERSIONS, Finding, Hang, byte_difference as _diff, check_typed, untyped
@@ -387,7 +387,7 @@ def rows(data: bytes):
     same bytes, and so must their JSON-safe forms (``jsonable`` then ``from_jsonable``, the
     path of the rows vectors). Errors: BinlogError, or construct's StreamError/
     ValidationError from the codecs (their documented errors)."""
-    from binlog_schema.serial.value_forms import from_jsonable, jsonable
+    from binlog_schema.values.forms import from_jsonable, jsonable
     from binlog_schema.model.table_map import table_map_from_event
     from binlog_schema.values.rows import RowsCodec
     maps = table_maps()

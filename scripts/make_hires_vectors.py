@@ -107,7 +107,7 @@ def _rows(v) -> list:
     completes it (what check_vector then checks both ways)."""
     from binlog_schema.envelope import parse_event
     from binlog_schema.model.table_map import table_map_from_event
-    from binlog_schema.serial.value_forms import jsonable
+    from binlog_schema.values.forms import jsonable
     from binlog_schema.values.rows import RowsCodec
     from binlog_schema.vectors import _with_schema, context_of
     ctx = context_of(v)

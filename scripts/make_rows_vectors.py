@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from binlog_schema.mysql.codes import ANNOTATE_ROWS_EVENT, ROWS_KINDS, TABLE_MAP_EVENT  # noqa: E402
-from binlog_schema.serial.value_forms import jsonable  # noqa: E402
+from binlog_schema.values.forms import jsonable  # noqa: E402
 from binlog_schema.model.table_map import table_map_from_event  # noqa: E402
 from binlog_schema.stream import BinlogReader  # noqa: E402
 from binlog_schema.values.rows import RowsCodec, operation_of  # noqa: E402
@@ -251,9 +251,9 @@ def _settings(tm_rec, rec) -> dict:
 
 def _json_rows_supported() -> bool:
     """MySQL binary JSON values in JSON-safe rows need the lossless typed JSON form and its
-    inverse (binlog_schema.serial.value_forms, used by the vector checker)."""
+    inverse (binlog_schema.values.forms, used by the vector checker)."""
     try:
-        from binlog_schema.serial import value_forms
+        from binlog_schema.values import forms as value_forms
     except ImportError:
         return False
     return callable(getattr(value_forms, "to_typed_json", None)) and \

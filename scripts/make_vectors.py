@@ -25,7 +25,7 @@ from binlog_schema.context import Context  # noqa: E402
 from binlog_schema.envelope import HEADER_SIZE, build_event, frame_event, parse_event  # noqa: E402
 from binlog_schema.mysql.codes import TABLE_MAP_EVENT  # noqa: E402
 from binlog_schema.model.table_map import Column, TableMap, table_map_from_event  # noqa: E402
-from binlog_schema.serial.event_forms import to_plain  # noqa: E402
+from binlog_schema.event_forms import to_plain  # noqa: E402
 from binlog_schema.stream import BinlogReader  # noqa: E402
 from binlog_schema.vectors import dump_vector  # noqa: E402
 

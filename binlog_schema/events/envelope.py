@@ -23,5 +23,5 @@ CommonHeader = Struct(
 EventBody = Switch(Field("_kind"), BODIES, default=Raw)   # by the standard type code, which
 # the envelope puts in the context (Context.type_remap); an undeclared type: its bytes
 Event = Framed(envelope_parse, envelope_build, CommonHeader, EventBody,
-               ksy=("binlog_schema.mysql.kaitai", "event_type"))
+               ksy=("binlog_schema.serial.kaitai", "event_type"))
 """One whole event: header, body (by type code), optional trailing bytes, CRC32."""

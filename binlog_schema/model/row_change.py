@@ -39,7 +39,7 @@ from ..mysql.codes import (EXECUTE_LOAD_QUERY_EVENT, GTID_KINDS, GTID_LOG_EVENT,
 from ..mysql.coltypes import OLD_TEMPORAL
 from ..mysql.flavor import checksum_length
 from ..mysql.framing import HEADER_SIZE
-from ..serial.value_forms import jsonable
+from ..values.forms import jsonable
 from ..stream import EventRecord
 from ..values.rows import RowsCodec, operation_of
 from .statements import CONTROL_VERBS, raw_statement, statement_verb

@@ -18,7 +18,7 @@ from ..mysql.coltypes import TYPES
 from ..mysql.codes import TABLE_MAP_EVENT
 from ..mysql.flavor import Flavor, flavor_for, flavor_name_of
 from ..mysql.names import OPTIONAL_METADATA_CODES
-from ..serial.event_forms import from_plain, to_plain
+from ..event_forms import from_plain, to_plain
 
 
 @record

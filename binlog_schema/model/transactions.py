@@ -543,7 +543,7 @@ def change_records(source, schema=None, *, file_index: int = 0, on_error=None, n
     ``committed=False``, no XID). They wait in memory up to ``limit`` records, the rest
     pickled to a temporary file: memory stays bounded. ``wait=False``: each record is yielded
     at once, with ``committed=None`` and no ``xid``/``commit_timestamp`` (nothing kept)."""
-    from ..model.row_change import RowDecoder
+    from .row_change import RowDecoder
     from ..stream import BinlogReader
     if isinstance(source, BinlogReader):
         reader = source

@@ -6,7 +6,7 @@ when the bytes parse to ``expect`` and ``expect`` builds to the bytes."""
 
 from __future__ import annotations
 
-from ..serial.event_forms import first_difference, from_plain, to_plain
+from ..event_forms import first_difference, from_plain, to_plain
 from . import connection, replication
 
 SHAPE = "a mapping with packet (a declaration's name), hex (the payload) and expect"

@@ -63,7 +63,7 @@ def is_zero_date(year, month, day) -> bool:
 
 def json_text(value) -> str:
     """A MySQL JSON document as compact JSON text."""
-    from .value_forms import to_jsonable
+    from ..values.forms import to_jsonable
     return dumps(to_jsonable(value))
 
 
@@ -155,7 +155,7 @@ def object_of(texts: dict) -> str:
 
 def generic_text(v) -> str:
     """Any other value: its JSON-safe form (:func:`.value_forms.jsonable`, bytes as base64)."""
-    from .value_forms import jsonable
+    from ..values.forms import jsonable
     if isinstance(v, float) and not math.isfinite(v):
         return "null"
     return dumps(jsonable(v, "base64"))

@@ -12,7 +12,7 @@ from ..mysql.coltypes import TEMPORAL_TYPES
 from ..values.image import IMAGE_KEYS, ValueEmitter, compile_image, read_rows
 from ..values.temporal import date_text, datetime_text, time_text, timestamp_text
 from ..construct_ext.jsontext import quote
-from .value_forms import jsonable
+from ..values.forms import jsonable
 
 try:
     from _json import make_encoder as _make_encoder

@@ -139,6 +139,6 @@ def _name(v):
 
 def _short(v):
     import json
-    from .event_forms import to_plain
+    from ..event_forms import to_plain
     text = json.dumps(to_plain(v), ensure_ascii=False, default=str)
     return text if len(text) <= 80 else text[:77] + "..."

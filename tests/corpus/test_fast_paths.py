@@ -20,9 +20,9 @@ from binlog_schema.envelope import parse_event
 from binlog_schema.model.row_change import RowDecoder
 from binlog_schema.mysql.codes import GTID_KINDS, ROWS_KINDS, TABLE_MAP_EVENT
 from binlog_schema.serial import jsonl
-from binlog_schema.serial.event_forms import to_plain
+from binlog_schema.event_forms import to_plain
 from binlog_schema.serial.row_images import images_json, rows_json_direct, rows_text
-from binlog_schema.serial.value_forms import jsonable
+from binlog_schema.values.forms import jsonable
 from binlog_schema.serial.write import Output, write_events, write_table_maps
 from binlog_schema.stream import BinlogReader
 from binlog_schema.values import rows as rows_module

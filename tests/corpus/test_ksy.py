@@ -45,7 +45,7 @@ def _pinned() -> str:
 
 
 def test_ksy_regenerates_identically():
-    from binlog_schema.mysql.kaitai import export
+    from binlog_schema.serial.kaitai import export
     text = export()
     assert text == export(), "two exports differ"
     assert KSY.read_text(encoding="utf-8") == text, \

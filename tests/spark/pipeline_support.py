@@ -10,7 +10,7 @@ import json
 
 from binlog_schema.errors import BinlogError
 from binlog_schema.model.row_change import RowDecoder, column_names
-from binlog_schema.serial.value_forms import jsonable
+from binlog_schema.values.forms import jsonable
 from binlog_schema.stream import BinlogReader
 from binlog_schema.values import temporal
 from binlog_schema.values.codecs import Compressed, EnumValue, Geometry, SetValue

@@ -10,7 +10,7 @@ from binlog_schema.envelope import build_event, parse_event
 from binlog_schema.errors import BinlogError, BuildError, FormatError, TruncatedError
 from binlog_schema.construct_ext import serialization as ser
 from binlog_schema.events import gtid as g
-from binlog_schema.serial.event_forms import to_plain
+from binlog_schema.event_forms import to_plain
 from binlog_schema.stream import BinlogReader
 
 UUID = "3e11fa47-71ca-11e1-9e33-c80aa9429562"

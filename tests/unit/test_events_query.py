@@ -16,7 +16,7 @@ from binlog_schema.envelope import build_event, parse_event
 from binlog_schema.events.envelope import Event
 from binlog_schema.errors import BinlogError, BuildError, FormatError, TruncatedError
 from binlog_schema.events.query import BODIES, StatusVars
-from binlog_schema.serial.event_forms import to_plain
+from binlog_schema.event_forms import to_plain
 from binlog_schema.stream import BinlogReader, BinlogWriter
 
 V4 = Context(checksum=True, flavor="mysql", server_version="8.0.40")

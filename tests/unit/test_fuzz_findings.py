@@ -14,7 +14,7 @@ import pytest
 
 from binlog_schema import Context, build_event, parse_event
 from binlog_schema.errors import BuildError
-from binlog_schema.serial.value_forms import from_jsonable, jsonable
+from binlog_schema.values.forms import from_jsonable, jsonable
 from binlog_schema.model.table_map import Column, TableMap
 from binlog_schema.values import temporal as t
 from binlog_schema.values.codecs import SetValue

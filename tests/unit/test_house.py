@@ -1,7 +1,8 @@
 """The house rules, checked on the source (by its AST, nothing of the package imported):
 
 * imports point one way: no import cycle in the package (imports at module level and inside
-  functions alike), nor in fuzz/;
+  functions alike), nor in fuzz/; no import of a higher layer (docs/architecture.md's layer
+  table);
 * a module's private names stay in it: no ``from x import _y`` of the package, no
   ``mod._name`` on a module of the package, no ``obj._attr`` of a name that only another
   module of the package defines (construct's own protocol excepted, listed below);
@@ -197,6 +198,86 @@ def test_the_cycle_finder_finds_a_cycle():
     graph = {"a": {"b": "a.py:1"}, "b": {"c": "b.py:2"}, "c": {"a": "c.py:3"}, "d": {"a": "d:1"}}
     (found,) = cycles(graph)
     assert "a -> b (a.py:1)" in found and "c -> a (c.py:3)" in found and "'d'" not in found
+
+
+# --------------------------------------------------------------------------- layers
+
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+
+
+def layer_table(text: str) -> dict:
+    """docs/architecture.md's layer table: path under the package (``format/facts/``,
+    ``cli.py``) -> rank. A row is ``| rank | `path`, `path` | what ... |``."""
+    import re
+    table = {}
+    section = text.split("## Layers", 1)[1].split("\n## ", 1)[0]
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) >= 2 and cells[0].isdigit():
+            for path in re.findall(r"`([^`]+)`", cells[1]):
+                table[path] = int(cells[0])
+    return table
+
+
+def layer_of(rel: str, table: dict):
+    """The rank of the module at ``rel`` (a path under the package): its longest listed
+    folder, or its own file; None when the table does not place it."""
+    best = None
+    for path, rank in table.items():
+        if rel == path or (path.endswith("/") and rel.startswith(path)):
+            if best is None or len(path) > len(best[0]):
+                best = (path, rank)
+    return None if best is None else best[1]
+
+
+def upward_imports(mods: dict, table: dict) -> list:
+    """Every import (at module level or in a function) of a module of a higher layer, and
+    every module the table does not place."""
+    prefix = f"{PACKAGE}/"
+    rank = {}
+    out = []
+    for name, mod in mods.items():
+        rel = mod.rel[len(prefix):] if mod.rel.startswith(prefix) else mod.rel
+        rank[name] = layer_of(rel, table)
+        if rank[name] is None:
+            out.append(f"{mod.rel}: in no layer of docs/architecture.md's table")
+    for name, targets in import_graph(mods).items():
+        for target, where in targets.items():
+            if name.startswith(target + ".") and "its package's __init__" in where:
+                continue   # (the package it is in: not an import the module makes)
+            if None not in (rank[name], rank[target]) and rank[target] > rank[name]:
+                out.append(f"{where}: {name} (layer {rank[name]}) imports {target} "
+                           f"(layer {rank[target]})")
+    return sorted(out)
+
+
+def test_imports_point_down_the_layers():
+    table = layer_table(ARCHITECTURE.read_text(encoding="utf-8"))
+    assert len(set(table.values())) >= 5, table
+    missing = [p for p in table if not (ROOT / PACKAGE / p).exists()]
+    assert not missing, f"docs/architecture.md's layer table names what is not there: {missing}"
+    found = upward_imports(modules_of(PACKAGE), table)
+    assert not found, f"{len(found)} imports run up the layers:\n" + "\n".join(found)
+
+
+def test_the_layer_check_finds_an_upward_import(tmp_path):
+    table = layer_table("## Layers\n| rank | where |\n| --- | --- |\n| 1 | `low/` |\n"
+                        "| 2 | `high/`, `top.py` |\n## Next\n| 9 | `ignored/` |\n")
+    assert table == {"low/": 1, "high/": 2, "top.py": 2}
+
+    class Fake(Module):
+        def __init__(self, name, src, rel):
+            self.name, self.is_package, self.rel = name, False, rel
+            self.tree = ast.parse(src)
+    mods = {f"{PACKAGE}.low.a": Fake(f"{PACKAGE}.low.a", "def f():\n    from ..high import b\n",
+                                     f"{PACKAGE}/low/a.py"),
+            f"{PACKAGE}.high.b": Fake(f"{PACKAGE}.high.b", "from ..low import a\n",
+                                      f"{PACKAGE}/high/b.py"),
+            f"{PACKAGE}.odd": Fake(f"{PACKAGE}.odd", "", f"{PACKAGE}/odd.py")}
+    found = upward_imports(mods, table)
+    assert found == [f"{PACKAGE}/low/a.py:2: {PACKAGE}.low.a (layer 1) imports "
+                     f"{PACKAGE}.high.b (layer 2)",
+                     f"{PACKAGE}/odd.py: in no layer of docs/architecture.md's table"]
 
 
 # --------------------------------------------------------------------------- private names

@@ -16,7 +16,7 @@ from binlog_schema.values.json_binary import (
     MAX_DEPTH, JsonDate, JsonDateTime, JsonDecimal, JsonDiffOp, JsonDocument, JsonOpaque,
     JsonTimestamp, JsonUInt, JsonZeroTimestamp, decode, decode_diff, encode, encode_diff,
 )
-from binlog_schema.serial.value_forms import (from_jsonable, from_typed_json, jsonable,
+from binlog_schema.values.forms import (from_jsonable, from_typed_json, jsonable,
                                               to_jsonable, to_typed_json)
 
 ERRORS = (errors.ValidationError, errors.StreamError)

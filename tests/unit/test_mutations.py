@@ -27,7 +27,7 @@ from binlog_schema.errors import BinlogError
 from binlog_schema.mysql.flavor import checksum_length
 from binlog_schema.model.row_change import RowDecoder
 from binlog_schema.model.table_map import Column, TableMap
-from binlog_schema.serial.event_forms import from_plain
+from binlog_schema.event_forms import from_plain
 from binlog_schema.construct_ext.ints import packed_build, packed_parse
 from binlog_schema.stream import EventRecord
 from binlog_schema.values import temporal

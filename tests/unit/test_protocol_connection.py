@@ -14,7 +14,7 @@ import yaml
 from binlog_schema.protocol import auth, connection
 from binlog_schema.replication import server_sql
 from binlog_schema.replication.server_files import BinlogFolder, parse_gtid_state
-from binlog_schema.serial.event_forms import from_plain, to_plain
+from binlog_schema.event_forms import from_plain, to_plain
 
 SPEC = pathlib.Path(__file__).resolve().parents[2] / "specs" / "protocol" / "connection.yaml"
 VECTORS = [d for d in yaml.safe_load_all(SPEC.read_text(encoding="utf-8")) if d]

@@ -11,7 +11,7 @@ import json
 
 from ...mysql.flavor import json_is_binary
 from ...model.row_change import column_names
-from ...serial.value_forms import jsonable
+from ...values.forms import jsonable
 from ...values import temporal
 from ...values.codecs import Compressed, EnumValue, Geometry, SetValue
 

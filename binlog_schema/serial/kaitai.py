@@ -56,12 +56,12 @@ import construct as c
 from ..construct_ext import kaitai
 from ..construct_ext.kaitai import CONTEXT, ENUM_NAMES, EXPRESSIONS, LEAVES, WRAPPERS
 from ..scanning import MAGIC
-from . import column_metadata as cm
-from . import flavor, post_header
-from .codes import (ANONYMOUS_GTID_LOG_EVENT, FORMAT_DESCRIPTION_EVENT, GTID_LOG_EVENT,
+from ..mysql import column_metadata as cm
+from ..mysql import flavor, post_header
+from ..mysql.codes import (ANONYMOUS_GTID_LOG_EVENT, FORMAT_DESCRIPTION_EVENT, GTID_LOG_EVENT,
                     MARIA_GTID_EVENT, MARIADB_ONLY_KINDS, QUERY_EVENT, ROTATE_EVENT,
                     START_EVENT_V3, TABLE_MAP_EVENT, XID_EVENT, type_name)
-from .framing import HEADER_SIZE
+from ..mysql.framing import HEADER_SIZE
 
 # the bodies described field by field (every other body is its bytes)
 EXPRESSED = (START_EVENT_V3, QUERY_EVENT, ROTATE_EVENT, FORMAT_DESCRIPTION_EVENT, XID_EVENT,

@@ -15,12 +15,12 @@ import decimal as _decimal
 import math
 import struct
 
-from ..values import temporal
-from ..values.codecs import Compressed, EnumValue, Geometry, SetValue
-from ..values.json_binary import (JsonDate, JsonDateTime, JsonDecimal, JsonDiffOp,
+from . import temporal
+from .codecs import Compressed, EnumValue, Geometry, SetValue
+from .json_binary import (JsonDate, JsonDateTime, JsonDecimal, JsonDiffOp,
                                   JsonDocument, JsonOpaque, JsonTimestamp, JsonUInt,
                                   JsonZeroTimestamp)
-from ..values.image import JsonDiff
+from .image import JsonDiff
 
 
 
@@ -35,7 +35,7 @@ def _float_of(text: str) -> float:
     raw = bytes.fromhex(text)
     v = struct.unpack("<f" if len(raw) == 4 else "<d", raw)[0]
     if v != v:
-        from ..values.codecs import NaNFloat  # keeps the stored bits
+        from .codecs import NaNFloat  # keeps the stored bits
         return NaNFloat(v, raw)
     return v
 
