@@ -108,6 +108,16 @@ def _install():
 
 
 def peak_rss_mb() -> float:
+    """This process's peak resident memory, MiB: Linux's VmHWM (the high-water mark of its own
+    memory since its exec), else getrusage's ru_maxrss (which Linux carries over an exec: a
+    process started by a large one, such as a test run, would start at its parent's size)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 

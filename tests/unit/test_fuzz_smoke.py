@@ -90,9 +90,12 @@ def test_target_under_atheris(name, tmp_path, request):
     corpus = tmp_path / "corpus"
     corpus.mkdir()
     runs = n + EXECS // 2
+    # (libFuzzer's own RSS limit reads getrusage's peak, which Linux carries over an exec: a
+    # fuzzer started by a large test process would start over it. The harness's limit,
+    # FUZZ_RSS_LIMIT_MB, reads the fuzzer's own peak: it holds the ceiling here)
     proc = subprocess.run(
         [sys.executable, str(ROOT / "fuzz" / "run.py"), name, f"-runs={runs}",
-         "-rss_limit_mb=1024", "-timeout=10", f"-artifact_prefix={tmp_path}/",
+         "-rss_limit_mb=0", "-timeout=10", f"-artifact_prefix={tmp_path}/",
          str(corpus), str(seeds)],
         capture_output=True, text=True, timeout=300, cwd=tmp_path)
     out = proc.stdout + proc.stderr
@@ -165,6 +168,22 @@ def test_planted_allocation_is_found_and_an_earlier_peak_is_not_blamed(monkeypat
         harness.guarded(allocates)(b"x")
     monkeypatch.setattr(harness, "RSS_LIMIT_MB", 1)
     harness.guarded(lambda data: bytes(data))(b"x")
+
+
+def test_a_fuzzer_started_by_a_large_process_measures_its_own_peak():
+    """Linux carries getrusage's peak RSS over an exec: a fuzzer started by a test process of
+    1 GiB started "over the limit" (CI's atheris tests died of out-of-memory at their first
+    input). The harness reads the fuzzer's own high-water mark."""
+    block = bytearray(384 << 20)
+    block[::4096] = b"x" * len(block[::4096])   # (this process now holds 384 MiB more)
+    probe = ("import resource, sys; sys.path.insert(0, sys.argv[1]); "
+             "from fuzz.harness import peak_rss_mb; "
+             "print(peak_rss_mb(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)")
+    out = subprocess.run([sys.executable, "-c", probe, str(ROOT)], capture_output=True,
+                         text=True, check=True).stdout.split()
+    del block
+    own, inherited = float(out[0]), float(out[1])
+    assert inherited >= 384 and own < 256, (own, inherited)
 
 
 def test_stream_target_checks_coverage_of_the_file(monkeypatch, corpus):
