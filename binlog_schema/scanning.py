@@ -19,7 +19,8 @@ one too.
 
 from __future__ import annotations
 
-from .mysql.codes import FORMAT_DESCRIPTION_EVENT, START_EVENT_V3, WRITTEN_KINDS
+from .mysql.codes import (FORMAT_DESCRIPTION_EVENT, ROTATE_EVENT, START_EVENT_V3, STOP_EVENT,
+                          WRITTEN_KINDS)
 from .mysql.flavor import checksum_length, checksummed
 from .mysql.framing import HEADER_SIZE, LOG_POS_AT, SIZE_AT, TYPE_AT, crc_ok
 
@@ -529,6 +530,7 @@ def resync(blocks: Blocks, start: int, end: int, ctx, max_size: int,
 
 
 DAY = 86400   # (seconds: how far apart the timestamps of neighbouring events may be)
+RELAY_OWN = frozenset({STOP_EVENT, ROTATE_EVENT})   # (a relay log's own, among its master's)
 
 
 def _led_to(blocks: Blocks, weak: list, proof: int, end: int, ctx, max_size: int,
@@ -541,7 +543,9 @@ def _led_to(blocks: Blocks, weak: list, proof: int, end: int, ctx, max_size: int
     the damaged header and the proof's timestamp, the event after it still vouches); the same
     server id, a timestamp within a day. A FORMAT_DESCRIPTION with the body of one this
     reader can use, where its size leads, vouches alone (a relay log's artificial ROTATE
-    before its master's FORMAT_DESCRIPTION has timestamp 0). Else ``proof``."""
+    before its master's FORMAT_DESCRIPTION has timestamp 0), and so does a STOP or ROTATE
+    there written within a day of it, whatever its server id (a relay log writes its own
+    beside its master's events). Else ``proof``."""
     if not weak:
         return proof
     neighbours = (damaged, blocks.at(proof if proof_head is None else proof_head, HEADER_SIZE))
@@ -561,6 +565,10 @@ def _led_to(blocks: Blocks, weak: list, proof: int, end: int, ctx, max_size: int
             if after and after[0][TYPE_AT] == FORMAT_DESCRIPTION_EVENT and fde_like(
                     blocks, p + size, int.from_bytes(after[0][9:13], "little")):
                 return p
+            if after and len(after[0]) == HEADER_SIZE and after[0][TYPE_AT] in RELAY_OWN and \
+                    stamp and abs(int.from_bytes(after[0][:4], "little") - stamp) <= DAY:
+                return p   # (a relay log's own STOP or ROTATE after a master's event: its
+                # server id is the relay log's, its time close)
             for other in neighbours + after:
                 if len(other) == HEADER_SIZE and other[5:9] == head[5:9] and \
                         abs(int.from_bytes(other[:4], "little") - stamp) <= DAY:

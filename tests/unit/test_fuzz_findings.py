@@ -310,7 +310,12 @@ DAMAGE_FINDINGS = {
                # FORMAT_DESCRIPTION copied inside a damaged event, garbage after them: only
                # the FORMAT_DESCRIPTION vouches for the ROTATE, and no neighbour shares its
                # timestamp (the ROTATE was SKIPPED)
-               "d6d6d6d6d6d6d9d6d88e8ed6d6d6d671a36222a2228e8e8e228e3375"],
+               "d6d6d6d6d6d6d9d6d88e8ed6d6d6d671a36222a2228e8e8e228e3375",
+               # a QUERY and the relay log's own STOP (another server id, a second later)
+               # untouched after a damaged header; an INTVAR header spliced from the STOP's
+               # last bytes and a copy, whose log positions chain with the copy after it,
+               # was taken as proof over them (the QUERY was SKIPPED)
+               "479340c2bfbfbfff93bbff40bbbbbbbbbbbbbbbbbbbbbb1fbbbbbbcfbbbbbbbbbbbbbbbbbbbb"],
     # a v3 file whose START_EVENT_V3 has bytes inserted and its size 76: no event for the
     # whole-file reader, one for the split reader
     "split": ["59eaec711f0b65dc",
