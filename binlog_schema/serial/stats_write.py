@@ -82,15 +82,15 @@ def write_report(html, d: dict, library: str, err) -> int:
     return CLEAN
 
 
-def write_whole(path, text: str) -> None:
-    """``text`` written to ``path`` whole or not at all (a temporary file beside it, renamed
-    over it once complete)."""
+def write_whole(path, data) -> None:
+    """``data`` (text, written as UTF-8, or bytes) written to ``path`` whole or not at all (a
+    temporary file beside it, renamed over it once complete)."""
     import tempfile
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".binlog-schema-", dir=folder)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data.encode("utf-8") if isinstance(data, str) else data)
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)   # (as a file opened for writing would be)

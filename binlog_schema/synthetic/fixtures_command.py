@@ -9,6 +9,7 @@ import sys
 import yaml
 
 from ..statuses import CLEAN, STOPPED, USAGE
+from ..serial.stats_write import write_whole
 
 
 def _dump(doc) -> str:
@@ -19,23 +20,7 @@ def _write_text(path, text):
     if path in (None, "-"):
         sys.stdout.write(text)
     else:
-        _write_whole(path, text.encode("utf-8"))
-
-
-def _write_whole(path, data: bytes) -> None:
-    """``data`` written to ``path`` whole or not at all: to a temporary file beside it,
-    renamed over it once written."""
-    tmp = f"{path}.partial-{os.getpid()}"
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+        write_whole(path, text)
 
 
 def cmd_fixtures(args) -> int:
@@ -78,7 +63,7 @@ def cmd_fixtures(args) -> int:
             _write_text(spec_path, _dump(spec))
             name = spec["settings"]["file_name"]
             data = generate(spec)
-            _write_whole(os.path.join(args.output, name), data)
+            write_whole(os.path.join(args.output, name), data)
             print(f"{os.path.join(args.output, name)}: {len(data)} bytes "
                   f"({len(spec['transactions'])} transactions, {len(spec['tables'])} tables); "
                   f"spec in {spec_path}")
@@ -102,7 +87,7 @@ def cmd_fixtures(args) -> int:
             print("fixtures: -o FILE is needed for the binlog", file=sys.stderr)
             return USAGE
         data = generate(fixture)
-        _write_whole(args.output, data)
+        write_whole(args.output, data)
         print(f"{args.output}: {len(data)} bytes, {len(fixture.transactions)} transactions "
               f"({fixture.server.key}, {fixture.server.version})")
         return CLEAN
