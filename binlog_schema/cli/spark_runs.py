@@ -29,7 +29,8 @@ def parse_conf(items) -> dict:
 def run_decode(args) -> int:
     """``spark decode``: decode, write the tables, print the summary."""
     from binlog_schema.pipeline.jobs.decode import have_pyarrow
-    from binlog_schema.pipeline.driver.plan import EarlyPrescan, parse_size
+    from binlog_schema.pipeline.driver.plan import EarlyPrescan
+    from binlog_schema.sizes import parse_size
     from binlog_schema.pipeline.driver.session import (finish_session, jvm_starts_here,
                                                 records_class_archive, start_session)
     own_jvm = "PYSPARK_GATEWAY_PORT" not in os.environ and jvm_starts_here()

@@ -64,14 +64,13 @@ count = at_least(0)
 
 
 def byte_count(text) -> int:
-    """A size: bytes, or a number with k, m or g (8m, 512k, 1g), as a number of bytes."""
-    import re
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmg]?)(?:i?b)?\s*", str(text), re.I)
-    n = 0 if not m else int(float(m.group(1)) * {"": 1, "k": 1 << 10, "m": 1 << 20,
-                                                   "g": 1 << 30}[m.group(2).lower()])
-    if n < 1:
-        raise bad_value(f"{text!r}: a size in bytes, or with k, m or g (8m, 512k, 1g)")
-    return n
+    """A size: bytes, or a number with k, m or g (8m, 512k, 1g), as a number of bytes (the
+    one reading of sizes, :func:`binlog_schema.sizes.parse_size`)."""
+    from ..sizes import parse_size
+    try:
+        return parse_size(text)
+    except ValueError as e:
+        raise bad_value(str(e)) from None
 
 
 def size(text):

@@ -20,15 +20,6 @@ DEFAULT_SPLIT = 8 << 20
 TASK_WORK = 64 << 20   # splits are grouped into tasks of about this much work
 
 
-def parse_size(text) -> int:
-    """``16m``, ``512k``, ``1g`` or a number of bytes."""
-    if isinstance(text, int):
-        return text
-    t = str(text).strip().lower().rstrip("b")
-    mult = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}.get(t[-1:], 1)
-    return int(float(t[:-1] if mult != 1 else t) * mult)
-
-
 def list_inputs(spark, inputs, include_hidden: bool = False):
     """(files, missing): (uri, size) of every file named by the inputs (files, directories
     listed recursively, globs) on any Hadoop filesystem, listed on the driver."""

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from contextlib import nullcontext
 
+from binlog_schema.sizes import parse_size
 from binlog_schema.pipeline.tasks.decode import decode_group
 from binlog_schema.pipeline.tasks.split import STAT, TABLE_MAP
 from binlog_schema.pipeline.driver.plan import (DEFAULT_SPLIT, EarlyPrescan, Inputs, binlog_inputs,
-                                                pack, parse_size, plan_splits, task_count)
+                                                pack, plan_splits, task_count)
 from binlog_schema.pipeline.tables.reconcile import (EVENT_STAGES, FAILURE_STAGES, count_by_file,
                                                      files_rows)
 from binlog_schema.pipeline.driver.session import session_time_zone, start_session

@@ -30,8 +30,9 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 
 from binlog_schema.model.stats import DEFAULT_MAX_EVENT_SIZE, DEFAULT_TOP, Stats
+from binlog_schema.sizes import parse_size
 from binlog_schema.pipeline.driver.plan import (DEFAULT_SPLIT, Inputs, binlog_inputs, pack,
-                                                parse_size, plan_splits, task_count)
+                                                plan_splits, task_count)
 
 
 def count_split(split, file_index: int, last: bool, top: int, max_event_size: int):
