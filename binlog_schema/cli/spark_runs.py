@@ -11,6 +11,12 @@ import time
 from binlog_schema.statuses import CLEAN, USAGE
 
 
+def fail(command: str, problem, status: int) -> int:
+    """Say ``binlog-schema spark COMMAND: PROBLEM`` on stderr; ``status``, to return."""
+    print(f"binlog-schema spark {command}: {problem}", file=sys.stderr)
+    return status
+
+
 def parse_conf(items) -> dict:
     """``--conf KEY=VALUE`` items as a dict."""
     out = {}
@@ -70,8 +76,7 @@ def _run_decode(spark, args, early=None) -> int:
     try:
         check_format(spark, args.format)
     except RuntimeError as e:
-        print(f"binlog-schema spark decode: {e}", file=sys.stderr)
-        return USAGE
+        return fail("decode", e, USAGE)
     mode = "overwrite" if args.overwrite else "errorifexists"
     out = args.out.rstrip("/")
     progress.say(f"Spark {spark.version}, master {spark.sparkContext.master}, "
@@ -98,14 +103,11 @@ def _run_decode(spark, args, early=None) -> int:
             tables.write(out, args.format, mode, progress, metadata)
             tables.unpersist()
     except FileExistsError as e:
-        print(f"binlog-schema spark decode: {e}", file=sys.stderr)
-        return USAGE
+        return fail("decode", e, USAGE)
     except SchemaFileError as e:
-        print(f"binlog-schema spark decode: --schema {e}", file=sys.stderr)
-        return STOPPED
+        return fail("decode", f"--schema {e}", STOPPED)
     except NoInputError as e:
-        print(f"binlog-schema spark decode: {e}", file=sys.stderr)
-        return STOPPED
+        return fail("decode", e, STOPPED)
     if getattr(tables, "file_rows", None) is not None:   # as written, without reading back
         from binlog_schema.pipeline.tables import schema
         names = schema.FILES.fieldNames()
@@ -174,8 +176,7 @@ def run_stats(args) -> int:
                         split_size=args.split_size, include_hidden=args.include_hidden,
                         progress=progress)
         except NoInputError as e:
-            print(f"binlog-schema spark stats: {e}", file=sys.stderr)
-            rc = STOPPED
+            rc = fail("stats", e, STOPPED)
             return rc
         if run.whole:
             progress.say(f"counted whole (damaged or not read in splits): "
@@ -205,8 +206,7 @@ def run_fixtures(args) -> int:
         made = generate(spark, args.out, args.files, seed=args.seed, flavor=args.flavor,
                         transactions=args.transactions, table_maps=args.table_maps)
     except ValueError as e:
-        print(f"binlog-schema spark fixtures: {e}", file=sys.stderr)
-        return USAGE
+        return fail("fixtures", e, USAGE)
     total = sum(m["bytes"] for m in made)
     by_flavor = {}
     for m in made:
@@ -227,9 +227,7 @@ def run_validate(args) -> int:
     from binlog_schema.serial.write import os_problem
     from binlog_schema.statuses import DAMAGED, STOPPED, worst
     if not args.specs and not args.roundtrip:
-        print("binlog-schema spark validate: give --specs DIR and/or --roundtrip INPUT...",
-              file=sys.stderr)
-        return USAGE
+        return fail("validate", "give --specs DIR and/or --roundtrip INPUT...", USAGE)
     spark = start_session(args.master, parse_conf(args.conf))
     t0 = time.time()
     listing = None
@@ -238,19 +236,16 @@ def run_validate(args) -> int:
             listing = binlog_inputs(spark, list(args.roundtrip)).check()
         df = validate(spark, args.specs or (), args.roundtrip or (), listing=listing).cache()
     except NoInputError as e:
-        print(f"binlog-schema spark validate: --roundtrip: {e}", file=sys.stderr)
-        return STOPPED
+        return fail("validate", f"--roundtrip: {e}", STOPPED)
     except OSError as e:
-        print(f"binlog-schema spark validate: {e.filename}: {os_problem(e)}", file=sys.stderr)
-        return STOPPED
+        return fail("validate", f"{e.filename}: {os_problem(e)}", STOPPED)
     if args.out:
         from pyspark.errors import AnalysisException
         try:
             df.write.mode("overwrite" if args.overwrite else "errorifexists").parquet(args.out)
         except AnalysisException as e:   # (it exists: --overwrite)
-            print(f"binlog-schema spark validate: --out {args.out}: "
-                  f"{str(e).strip().splitlines()[0]}", file=sys.stderr)
-            return USAGE
+            return fail("validate", f"--out {args.out}: {str(e).strip().splitlines()[0]}",
+                        USAGE)
     rows = df.collect()
     bad = [r for r in rows if not r["ok"]]
     for r in [r for r in bad if r["check"] == "spec"][:20]:
