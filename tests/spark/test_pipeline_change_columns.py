@@ -88,7 +88,7 @@ def test_held_batches_spill_and_get_their_commit(tmp_path):
     """A transaction larger than a batch: its batches wait for the XID (spilled to an Arrow
     file past the bound) and all of its rows get it."""
     from binlog_schema.pipeline.tables.arrow import task_schemas
-    from binlog_schema.pipeline.tasks.columns import ArrowSink
+    from binlog_schema.pipeline.tasks.arrow_sink import ArrowSink
     big = dict(SPEC, transactions=[{"changes": [{"insert": "t", "rows": [
         {"id": 100_000 + i, "s": "z"} for i in range(3_000)]}]}] + SPEC["transactions"][:3])
     path = tmp_path / "binlog.000003"

@@ -37,7 +37,7 @@ def decode_file(path, split_bytes, engine="arrow"):
                                     "stat": 6}[t[0]]])
         return splits, out
     from binlog_schema.pipeline.tables.arrow import task_schemas
-    from binlog_schema.pipeline.tasks.columns import ArrowSink
+    from binlog_schema.pipeline.tasks.arrow_sink import ArrowSink
     tag = {"events": "event", "row_changes": "row", "errors": "error"}
     schemas = task_schemas()
     for s in splits:
@@ -167,7 +167,7 @@ def test_typed_values():
     from the Arrow columns (values grouped by type) and from the spark engine's tuples."""
     pytest.importorskip("pyarrow")
     from binlog_schema.pipeline.tables.arrow import task_schemas
-    from binlog_schema.pipeline.tasks.columns import value_struct
+    from binlog_schema.pipeline.tasks.value_structs import value_struct
     vtype = task_schemas()["row_changes"].field("after").type.item_type
 
     def only(v, json_column=False, **want):
@@ -225,7 +225,7 @@ def test_value_columns_as_value_by_value():
     conversion gives, in its place."""
     pytest.importorskip("pyarrow")
     from binlog_schema.pipeline.tables.arrow import task_schemas
-    from binlog_schema.pipeline.tasks.columns import value_struct
+    from binlog_schema.pipeline.tasks.value_structs import value_struct
     vtype = task_schemas()["row_changes"].field("after").type.item_type
     kinds = [None, 7, -(1 << 63), 1 << 64, False, 0.25, "s", b"b", bytearray(b"a"),
              decimal.Decimal("3.5"), decimal.Decimal("1e30"), temporal.Date(2020, 2, 29),

@@ -74,7 +74,7 @@ def base_keyed(spark, base, state, name, info, t: TableFold, lives, tz):
         import pyarrow as pa
         from binlog_schema.pipeline.tables.arrow import arrow_schema
         arrow = arrow_schema(keyed_schema(), tz)
-        from binlog_schema.pipeline.tasks.columns import value_struct
+        from binlog_schema.pipeline.tasks.value_structs import value_struct
         for b in batches:
             data = b.to_pydict()
             images = [dict(fills) for _ in range(b.num_rows)]

@@ -98,7 +98,7 @@ def _typed(col, d):
 
 def value_dict(v, vtype):
     """A decoded value as the tasks read a ``Value`` from Arrow (a dict of its fields)."""
-    from binlog_schema.pipeline.tasks.columns import value_struct
+    from binlog_schema.pipeline.tasks.value_structs import value_struct
     if v is None or v is UNKNOWN:
         return v
     return value_struct([v], vtype).to_pylist()[0]

@@ -2,8 +2,8 @@
 :mod:`.streaming`): what a Spark task of a Python source runs. A split
 (:class:`~binlog_schema.pipeline.tasks.split.Split`) is decoded by the pipeline's tasks
 (:func:`~binlog_schema.pipeline.tasks.decode.decode_group`) into
-the Arrow record batches of :class:`..tasks.columns.ArrowSink`, of one table, which Spark takes as
-they are (no Python object per value)."""
+the Arrow record batches of :class:`..tasks.arrow_sink.ArrowSink`, of one table, which Spark
+takes as they are (no Python object per value)."""
 
 from __future__ import annotations
 
@@ -20,11 +20,11 @@ class SplitPartition(InputPartition):
 
 
 def one_table_sink(table: str):
-    """An :class:`..tasks.columns.ArrowSink` that builds the rows of ``table`` only: the others'
+    """An :class:`..tasks.arrow_sink.ArrowSink` that builds the rows of ``table`` only: the others'
     methods do nothing (an ``events`` row still counts its rows event's changes: the rows
     are decoded, not built)."""
     from binlog_schema.pipeline.tables import arrow
-    from binlog_schema.pipeline.tasks.columns import ArrowSink
+    from binlog_schema.pipeline.tasks.arrow_sink import ArrowSink
     sink = ArrowSink(arrow.task_schemas("UTC"))   # (UTC: as Spark takes Arrow from Python)
     for name, method in (("events", "event"), ("errors", "error"), ("row_changes", "rows")):
         if name != table:

@@ -4,8 +4,9 @@ a split's records read (:mod:`.reading`, with the file's context and the table m
 from before it: :mod:`.split_context`), its events parsed (:mod:`.event_parser`: each
 distinct TABLE_MAP body once) and decoded into the rows of the output tables
 (:mod:`.decode`), column values in Spark's form (:mod:`.spark_values`), the sinks the rows
-go to (:mod:`.tuple_sink`: Spark tuples, engine ``spark``; :mod:`.columns`: Arrow record
-batches, engine ``arrow``), Parquet parts written by the tasks (:mod:`.parts`), the schema
+go to (:mod:`.tuple_sink`: Spark tuples, engine ``spark``; :mod:`.arrow_sink`: Arrow record
+batches, engine ``arrow``, their row images' maps :mod:`.image_maps` and values' structs
+:mod:`.value_structs`), Parquet parts written by the tasks (:mod:`.parts`), the schema
 history a split is named from (:mod:`.history`), and the executors' Python daemon
 (:mod:`.daemon`, named in the session's Spark conf).
 

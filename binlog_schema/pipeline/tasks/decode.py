@@ -1,7 +1,7 @@
 """Decoding a split into the rows of the output tables (:func:`decode_split`,
 :func:`decode_group`): its records read (:func:`~.reading.split_records`), events parsed
 (:class:`~.event_parser.EventParser`), row changes decoded and their transactions followed,
-into a sink (:class:`~.tuple_sink.TupleSink` or :class:`~.columns.ArrowSink`), then the
+into a sink (:class:`~.tuple_sink.TupleSink` or :class:`~.arrow_sink.ArrowSink`), then the
 split's table-map shapes and its ``stat`` row.
 
 Table maps are written per transaction, so a split at a transaction boundary is normally

@@ -1,5 +1,5 @@
 """The ``arrow`` engine's task side: decode a group of splits and write the record batches the
-tasks build (:mod:`columns`) straight to Parquet part files (pyarrow), one per table and task.
+tasks build (:mod:`.arrow_sink`) straight to Parquet part files (pyarrow), one per table and task.
 
 The JVM then only schedules: no row crosses the Python/JVM boundary, which halves the CPU a
 row costs (pickling in the worker plus unpickling and conversion in the JVM cost as much as
@@ -72,10 +72,10 @@ class PartWriter:
 def write_group(index: int, group, out: str, arrow_schemas: dict, spark_json: dict,
                 rows: bool = True, schema=None) -> list:
     """Decode the splits of one task into ``out/<table>/part-<index>.parquet`` (record
-    batches built column by column, :class:`columns.ArrowSink`); returns the small rows the
+    batches built column by column, :class:`.arrow_sink.ArrowSink`); returns the small rows the
     driver aggregates (table-map shapes, split statistics). ``schema``: the
     :class:`~binlog_schema.pipeline.tasks.history.SchemaPlan`, if any."""
-    from binlog_schema.pipeline.tasks.columns import ArrowSink
+    from binlog_schema.pipeline.tasks.arrow_sink import ArrowSink
     name = f"part-{index:05d}.parquet"
     writers = {table: PartWriter(out, table, name, arrow_schemas[table], spark_json[table],
                                  always=index == 0)
@@ -105,7 +105,7 @@ def write_table(out: str, table: str, schema, spark_json: str, rows) -> None:
     """A small table the driver made (table-map shapes, per-file rows: tuples in the
     schema's order) as one part file, the way the tasks write theirs (an empty table still
     gets its file)."""
-    from binlog_schema.pipeline.tasks.columns import batch_of_rows
+    from binlog_schema.pipeline.tasks.arrow_sink import batch_of_rows
     w = PartWriter(out, table, "part-00000.parquet", schema, spark_json, always=True)
     rows = list(rows)
     if rows:

@@ -1,7 +1,7 @@
 """Column values in the form Spark keeps internally and Arrow takes: the fields of the Value
 struct that hold one (see :data:`binlog_schema.pipeline.tables.schema.VALUE`), decided in one
 place (:func:`value_fields`), and the names and texts of the output as ``str``. Both sinks
-take them from here (:class:`~.tuple_sink.TupleSink`, :class:`~.columns.ArrowSink`)."""
+take them from here (:class:`~.tuple_sink.TupleSink`, :class:`~.arrow_sink.ArrowSink`)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Where the rows go with the ``spark`` engine: :class:`TupleSink` makes one tagged tuple per
 row in Spark's internal form, which the engine sends through the JVM (the ``arrow`` engine's
-sink is :class:`~.columns.ArrowSink`)."""
+sink is :class:`~.arrow_sink.ArrowSink`)."""
 
 from __future__ import annotations
 
