@@ -10,10 +10,12 @@ bytes, equal to the encoder's text of what they parse to).
 
 from __future__ import annotations
 
+import struct
 from binascii import hexlify
 from io import BytesIO
 
 from .. import envelope
+from ..construct_ext.errors import LayoutError
 from ..construct_ext.jsontext import dumps, object_json, quote
 from ..construct_ext.ints import uint_parse
 from ..errors import BinlogError
@@ -326,9 +328,23 @@ def schema_error_json(decoder) -> str:
     return ',"schema_error":' + dumps(err.to_dict())
 
 
+# What the rows written straight from the bytes (:func:`.row_images.rows_json_direct`) raise
+# on rows they do not write: bytes short or odd (the generated readers' IndexError and
+# struct.error, the codecs' LayoutError, the package's BinlogError) and what they leave to the
+# typed rows (ValueError: partial updates, NaN floats). Those rows are then decoded through
+# the codecs, which write them or say the precise ``rows_error``; any other exception is a
+# bug, and propagates.
+UNWRITTEN = (BinlogError, LayoutError, struct.error, IndexError, ValueError)
+
+# How often the rows of an event were not written straight from the bytes but decoded through
+# the codecs: on valid rows only partial updates and NaN floats come here.
+FALLBACKS = {"rows": 0}
+
+
 def rows_json(rec, rows, binary: str) -> str:
     """The ``,"rows":[...]`` (or ``,"rows_error":{...}``) part of a rows event's line: the
-    images written by code compiled per table shape (:mod:`.row_images`)."""
+    images written by code compiled per table shape (:mod:`.row_images`), or, for rows it
+    does not write (:data:`UNWRITTEN`, counted in :data:`FALLBACKS`), the typed rows."""
     if rec.error is not None or rec.value is None:
         return ""
     from .row_images import images_json, rows_json_direct, rows_text  # (loaded once)
@@ -337,8 +353,8 @@ def rows_json(rec, rows, binary: str) -> str:
         if codec is not None:
             try:
                 return ',"rows":' + rows_json_direct(codec, rec.value["body"], rec.kind)
-            except Exception:  # noqa: BLE001 - decoded through the codecs: the error
-                pass
+            except UNWRITTEN:   # decoded through the codecs: the rows or the error
+                FALLBACKS["rows"] += 1
     try:
         decoded, _ = rows.rows_of(rec)
     except BinlogError as e:

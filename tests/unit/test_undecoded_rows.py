@@ -116,6 +116,59 @@ def test_several_processes_report_what_one_process_reports(tmp_path, fmt):
     assert got == want
 
 
+def _rows_line(out: bytes, offset: int) -> dict:
+    import json
+    lines = [json.loads(x) for x in out.decode().splitlines()]
+    return next(d for d in lines if d["offset"] == offset)
+
+
+def test_jsonl_says_the_precise_rows_error_after_the_compiled_writer_fails(tmp_path):
+    """The rows written straight from the bytes fail on the bad rows event; the codecs then
+    say why, as the line's ``rows_error`` (counted as a fallback); the others' rows are
+    written straight (no fallback)."""
+    from binlog_schema.serial import jsonl
+    bad = undecodable.write(tmp_path / "bad.000001", bad="middle", transactions=3)
+    before = jsonl.FALLBACKS["rows"]
+    status, out, err = _sequential(bad.path, fmt="jsonl", rows=True)
+    assert status == DAMAGED and bad.said(err.decode())
+    assert jsonl.FALLBACKS["rows"] == before + 1
+    line = _rows_line(out, bad.offset)
+    assert "rows" not in line and line["rows_error"] == {
+        "kind": "truncated", "offset": bad.offset, "path": "body.rows",
+        "message": "LONGLONG needs 8 bytes, 4 left", "expected": None, "table": "shop.bad",
+        "column": "n"}
+    assert b',"rows_error":{"kind":"truncated","offset":%d,"path":"body.rows","message":' \
+        b'"LONGLONG needs 8 bytes, 4 left","expected":null,"table":"shop.bad","column":' \
+        b'"n"}}\n' % bad.offset in out
+
+
+def test_jsonl_does_not_hide_a_bug_of_the_compiled_writer(tmp_path, monkeypatch):
+    """Only what bytes short or odd raise sends the rows to the codecs: another exception
+    from the rows written straight from the bytes (a bug) is not swallowed."""
+    from binlog_schema.serial import row_images
+
+    def broken(codec, body, kind):
+        raise RuntimeError("a bug in the compiled writer")
+    monkeypatch.setattr(row_images, "rows_json_direct", broken)
+    bad = undecodable.write(tmp_path / "bad.000001", bad="middle", transactions=3)
+    with pytest.raises(RuntimeError, match="a bug in the compiled writer"):
+        _sequential(bad.path, fmt="jsonl", rows=True)
+
+
+def test_jsonl_rows_the_compiled_writer_declines_are_the_typed_rows(tmp_path, monkeypatch):
+    """What the compiled writer leaves to the typed rows (a ValueError, as for a NaN) gives
+    the same line as the compiled writer's."""
+    from binlog_schema.serial import row_images
+    path = tmp_path / "ok.000001"
+    undecodable.write(path, bad="middle", transactions=3)
+    want = _sequential(path, fmt="jsonl", rows=True)
+
+    def declines(codec, body, kind):
+        raise ValueError("decoded through the codecs")
+    monkeypatch.setattr(row_images, "rows_json_direct", declines)
+    assert _sequential(path, fmt="jsonl", rows=True) == want
+
+
 # ------------------------------------------------------------------ roundtrip
 
 
