@@ -10,6 +10,7 @@ Modules without construct (the generated code and the hot path import only these
   :mod:`.exprs` - each primitive's parse and build functions (both directions in one place)
 * :mod:`.jsontext` - the JSON text of parsed values (the compiled JSON direction's pieces)
 * :mod:`.cache` - compiled declarations cached on disk and loaded by name
+* :mod:`.run` - ``execute``: the one place generated code is run (every ``exec``)
 
 Modules with construct (declaring and compiling):
 

@@ -26,6 +26,8 @@ import types
 
 import construct as c
 
+from .run import execute
+
 PREAMBLE = """\
 # generated from binlog_schema's declarations by binlog_schema.construct_ext.codegen
 from io import BytesIO
@@ -218,8 +220,8 @@ class Compiled:
 
     def __init__(self, declaration):
         self.source = module_source(declaration, construct_free=False)
-        ns: dict = {"__name__": "binlog_schema.compiled.memory"}
-        exec(compile(self.source, "<binlog_schema compiled>", "exec"), ns)
+        ns = execute(self.source, "<binlog_schema compiled>",
+                     {"__name__": "binlog_schema.compiled.memory"})
         self.parsefunc, self.buildfunc = ns["parse"], ns["build"]
 
     @staticmethod
