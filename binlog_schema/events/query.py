@@ -55,11 +55,11 @@ from ..mysql.post_header import (db_names_count, gtid_flags3_has_seq_no, has_pos
                                  user_var_not_null)
 
 
-def _extra(code, v4, old, base, v1=None):
-    """The post-header bytes a longer FDE entry announces: None when there are none."""
-    return "post_header_extra" / Opt(
-        Call(has_post_header_extra, code, v4, old, base, v1),
-        ByteString(Call(post_header_extra, code, v4, old, base, v1)))
+def _extra(code, base):
+    """The post-header bytes a longer FDE entry announces beyond the ``base`` bytes declared:
+    None when there are none."""
+    return "post_header_extra" / Opt(Call(has_post_header_extra, code, base),
+                                     ByteString(Call(post_header_extra, code, base)))
 
 
 CompressedQuery = Leaf(compression.query_compressed_parse, compression.query_compressed_build,
@@ -125,13 +125,12 @@ StatusVars = TaggedList(QUERY_STATUS_VARS, STATUS_VALUES, NoLayout, KNOWN_STATUS
 
 
 def _query_body(code: int, elq: bool = False, compressed: bool = False):
-    known = 13 if elq else 0  # EXECUTE_LOAD_QUERY's extra post-header
     fields = [
         "thread_id" / c.Int32ul,                                         # 4
         "exec_time" / c.Int32ul,                                         # 4  seconds
         "db_len" / c.Rebuild(c.Int8ul, Call(exprs.field_byte_len, "database")),  # 1
         "error_code" / c.Int16ul,                                        # 2
-        "status_vars_len" / Opt(Call(has_status_vars, code, known),      # 2  binlog v4
+        "status_vars_len" / Opt(Call(has_status_vars, code),             # 2  binlog v4
                                  c.Rebuild(c.Int16ul, BuiltSize("status_vars", StatusVars))),
     ]
     if elq:
@@ -142,9 +141,9 @@ def _query_body(code: int, elq: bool = False, compressed: bool = False):
             "dup_handling" / Code(LOAD_DUP_HANDLING),                    # 1
         ]
     fields += [
-        "post_header_extra" / Opt(Call(has_query_extra, code, known),   # what a longer FDE
-                                   ByteString(Call(query_extra, code, known))),  # entry adds
-        "status_vars" / Opt(Call(has_status_vars, code, known),          # status_vars_len
+        "post_header_extra" / Opt(Call(has_query_extra, code),          # what a longer FDE
+                                   ByteString(Call(query_extra, code))),  # entry adds
+        "status_vars" / Opt(Call(has_status_vars, code),                 # status_vars_len
                              Sized(this.status_vars_len, StatusVars)),
         "database" / TextN(this.db_len),                                 # db_len
         c.Const(b"\0"),                                                  # 1
@@ -154,7 +153,7 @@ def _query_body(code: int, elq: bool = False, compressed: bool = False):
                    "query" / UncompressedQuery]                          # 0  (the text of it)
     else:
         fields += ["query" / Text]                                       # to the end
-    return RawIfCorrupt(Struct(*fields), query_status_overrun, code, known)
+    return RawIfCorrupt(Struct(*fields), query_status_overrun, code)
 
 
 QueryBody = _query_body(codes.QUERY_EVENT)
@@ -197,7 +196,7 @@ def _load_body(new_format: bool, create_file: bool = False):
     ]
     if create_file:
         fields += ["file_id" / c.Int32ul,                                   # 4
-                   _extra(codes.CREATE_FILE_EVENT, 4, 4, 4)]
+                   _extra(codes.CREATE_FILE_EVENT, 4)]
     fields += [
         "sql_ex" / (NewSqlEx if new_format else OldSqlEx),                  # FIELDS/LINES
         "field_lens" / c.Rebuild(ByteList(this.num_fields),                 # 1 per field
@@ -221,7 +220,7 @@ CreateFileBody = _load_body(new_format=True, create_file=True)
 
 def _block_body(code):
     return Struct("file_id" / c.Int32ul,                # 4
-                  _extra(code, 4, 4, 4),
+                  _extra(code, 4),
                   "block" / Raw)                        # the file's data, to the end
 
 
@@ -261,9 +260,9 @@ RandBody = Struct("seed1" / c.Int64ul,                  # 8
 XidBody = Struct("xid" / c.Int64ul)                     # 8  the storage engine's XID
 
 RotateBody = Struct(
-    "position" / Opt(Call(post_header_at_least, codes.ROTATE_EVENT, 8, 8, 8, 0),
+    "position" / Opt(Call(post_header_at_least, codes.ROTATE_EVENT, 8),
                      c.Int64ul),                        # 8  (binlog v1, 3.23: none)
-    _extra(codes.ROTATE_EVENT, 8, 8, 8, 0),
+    _extra(codes.ROTATE_EVENT, 8),
     "next_file" / Text,                                 # to the end
 )
 
@@ -271,7 +270,7 @@ StopBody = Struct()
 
 IncidentBody = Struct(
     "incident" / c.Int16ul,                             # 2  1 = LOST_EVENTS
-    _extra(codes.INCIDENT_EVENT, 2, 2, 2),
+    _extra(codes.INCIDENT_EVENT, 2),
     "message" / ShortText,                              # 1-byte length, text
 )
 
