@@ -261,7 +261,7 @@ class Ksy:
             return {"type": name[:2] if name[1] == "1" else name}
         if t is c.Const:
             return {"contents": list(con.value)}
-        if t is c.IfThenElse:
+        if isinstance(con, c.IfThenElse):
             if type(con.elsesubcon) is not type(c.Pass):
                 raise Unexpressible("if-then-else of two layouts")
             inner = self.attr(con.thensubcon, field)

@@ -223,7 +223,7 @@ def _value_json(code, con, var):
     if t is c.FormatField and con.fmtstr[-1] in _INT_FORMATS:
         return "%d", var
     optional = None
-    if t is c.IfThenElse and type(con.elsesubcon) is type(c.Pass):
+    if isinstance(con, c.IfThenElse) and type(con.elsesubcon) is type(c.Pass):
         optional = con.thensubcon
     elif t is IfMoreWrapper:
         optional = con.subcon

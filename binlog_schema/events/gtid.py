@@ -44,11 +44,11 @@ from construct import this
 
 from ..construct_ext import exprs
 from ..construct_ext.primitives import (Bounded, BuildCheck, ByteString, Call, FieldIs,
-                                        FixedText, FlaggedPair, FlagList, FlagSet, IfMore,
+                                        FixedText, FlaggedPair, FlagList, FlagSet, If, IfMore,
                                         LowBits, Message, NonZeroFlags, PackedCode, PackedInt,
                                         PackedNumber, PadTo, PeekHigh, Raw, RepeatUntilValue,
-                                        SerField, SidCount, SizedText, Struct, Text, TextN, Uuid,
-                                        VarFlags, VarSInt, VarText, VarUInt, VarUuid)
+                                        SerField, SidCount, SizedText, Struct, Switch, Text,
+                                        TextN, Uuid, VarFlags, VarSInt, VarText, VarUInt, VarUuid)
 from ..mysql import codes
 from ..mysql.names import (GTID_FLAGS, GTID_SET_FORMATS, HEARTBEAT_FIELDS, MARIA_GTID_FLAGS2,
                            MARIA_GTID_FLAGS_EXTRA, MARIA_GTID_LIST_FLAGS)
@@ -68,12 +68,12 @@ GtidBody = Struct(
     "sid" / Uuid,                                       # 16 source UUID (0s: anonymous)
     "gno" / c.Int64sl,                                  # 8  transaction number
     "lt_type" / IfMore(c.Int8ul),                       # 1  5.7+: 2 (LOGICAL_TIMESTAMP_TYPECODE)
-    "last_committed" / c.If(_LT2, c.Int64sl),           # 8  logical clock: depends on ...
-    "sequence_number" / c.If(_LT2, c.Int64sl),          # 8  ... and is this one
-    "commit_timestamps" / c.If(_LT2, IfMore(FlaggedPair(7, 55))),  # 7+7 8.0: microseconds
-    "transaction_length" / c.If(_LT2, IfMore(PackedNumber)),       # packed, bytes
-    "server_versions" / c.If(_LT2, IfMore(FlaggedPair(4, 31))),    # 4+4 8.0.14+
-    "commit_group_ticket" / c.If(_LT2, IfMore(c.Int64ul)),         # 8  8.0.33+
+    "last_committed" / If(_LT2, c.Int64sl),             # 8  logical clock: depends on ...
+    "sequence_number" / If(_LT2, c.Int64sl),            # 8  ... and is this one
+    "commit_timestamps" / If(_LT2, IfMore(FlaggedPair(7, 55))),    # 7+7 8.0: microseconds
+    "transaction_length" / If(_LT2, IfMore(PackedNumber)),         # packed, bytes
+    "server_versions" / If(_LT2, IfMore(FlaggedPair(4, 31))),      # 4+4 8.0.14+
+    "commit_group_ticket" / If(_LT2, IfMore(c.Int64ul)),           # 8  8.0.33+
 )
 """GTID_LOG_EVENT (33) and ANONYMOUS_GTID_LOG_EVENT (34): 5.6 ends after ``gno``, 5.7 after
 ``sequence_number``; each later block is present only when bytes remain. A ``lt_type`` other
@@ -110,7 +110,7 @@ GtidInterval = Struct(
 
 GtidSetSid = Struct(
     "sid" / Uuid,                                          # 16
-    "tag" / c.If(FieldIs(("_", "format"), "TAGGED"), VarText(TAG_MAX_LENGTH)),  # varlen
+    "tag" / If(FieldIs(("_", "format"), "TAGGED"), VarText(TAG_MAX_LENGTH)),    # varlen
     "n_intervals" / c.Rebuild(c.Int64ul, c.len_(this.intervals)),            # 8
     "intervals" / c.Array(this.n_intervals, GtidInterval),
 )
@@ -167,7 +167,7 @@ HeartbeatBody = Struct("log_ident" / Text)                 # to the end
 
 HeartbeatField = Struct(
     "type" / PackedCode(HEARTBEAT_FIELDS),                 # packed, named
-    "value" / c.If(FieldIs(("type",), "END", negate=True), Bounded(c.Switch(this.type, {
+    "value" / If(FieldIs(("type",), "END", negate=True), Bounded(Switch(this.type, {
         "LOG_FILENAME": Text,                              # packed length, then the value
         "LOG_POSITION": PackedInt,
     }, default=Raw))),
@@ -208,12 +208,12 @@ MariaGtidBody = Struct(
     "seq_no" / c.Int64ul,                                     # 8
     "domain_id" / c.Int32ul,                                  # 4
     "flags2" / FlagList(1, MARIA_GTID_FLAGS2),                # 1  STANDALONE, GROUP_COMMIT_ID...
-    "commit_id" / c.If(FlagSet(*_GROUP_COMMIT[1:]), c.Int64ul),  # 8  group commit id
-    "xid" / c.If(FlagSet(*_XA[1:]), MariaXid),                # XA PREPARE/COMPLETE
+    "commit_id" / If(FlagSet(*_GROUP_COMMIT[1:]), c.Int64ul),    # 8  group commit id
+    "xid" / If(FlagSet(*_XA[1:]), MariaXid),                  # XA PREPARE/COMPLETE
     "flags_extra" / NonZeroFlags(MARIA_GTID_FLAGS_EXTRA),     # 1  10.5+, when non-zero
-    "extra_engines" / c.If(FlagSet(*_MULTI_ENGINE[1:]), c.Int8ul),  # 1
-    "sa_seq_no" / c.If(FlagSet(*_END_ALTER[1:]), c.Int64ul),  # 8  10.8+: START ALTER's seq_no
-    "thread_id" / c.If(FlagSet(*_THREAD_ID[1:]), c.Int32ul),  # 4  11.5+
+    "extra_engines" / If(FlagSet(*_MULTI_ENGINE[1:]), c.Int8ul),    # 1
+    "sa_seq_no" / If(FlagSet(*_END_ALTER[1:]), c.Int64ul),    # 8  10.8+: START ALTER's seq_no
+    "thread_id" / If(FlagSet(*_THREAD_ID[1:]), c.Int32ul),    # 4  11.5+
     PadTo(MARIA_GTID_HEADER_LEN),                             # zeros up to 19 bytes
 )
 """GTID_EVENT (162): MariaDB's GTID (domain_id-server_id-seq_no, the server id from the
@@ -228,7 +228,7 @@ MariaGtidListBody = Struct(
         "domain_id" / c.Int32ul,                                 # 4
         "server_id" / c.Int32ul,                                 # 4
         "seq_no" / c.Int64ul)),                                  # 8
-    c.If(this.count == 0, c.Const(b"\x00\x00")),   # 2  Gtid_list_log_event::to_packet
+    If(this.count == 0, c.Const(b"\x00\x00")),     # 2  Gtid_list_log_event::to_packet
 )
 """GTID_LIST_EVENT (163): the binlog state at the start of the file (last GTID per domain and
 server); count in the low 28 bits of the first word, flags in the top 4."""

@@ -41,9 +41,9 @@ from construct import this
 
 from ..construct_ext import exprs
 from ..construct_ext.primitives import (Bounded, BuiltSize, ByteList, ByteString, Call, Code,
-                                        CStr, FlagList, IfMore, Leaf, NamesByLength, NoLayout,
-                                        Opt, Raw, RawIfCorrupt, Sized, Struct, TaggedList, Text,
-                                        TextN, UIntLE)
+                                        CStr, FlagList, If, IfMore, Leaf, NamesByLength,
+                                        NoLayout, Raw, RawIfCorrupt, Sized, Struct, TaggedList,
+                                        Text, TextN, UIntLE)
 from ..mysql import compression
 from ..mysql import codes
 from ..mysql.names import (INTVAR_TYPES, KNOWN_STATUS_CODES, LOAD_DUP_HANDLING,
@@ -58,8 +58,9 @@ from ..mysql.post_header import (db_names_count, gtid_flags3_has_seq_no, has_pos
 def _extra(code, base):
     """The post-header bytes a longer FDE entry announces beyond the ``base`` bytes declared:
     None when there are none."""
-    return "post_header_extra" / Opt(Call(has_post_header_extra, code, base),
-                                     ByteString(Call(post_header_extra, code, base)))
+    return "post_header_extra" / If(Call(has_post_header_extra, code, base),
+                                    ByteString(Call(post_header_extra, code, base)),
+                                    optional=True)
 
 
 CompressedQuery = Leaf(compression.query_compressed_parse, compression.query_compressed_build,
@@ -93,7 +94,8 @@ STATUS_VALUES = {
     "INVOKER": Struct("user" / ShortText, "host" / ShortText),  # 1-byte length each
     "UPDATED_DB_NAMES": Struct(
         "count" / c.Rebuild(c.Int8ul, Call(db_names_count)),             # 1  254: too many
-        "names" / Opt(this.count != OVER_MAX_DBS, c.Array(this.count, CStr)),  # each + NUL
+        "names" / If(this.count != OVER_MAX_DBS, c.Array(this.count, CStr),  # each + NUL
+                     optional=True),
     ),
     "MICROSECONDS": UIntLE(3),                             # 3  of the event's timestamp
     "COMMIT_TS": c.Int64ul,  # 8  5.7 development trees (libbinlogapi: COMMIT_SEQ_LEN 8)
@@ -107,7 +109,8 @@ STATUS_VALUES = {
     "XID": c.Int64ul,                                      # 8  MariaDB: DDL's XID
     "GTID_FLAGS3": Struct(
         "flags" / c.Int8ul,                                               # 1
-        "sa_seq_no" / Opt(Call(gtid_flags3_has_seq_no), c.Int64ul),      # 8  ALTER's seq_no
+        "sa_seq_no" / If(Call(gtid_flags3_has_seq_no), c.Int64ul,       # 8  ALTER's seq_no
+                         optional=True),
     ),
     "CHARACTER_SET_COLLATIONS": Struct(
         "count" / c.Rebuild(c.Int8ul, Call(exprs.list_len, "map")),      # 1
@@ -130,8 +133,9 @@ def _query_body(code: int, elq: bool = False, compressed: bool = False):
         "exec_time" / c.Int32ul,                                         # 4  seconds
         "db_len" / c.Rebuild(c.Int8ul, Call(exprs.field_byte_len, "database")),  # 1
         "error_code" / c.Int16ul,                                        # 2
-        "status_vars_len" / Opt(Call(has_status_vars, code),             # 2  binlog v4
-                                 c.Rebuild(c.Int16ul, BuiltSize("status_vars", StatusVars))),
+        "status_vars_len" / If(Call(has_status_vars, code),             # 2  binlog v4
+                               c.Rebuild(c.Int16ul, BuiltSize("status_vars", StatusVars)),
+                               optional=True),
     ]
     if elq:
         fields += [
@@ -141,10 +145,11 @@ def _query_body(code: int, elq: bool = False, compressed: bool = False):
             "dup_handling" / Code(LOAD_DUP_HANDLING),                    # 1
         ]
     fields += [
-        "post_header_extra" / Opt(Call(has_query_extra, code),          # what a longer FDE
-                                   ByteString(Call(query_extra, code))),  # entry adds
-        "status_vars" / Opt(Call(has_status_vars, code),                 # status_vars_len
-                             Sized(this.status_vars_len, StatusVars)),
+        "post_header_extra" / If(Call(has_query_extra, code),           # what a longer FDE
+                                 ByteString(Call(query_extra, code)),   # entry adds
+                                 optional=True),
+        "status_vars" / If(Call(has_status_vars, code),                 # status_vars_len
+                           Sized(this.status_vars_len, StatusVars), optional=True),
         "database" / TextN(this.db_len),                                 # db_len
         c.Const(b"\0"),                                                  # 1
     ]
@@ -245,7 +250,7 @@ UserVarBody = Struct(
     "name_len" / c.Rebuild(c.Int32ul, Call(exprs.field_byte_len, "name")),  # 4
     "name" / TextN(this.name_len),
     "is_null" / c.Int8ul,                               # 1
-    "value" / Opt(Call(user_var_not_null), UserVarValue),
+    "value" / If(Call(user_var_not_null), UserVarValue, optional=True),
 )
 
 IntvarBody = Struct("type" / Code(INTVAR_TYPES),       # 1  LAST_INSERT_ID, INSERT_ID
@@ -260,8 +265,8 @@ RandBody = Struct("seed1" / c.Int64ul,                  # 8
 XidBody = Struct("xid" / c.Int64ul)                     # 8  the storage engine's XID
 
 RotateBody = Struct(
-    "position" / Opt(Call(post_header_at_least, codes.ROTATE_EVENT, 8),
-                     c.Int64ul),                        # 8  (binlog v1, 3.23: none)
+    "position" / If(Call(post_header_at_least, codes.ROTATE_EVENT, 8),
+                    c.Int64ul, optional=True),          # 8  (binlog v1, 3.23: none)
     _extra(codes.ROTATE_EVENT, 8),
     "next_file" / Text,                                 # to the end
 )

@@ -24,7 +24,8 @@ from construct import this
 
 from ..construct_ext.ints import len16_self_build, len16_self_parse
 from ..construct_ext.primitives import (Bitmap, Bounded, ByteString, Code, CtxKey, FlagList,
-                                        GreedyList, Leaf, LimitedCount, Raw, Struct, UIntLE)
+                                        GreedyList, Leaf, LimitedCount, Raw, Struct, Switch,
+                                        UIntLE)
 from ..mysql.compression import compressed_build, compressed_parse
 from ..mysql import codes
 from ..mysql.names import EXTRA_ROW_INFO, ROWS_FLAGS
@@ -48,7 +49,7 @@ def _extra_item(update: bool):
     )
     return Struct(
         "type" / Code(EXTRA_ROW_INFO),                            # 1  NDB, PART
-        "value" / c.Switch(this.type, {"NDB": ndb, "PART": part}, default=Raw),
+        "value" / Switch(this.type, {"NDB": ndb, "PART": part}, default=Raw),
     )
 
 

@@ -21,8 +21,8 @@ from construct import this
 
 from ..construct_ext.primitives import (Apply, Bitmap, Bounded, CaseTable, Code, CodeList,
                                         Counted, CtxKey, FlagList, GreedyList, IfMore, Leaf,
-                                        LimitedCount, PackedNumber, Raw, Struct, TaggedList,
-                                        Text, UIntLE)
+                                        LimitedCount, PackedNumber, Raw, Struct, Switch,
+                                        TaggedList, Text, UIntLE)
 from ..construct_ext.ints import packed_build, packed_parse
 from ..mysql import column_metadata as cm
 from ..mysql.codes import TABLE_MAP_EVENT
@@ -63,12 +63,12 @@ def _cases(varchar_width: int) -> dict:
 
 # TYPED_ARRAY (multi-valued index columns): the element type, then the element's metadata,
 # where VARCHAR takes 3 bytes.
-ElementMeta = c.Switch(this.element_type, _cases(3), default=Unknown)
+ElementMeta = Switch(this.element_type, _cases(3), default=Unknown)
 TypedArrayMeta = Struct("element_type" / Code(TYPES),   # 1  the element's column type
                         "element" / ElementMeta)         # its metadata
 
 COLUMN_META_CASES = {**_cases(2), "TYPED_ARRAY": TypedArrayMeta}
-ColumnMeta = c.Switch(this._column_type, COLUMN_META_CASES, default=Unknown)
+ColumnMeta = Switch(this._column_type, COLUMN_META_CASES, default=Unknown)
 
 
 def ColumnMetadata(types):
@@ -122,7 +122,7 @@ OPTIONAL_CASES = {
     "COLUMN_VISIBILITY": Bitmap(this._.column_count, msb=True, greedy=True),
     "VECTOR_DIMENSIONALITY": GreedyList(PackedNumber),
 }
-OPTIONAL_VALUE = c.Switch(this.type, OPTIONAL_CASES, default=Raw)  # unknown (vendor) TLV
+OPTIONAL_VALUE = Switch(this.type, OPTIONAL_CASES, default=Raw)    # unknown (vendor) TLV
 # types keep their bytes
 
 # TLVs: a type byte, a packed length, a value its type declares, read whole (a type given
