@@ -19,7 +19,9 @@ Modules with construct (declaring and compiling):
 * :mod:`.expressions` - expressions of the context (``Call``, ``Apply``, ``FieldIs``,
   ``CtxKey``...): evaluated interpreted, emitted compiled, one ``emit(code)`` each
 * :mod:`.structs` - the compiled ``Struct`` (lean parse, build and JSON code)
-* :mod:`.containers` - ``Switch``, ``TaggedList``, ``CaseTable``, ``Framed``
+* :mod:`.containers` - ``Switch``, ``If``, ``Rebuild``, ``Default`` (what declarations use
+  instead of construct's: their code emitted explicitly), ``TaggedList``, ``CaseTable``,
+  ``Framed``
 * :mod:`.primitives` - the declaration vocabulary: the primitives (``PackedInt``,
   ``Bounded``, ``Bitmap``...), each once, and the names of the modules above that
   declarations use (declarations import from here)

@@ -541,7 +541,7 @@ def _rebase(cond: str, prefix: str) -> str:
 
 def unwrap(con):
     """What parses for a construct: Rebuild and Default parse their subcon."""
-    while type(con) in (c.Rebuild, c.Default):
+    while isinstance(con, (c.Rebuild, c.Default)):
         con = con.subcon
     return con
 

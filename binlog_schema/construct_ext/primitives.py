@@ -12,14 +12,15 @@ one module:
 * :mod:`.expressions` - ``Call``, ``Apply``, ``Field``, ``FieldIs``, ``FlagSet``, ``CtxKey``,
   ``FuncRef``, ``ThisContext``, ``BuiltSize``
 * :mod:`.structs` - the compiled ``Struct``
-* :mod:`.containers` - ``Switch``, ``If`` (the only ones declarations use: not
-  construct's), ``TaggedList``, ``CaseTable``, ``Framed``
+* :mod:`.containers` - ``Switch``, ``If``, ``Rebuild``, ``Default`` (declarations use these,
+  not construct's: their code is emitted here), ``TaggedList``, ``CaseTable``, ``Framed``
 """
 
 from __future__ import annotations
 
 from . import bits, blocks, ints, jsontext, serialization, text
-from .containers import CaseTable, Framed, If, IfMoreWrapper, Switch, TaggedList  # noqa: F401
+from .containers import (CaseTable, Default, Framed, If, IfMoreWrapper,  # noqa: F401
+                         Rebuild, Switch, TaggedList)
 from .expressions import (Apply, BuiltSize, Call, CtxKey, Expression, Field,  # noqa: F401
                           FieldIs, FlagSet, FuncRef, ThisContext)
 from .leaves import BuildOnlyLeaf, LimitExceeded, Leaf, Wrapper  # noqa: F401

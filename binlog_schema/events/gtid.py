@@ -46,9 +46,10 @@ from ..construct_ext import exprs
 from ..construct_ext.primitives import (Bounded, BuildCheck, ByteString, Call, FieldIs,
                                         FixedText, FlaggedPair, FlagList, FlagSet, If, IfMore,
                                         LowBits, Message, NonZeroFlags, PackedCode, PackedInt,
-                                        PackedNumber, PadTo, PeekHigh, Raw, RepeatUntilValue,
-                                        SerField, SidCount, SizedText, Struct, Switch, Text,
-                                        TextN, Uuid, VarFlags, VarSInt, VarText, VarUInt, VarUuid)
+                                        PackedNumber, PadTo, PeekHigh, Raw, Rebuild,
+                                        RepeatUntilValue, SerField, SidCount, SizedText, Struct,
+                                        Switch, Text, TextN, Uuid, VarFlags, VarSInt, VarText,
+                                        VarUInt, VarUuid)
 from ..mysql import codes
 from ..mysql.names import (GTID_FLAGS, GTID_SET_FORMATS, HEARTBEAT_FIELDS, MARIA_GTID_FLAGS2,
                            MARIA_GTID_FLAGS_EXTRA, MARIA_GTID_LIST_FLAGS)
@@ -111,13 +112,13 @@ GtidInterval = Struct(
 GtidSetSid = Struct(
     "sid" / Uuid,                                          # 16
     "tag" / If(FieldIs(("_", "format"), "TAGGED"), VarText(TAG_MAX_LENGTH)),    # varlen
-    "n_intervals" / c.Rebuild(c.Int64ul, c.len_(this.intervals)),            # 8
+    "n_intervals" / Rebuild(c.Int64ul, c.len_(this.intervals)),              # 8
     "intervals" / c.Array(this.n_intervals, GtidInterval),
 )
 
 PreviousGtidsBody = Struct(
     "format" / PeekHigh(8, 56, GTID_SET_FORMATS),          # 0  top byte of the next word
-    "n_sids" / c.Rebuild(SidCount(this.format, GTID_SET_FORMATS), c.len_(this.sids)),  # 8
+    "n_sids" / Rebuild(SidCount(this.format, GTID_SET_FORMATS), c.len_(this.sids)),    # 8
     "sids" / c.Array(this.n_sids, GtidSetSid),
 )
 """PREVIOUS_GTIDS_LOG_EVENT (35): the GTID set of the earlier files (Gtid_set::encode), in
@@ -125,12 +126,12 @@ the untagged or, from 8.4, the tagged format (which MySQL uses as soon as any SI
 has a tag, so a tagged set may hold only empty tags)."""
 
 TransactionContextBody = Struct(
-    "server_uuid_length" / c.Rebuild(c.Int8ul, Call(exprs.field_byte_len, "server_uuid")),  # 1
+    "server_uuid_length" / Rebuild(c.Int8ul, Call(exprs.field_byte_len, "server_uuid")),    # 1
     "thread_id" / c.Int32ul,                                                   # 4
     "gtid_specified" / c.Int8ul,                                               # 1  0 or 1
-    "snapshot_version_length" / c.Rebuild(c.Int32ul, c.len_(this.snapshot_version)),  # 4
-    "write_set_count" / c.Rebuild(c.Int32ul, c.len_(this.write_set)),          # 4
-    "read_set_count" / c.Rebuild(c.Int32ul, c.len_(this.read_set)),            # 4
+    "snapshot_version_length" / Rebuild(c.Int32ul, c.len_(this.snapshot_version)),    # 4
+    "write_set_count" / Rebuild(c.Int32ul, c.len_(this.write_set)),            # 4
+    "read_set_count" / Rebuild(c.Int32ul, c.len_(this.read_set)),              # 4
     "server_uuid" / TextN(this.server_uuid_length),
     "snapshot_version" / ByteString(this.snapshot_version_length),  # encoded GTID set
     "write_set" / c.Array(this.write_set_count, SizedText(2)),      # 2-byte length, hash
@@ -142,7 +143,7 @@ UUID, the encoded snapshot version and the write/read sets (2-byte length + hash
 ViewChangeBody = Struct(
     "view_id" / FixedText(40),                                                 # 40 NUL padded
     "seq_number" / c.Int64sl,                                                  # 8
-    "cert_info_count" / c.Rebuild(c.Int32ul, c.len_(this.certification_info)),  # 4
+    "cert_info_count" / Rebuild(c.Int32ul, c.len_(this.certification_info)),    # 4
     "certification_info" / c.Array(this.cert_info_count, Struct(
         "key" / SizedText(2),                                                  # 2-byte length
         "value" / SizedText(4))),                                              # 4-byte length
@@ -153,8 +154,8 @@ bytes; sequence number; count), then the certification map as (key, value) pairs
 XaPrepareBody = Struct(
     "one_phase" / c.Int8ul,                                                # 1  XA COMMIT ONE PHASE
     "format_id" / c.Int32ul,                                               # 4  XID format
-    "gtrid_length" / c.Rebuild(c.Int32ul, Call(exprs.field_byte_len, "gtrid")),  # 4
-    "bqual_length" / c.Rebuild(c.Int32ul, Call(exprs.field_byte_len, "bqual")),  # 4
+    "gtrid_length" / Rebuild(c.Int32ul, Call(exprs.field_byte_len, "gtrid")),    # 4
+    "bqual_length" / Rebuild(c.Int32ul, Call(exprs.field_byte_len, "bqual")),    # 4
     "gtrid" / TextN(this.gtrid_length),                                    # global trx id
     "bqual" / TextN(this.bqual_length),                                    # branch qualifier
 )
@@ -189,8 +190,8 @@ MARIA_GTID_HEADER_LEN = 19
 
 MariaXid = Struct(
     "format_id" / c.Int32ul,                                               # 4
-    "gtrid_length" / c.Rebuild(c.Int8ul, Call(exprs.field_byte_len, "gtrid")),  # 1
-    "bqual_length" / c.Rebuild(c.Int8ul, Call(exprs.field_byte_len, "bqual")),  # 1
+    "gtrid_length" / Rebuild(c.Int8ul, Call(exprs.field_byte_len, "gtrid")),    # 1
+    "bqual_length" / Rebuild(c.Int8ul, Call(exprs.field_byte_len, "bqual")),    # 1
     "gtrid" / TextN(this.gtrid_length),
     "bqual" / TextN(this.bqual_length),
 )
@@ -222,8 +223,8 @@ header), what flags2 and flags_extra announce, zero padding to the 19-byte post-
 
 MariaGtidListBody = Struct(
     "flags" / PeekHigh(4, 28, MARIA_GTID_LIST_FLAGS, flags=True),   # 0  top 4 bits of:
-    "count" / c.Rebuild(LowBits(4, 28, this.flags, MARIA_GTID_LIST_FLAGS, flags=True),
-                        c.len_(this.gtids)),                     # 4  low 28 bits
+    "count" / Rebuild(LowBits(4, 28, this.flags, MARIA_GTID_LIST_FLAGS, flags=True),
+                      c.len_(this.gtids)),                       # 4  low 28 bits
     "gtids" / c.Array(this.count, Struct(
         "domain_id" / c.Int32ul,                                 # 4
         "server_id" / c.Int32ul,                                 # 4

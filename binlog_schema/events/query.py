@@ -1,7 +1,7 @@
 """Statement events: QUERY and its variants, the LOAD DATA family, the events that carry a
 statement's context (user variables, RAND seeds, INSERT_ID), and the small control events.
 
-Every length and count in these layouts is derived on build (``c.Rebuild``); post-header
+Every length and count in these layouts is derived on build (``Rebuild``); post-header
 lengths come from the FORMAT_DESCRIPTION event in the context (``post_header_lengths``,
 indexed by the code the file stores), or, in files without one (START_EVENT_V3: binlog v1 and
 v3), from the binlog version. Layouts were read off the servers' readers and writers
@@ -41,9 +41,9 @@ from construct import this
 
 from ..construct_ext import exprs
 from ..construct_ext.primitives import (Bounded, BuiltSize, ByteList, ByteString, Call, Code,
-                                        CStr, FlagList, If, IfMore, Leaf, NamesByLength,
-                                        NoLayout, Raw, RawIfCorrupt, Sized, Struct, TaggedList,
-                                        Text, TextN, UIntLE)
+                                        CStr, Default, FlagList, If, IfMore, Leaf,
+                                        NamesByLength, NoLayout, Raw, RawIfCorrupt, Rebuild,
+                                        Sized, Struct, TaggedList, Text, TextN, UIntLE)
 from ..mysql import compression
 from ..mysql import codes
 from ..mysql.names import (INTVAR_TYPES, KNOWN_STATUS_CODES, LOAD_DUP_HANDLING,
@@ -93,7 +93,7 @@ STATUS_VALUES = {
     "MASTER_DATA_WRITTEN": c.Int32ul,                      # 4
     "INVOKER": Struct("user" / ShortText, "host" / ShortText),  # 1-byte length each
     "UPDATED_DB_NAMES": Struct(
-        "count" / c.Rebuild(c.Int8ul, Call(db_names_count)),             # 1  254: too many
+        "count" / Rebuild(c.Int8ul, Call(db_names_count)),               # 1  254: too many
         "names" / If(this.count != OVER_MAX_DBS, c.Array(this.count, CStr),  # each + NUL
                      optional=True),
     ),
@@ -113,7 +113,7 @@ STATUS_VALUES = {
                          optional=True),
     ),
     "CHARACTER_SET_COLLATIONS": Struct(
-        "count" / c.Rebuild(c.Int8ul, Call(exprs.list_len, "map")),      # 1
+        "count" / Rebuild(c.Int8ul, Call(exprs.list_len, "map")),        # 1
         "map" / c.Array(this.count, Struct("charset" / c.Int16ul,         # 2  charset id
                                            "collation" / c.Int16ul)),     # 2  collation id
     ),
@@ -131,10 +131,10 @@ def _query_body(code: int, elq: bool = False, compressed: bool = False):
     fields = [
         "thread_id" / c.Int32ul,                                         # 4
         "exec_time" / c.Int32ul,                                         # 4  seconds
-        "db_len" / c.Rebuild(c.Int8ul, Call(exprs.field_byte_len, "database")),  # 1
+        "db_len" / Rebuild(c.Int8ul, Call(exprs.field_byte_len, "database")),    # 1
         "error_code" / c.Int16ul,                                        # 2
         "status_vars_len" / If(Call(has_status_vars, code),             # 2  binlog v4
-                               c.Rebuild(c.Int16ul, BuiltSize("status_vars", StatusVars)),
+                               Rebuild(c.Int16ul, BuiltSize("status_vars", StatusVars)),
                                optional=True),
     ]
     if elq:
@@ -195,17 +195,17 @@ def _load_body(new_format: bool, create_file: bool = False):
         "thread_id" / c.Int32ul,                                            # 4
         "exec_time" / c.Int32ul,                                            # 4  seconds
         "skip_lines" / c.Int32ul,                                           # 4  IGNORE n LINES
-        "table_len" / c.Rebuild(c.Int8ul, Call(exprs.field_byte_len, "table")),     # 1
-        "db_len" / c.Rebuild(c.Int8ul, Call(exprs.field_byte_len, "database")),     # 1
-        "num_fields" / c.Rebuild(c.Int32ul, Call(exprs.list_len, "fields")),       # 4
+        "table_len" / Rebuild(c.Int8ul, Call(exprs.field_byte_len, "table")),       # 1
+        "db_len" / Rebuild(c.Int8ul, Call(exprs.field_byte_len, "database")),       # 1
+        "num_fields" / Rebuild(c.Int32ul, Call(exprs.list_len, "fields")),         # 4
     ]
     if create_file:
         fields += ["file_id" / c.Int32ul,                                   # 4
                    _extra(codes.CREATE_FILE_EVENT, 4)]
     fields += [
         "sql_ex" / (NewSqlEx if new_format else OldSqlEx),                  # FIELDS/LINES
-        "field_lens" / c.Rebuild(ByteList(this.num_fields),                 # 1 per field
-                                 Call(exprs.name_lens, "fields")),
+        "field_lens" / Rebuild(ByteList(this.num_fields),                   # 1 per field
+                               Call(exprs.name_lens, "fields")),
         "fields" / NamesByLength(this.field_lens),                          # each + NUL
         "table" / TextN(this.table_len), c.Const(b"\0"),                   # table_len + 1
         "database" / TextN(this.db_len), c.Const(b"\0"),                   # db_len + 1
@@ -241,13 +241,13 @@ DeleteFileBody = Struct("file_id" / c.Int32ul)          # 4
 UserVarValue = Struct(
     "type" / Code(USER_VAR_TYPES),                      # 1  STRING, REAL, INT, DECIMAL
     "charset" / c.Int32ul,                              # 4  collation id
-    "length" / c.Rebuild(c.Int32ul, Call(exprs.field_byte_len, "data")),   # 4
+    "length" / Rebuild(c.Int32ul, Call(exprs.field_byte_len, "data")),     # 4
     "data" / ByteString(this.length),  # the server's binary form (8-byte int/double, ...)
     "flags" / IfMore(FlagList(1, USER_VAR_FLAGS)),  # 1  absent before 5.1 and for non-ints
 )
 
 UserVarBody = Struct(
-    "name_len" / c.Rebuild(c.Int32ul, Call(exprs.field_byte_len, "name")),  # 4
+    "name_len" / Rebuild(c.Int32ul, Call(exprs.field_byte_len, "name")),    # 4
     "name" / TextN(this.name_len),
     "is_null" / c.Int8ul,                               # 1
     "value" / If(Call(user_var_not_null), UserVarValue, optional=True),
@@ -283,7 +283,7 @@ IgnorableBody = Struct("data" / Raw)                    # to the end
 
 RowsQueryBody = Struct(
     # 1  the low byte of the length (readers ignore it): kept as stored, computed when None
-    "length" / c.Default(c.Int8ul, Call(exprs.field_byte_len_low, "query")),
+    "length" / Default(c.Int8ul, Call(exprs.field_byte_len_low, "query")),
     "query" / Text,                                     # to the end
 )
 

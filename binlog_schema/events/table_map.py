@@ -21,8 +21,8 @@ from construct import this
 
 from ..construct_ext.primitives import (Apply, Bitmap, Bounded, CaseTable, Code, CodeList,
                                         Counted, CtxKey, FlagList, GreedyList, IfMore, Leaf,
-                                        LimitedCount, PackedNumber, Raw, Struct, Switch,
-                                        TaggedList, Text, UIntLE)
+                                        LimitedCount, PackedNumber, Raw, Rebuild, Struct,
+                                        Switch, TaggedList, Text, UIntLE)
 from ..construct_ext.ints import packed_build, packed_parse
 from ..mysql import column_metadata as cm
 from ..mysql.codes import TABLE_MAP_EVENT
@@ -135,8 +135,8 @@ TableMapBody = Struct(
     "flags" / FlagList(2, TABLE_MAP_FLAGS),                    # 2  BIT_LEN_EXACT...
     "database" / Bounded(Text), c.Const(b"\x00"),              # packed length, name, NUL
     "table" / Bounded(Text), c.Const(b"\x00"),                 # packed length, name, NUL
-    "column_count" / c.Rebuild(LimitedCount(CtxKey("max_columns", 4096)),
-                               c.len_(this.column_types)),     # packed
+    "column_count" / Rebuild(LimitedCount(CtxKey("max_columns", 4096)),
+                             c.len_(this.column_types)),       # packed
     "column_types" / CodeList(this.column_count, TYPES),       # one byte per column
     "column_metadata" / IfMore(Bounded(ColumnMetadata(this.column_types))),  # packed length
     "null_bitmap" / IfMore(Bitmap(this.column_count)),         # (n + 7) / 8, LSB first

@@ -53,7 +53,8 @@ from construct import this
 from ..construct_ext.names import NameTable
 from ..mysql.coltypes import TYPES
 from ..construct_ext.primitives import (Bitmap, Bounded, ByteString, CStr, FlagList,
-                                        GreedyList, If, PackedNumber, Raw, Switch, Text, TextN)
+                                        GreedyList, If, PackedNumber, Raw, Rebuild, Switch, Text,
+                                        TextN)
 
 _M = __name__
 
@@ -124,7 +125,7 @@ HandshakeV10 = c.Struct(
     "collation" / c.Int8ul,                                # 1  server's default collation id
     "status" / FlagList(2, STATUS_FLAGS),                  # 2
     "capabilities_high" / FlagList(2, CAPABILITIES_HIGH),  # 2  capability bits 16-31
-    "auth_data_length" / c.Rebuild(c.Int8ul, lambda ctx: (   # 1  8 + part 2 (0: no plugin)
+    "auth_data_length" / Rebuild(c.Int8ul, lambda ctx: (     # 1  8 + part 2 (0: no plugin)
         8 + len(ctx.auth_data_2 or b"")) if _PLUGIN_AUTH(ctx) else 0),
     "reserved" / ByteString(6),                            # 6  zeros
     "extended_capabilities" / c.Int32ul,                   # 4  MariaDB's (MySQL: zeros)
@@ -312,7 +313,7 @@ ComStmtReset = c.Struct(c.Const(COM_STMT_RESET, c.Int8ul), "statement_id" / c.In
 
 BinaryRow = c.Struct(
     c.Const(OK_HEADER, c.Int8ul),                          # 1  0x00
-    "null_bitmap" / c.Rebuild(Bitmap(this._params.columns + 2), lambda ctx: [
+    "null_bitmap" / Rebuild(Bitmap(this._params.columns + 2), lambda ctx: [
         False, False] + [v is None for v in ctx["values"]]),   # (2 reserved bits first)
     "values" / c.Array(this._params.columns, If(
         lambda ctx: not ctx.null_bitmap[ctx._index + 2],
