@@ -14,6 +14,7 @@ record class's field names.
 from __future__ import annotations
 
 from .construct_ext.cache import code_of
+from .construct_ext.run import execute
 
 
 class factory:
@@ -57,7 +58,8 @@ def record(cls=None, *, frozen: bool = False):
             lines.append(f"    _object_setattr(self, {n!r}, {value})" if frozen
                          else f"    self.{n} = {value}")
         src = f"def __init__(self, {', '.join(params)}):\n" + ("\n".join(lines) or "    pass")
-        exec(code_of(src, f"record.{cls.__module__}.{cls.__qualname__}"), env)
+        name = f"record.{cls.__module__}.{cls.__qualname__}"
+        env = execute(code_of(src, name), f"<binlog_schema {name}>", env)
         body["__init__"] = env["__init__"]
         if "__eq__" not in body:
             def __eq__(self, other):

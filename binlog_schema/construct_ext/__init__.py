@@ -10,6 +10,7 @@ Modules without construct (the generated code and the hot path import only these
   :mod:`.exprs` - each primitive's parse and build functions (both directions in one place)
 * :mod:`.jsontext` - the JSON text of parsed values (the compiled JSON direction's pieces)
 * :mod:`.cache` - compiled declarations cached on disk and loaded by name
+* :mod:`.run` - ``execute``: the one place generated code is run (every ``exec``)
 
 Modules with construct (declaring and compiling):
 
@@ -18,7 +19,9 @@ Modules with construct (declaring and compiling):
 * :mod:`.expressions` - expressions of the context (``Call``, ``Apply``, ``FieldIs``,
   ``CtxKey``...): evaluated interpreted, emitted compiled, one ``emit(code)`` each
 * :mod:`.structs` - the compiled ``Struct`` (lean parse, build and JSON code)
-* :mod:`.containers` - ``Switch``, ``TaggedList``, ``CaseTable``, ``Framed``
+* :mod:`.containers` - ``Switch``, ``If``, ``Rebuild``, ``Default`` (what declarations use
+  instead of construct's: their code emitted explicitly), ``TaggedList``, ``CaseTable``,
+  ``Framed``
 * :mod:`.primitives` - the declaration vocabulary: the primitives (``PackedInt``,
   ``Bounded``, ``Bitmap``...), each once, and the names of the modules above that
   declarations use (declarations import from here)

@@ -25,6 +25,8 @@ import os
 import sys
 import zlib
 
+from .run import execute
+
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _KEY: list = []
 _LOADED: dict = {}
@@ -128,8 +130,8 @@ def load(name: str, spec: str, parts=("parse", "build")) -> dict:
         ORIGIN[name] = "memory"
         if path is not None and _store(folder, path, source, code, name):
             ORIGIN[name] = "compiled"
-    ns = {"__name__": f"binlog_schema.compiled.{name}"}
-    exec(code, ns)
+    ns = execute(code, f"<binlog_schema compiled {name}>",
+                 {"__name__": f"binlog_schema.compiled.{name}"})
     _LOADED[name] = ns
     return ns
 

@@ -3,9 +3,10 @@
 Generated code names module-level objects (a primitive's parse/build function, a name table,
 a rule of the context) through :func:`ref`, which imports each once under an alias qualified by
 its module; constant arguments go through :func:`emit_value`. An expression of the context
-(:class:`.expressions.Expression`) gives its source with ``emit(code)``; construct pastes
-``repr(expr)`` into the code it generates (an ``If``'s condition, a ``Rebuild``'s value), so
-an expression's ``__repr__`` is its ``emit`` of the compilation under way (:func:`active`).
+(:class:`.expressions.Expression`) gives its source with ``emit(code)``, which every
+construct holding one asks for explicitly (this package's ``If``, ``Switch``, ``Rebuild``,
+``Default``, leaves and wrappers, through :func:`emit_value`): nothing depends on ``repr``,
+and no compilation is global state.
 
 construct's compile protocol is text (``_compileparse(code)`` returns an expression's source):
 :func:`callable_of` turns such an expression into a callable without a wrapper when it is
@@ -26,6 +27,8 @@ import types
 
 import construct as c
 
+from .run import execute
+
 PREAMBLE = """\
 # generated from binlog_schema's declarations by binlog_schema.construct_ext.codegen
 from io import BytesIO
@@ -43,22 +46,6 @@ def restream(data, func):
 def reuse(obj, func):
     return func(obj)
 """
-
-_ACTIVE: list = []  # the CodeGen of the compilation under way (innermost last)
-
-
-def active():
-    """The CodeGen of the compilation under way (for expressions that construct emits
-    through ``repr``: :class:`.expressions.Expression`)."""
-    if not _ACTIVE:
-        raise RuntimeError("no compilation under way")
-    return _ACTIVE[-1]
-
-
-def is_active() -> bool:
-    """Whether a compilation is under way."""
-    return bool(_ACTIVE)
-
 
 def alias(module: str, name: str) -> str:
     """The name a module attribute gets in generated code: qualified by its module, so two
@@ -81,10 +68,9 @@ def construct_free(module: str) -> bool:
                for m in CONSTRUCT_FREE)
 
 
-def ref(obj, code=None) -> str:
+def ref(obj, code) -> str:
     """Import a module-level object (a function, or anything with a ``ref`` attribute
-    ``(module, name)``) into the generated module; its name there."""
-    code = code or active()
+    ``(module, name)``) into the generated module ``code``; its name there."""
     module, name = getattr(obj, "ref", None) or (obj.__module__, obj.__name__)
     if getattr(code, "construct_free", False) and not construct_free(module):
         raise ValueError(f"{module}.{name}: generated code imports only from modules that "
@@ -156,32 +142,28 @@ def module_source(declaration, construct_free: bool = True,
     code = c.CodeGen()
     code.construct_free = construct_free
     code.append(PREAMBLE)
-    _ACTIVE.append(code)
     parse, build, json = "parse" in parts, "build" in parts, "json" in parts
-    try:
-        if isinstance(declaration, dict):
-            lines = ["PARSERS = {}", "BUILDERS = {}", "JSONS = {}"]
-            for key, con in declaration.items():
-                if parse:
-                    lines.append(f"PARSERS[{key!r}] = "
-                                 f"{callable_of(con._compileparse(code), code)}")
-                if build:
-                    lines.append(f"BUILDERS[{key!r}] = "
-                                 f"{callable_of(con._compilebuild(code), code, build=True)}")
-                if json:
-                    lines.append(f"JSONS[{key!r}] = {callable_of(json_of(con, code), code)}")
-            code.append("\n".join(lines))
-        else:
-            # (each the generated function itself when it is one: no call in between)
+    if isinstance(declaration, dict):
+        lines = ["PARSERS = {}", "BUILDERS = {}", "JSONS = {}"]
+        for key, con in declaration.items():
             if parse:
-                code.append(f"parse = {callable_of(declaration._compileparse(code), code)}")
+                lines.append(f"PARSERS[{key!r}] = "
+                             f"{callable_of(con._compileparse(code), code)}")
             if build:
-                code.append(f"build = "
-                            f"{callable_of(declaration._compilebuild(code), code, build=True)}")
+                lines.append(f"BUILDERS[{key!r}] = "
+                             f"{callable_of(con._compilebuild(code), code, build=True)}")
             if json:
-                code.append(f"json = {callable_of(json_of(declaration, code), code)}")
-    finally:
-        _ACTIVE.pop()
+                lines.append(f"JSONS[{key!r}] = {callable_of(json_of(con, code), code)}")
+        code.append("\n".join(lines))
+    else:
+        # (each the generated function itself when it is one: no call in between)
+        if parse:
+            code.append(f"parse = {callable_of(declaration._compileparse(code), code)}")
+        if build:
+            code.append(f"build = "
+                        f"{callable_of(declaration._compilebuild(code), code, build=True)}")
+        if json:
+            code.append(f"json = {callable_of(json_of(declaration, code), code)}")
     if code.linkedinstances or code.linkedparsers or code.linkedbuilders:
         raise ValueError("the declaration has parts that do not compile (linked instances)")
     source = code.toString()
@@ -218,8 +200,8 @@ class Compiled:
 
     def __init__(self, declaration):
         self.source = module_source(declaration, construct_free=False)
-        ns: dict = {"__name__": "binlog_schema.compiled.memory"}
-        exec(compile(self.source, "<binlog_schema compiled>", "exec"), ns)
+        ns = execute(self.source, "<binlog_schema compiled>",
+                     {"__name__": "binlog_schema.compiled.memory"})
         self.parsefunc, self.buildfunc = ns["parse"], ns["build"]
 
     @staticmethod

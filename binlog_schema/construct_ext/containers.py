@@ -1,6 +1,8 @@
 """Constructs that hold others and choose among them, with leaner generated code than
-construct's: :class:`Switch` (a dict of the cases' functions), :class:`TaggedList` (code,
-then the value its code declares, to the end of the stream), :class:`CaseTable` (a list whose
+construct's: :class:`Switch` (a dict of the cases' functions), :class:`If` (a condition,
+emitted inline), :class:`Rebuild` and :class:`Default` (a value computed on build),
+:class:`TaggedList` (code, then the value its code declares, to the end of
+the stream), :class:`CaseTable` (a list whose
 items each take the case of their key: one dict lookup per item), :class:`Framed` (a header,
 then a body switched on what the header says), :class:`IfMoreWrapper` (present when bytes
 remain, inlined).
@@ -40,6 +42,48 @@ class Switch(Compiles, c.Switch):
     def _emitbuild(self, code):
         fname, default = self.emit_tables(code, build=True)
         return f"{fname}.get({emit_value(code, self.keyfunc)}, {default})(obj, io, this)"
+
+
+class If(Compiles, c.IfThenElse):
+    """``subcon`` when ``condition`` (a context expression) holds, else ``otherwise``
+    (nothing, None, by default): construct's IfThenElse (whose parse, build and sizeof it
+    keeps) with its code emitted here, the condition through :func:`.codegen.emit_value`.
+    ``optional``: the value may be left out on build (None) when the condition is false."""
+
+    def __init__(self, condition, subcon, otherwise=c.Pass, optional=False):
+        super().__init__(condition, subcon, otherwise)
+        if optional:
+            self.flagbuildnone = True
+
+    def _emitparse(self, code):
+        return (f"(({self.thensubcon._compileparse(code)}) "
+                f"if ({emit_value(code, self.condfunc)}) "
+                f"else ({self.elsesubcon._compileparse(code)}))")
+
+    def _emitbuild(self, code):
+        return (f"(({self.thensubcon._compilebuild(code)}) "
+                f"if ({emit_value(code, self.condfunc)}) "
+                f"else ({self.elsesubcon._compilebuild(code)}))")
+
+
+class Rebuild(Compiles, c.Rebuild):
+    """A field whose value is computed on build from ``func`` (a context expression), whatever
+    the object holds: construct's Rebuild (whose parse, build and sizeof it keeps) with its
+    build code emitted here, the value through :func:`.codegen.emit_value`."""
+
+    def _emitbuild(self, code):
+        return (f"reuse({emit_value(code, self.func)}, "
+                f"lambda obj: ({self.subcon._compilebuild(code)}))")
+
+
+class Default(Compiles, c.Default):
+    """A field whose value, when the object leaves it out (None), is computed on build from
+    ``value`` (a context expression): construct's Default with its build code emitted
+    here."""
+
+    def _emitbuild(self, code):
+        return (f"reuse({emit_value(code, self.value)} if obj is None else obj, "
+                f"lambda obj: ({self.subcon._compilebuild(code)}))")
 
 
 class IfMoreWrapper(Wrapper):

@@ -4,9 +4,10 @@ when a declaration runs interpreted (``__call__(context)``), and emitted as Pyth
 it compiles (``emit(code)``, module-level functions named through :func:`.codegen.ref`).
 
 One emit mechanism: every expression is an :class:`Expression`, whose ``emit(code)`` gives
-its source. This package's emitters ask for it directly (:func:`.codegen.emit_value`);
-construct's own classes paste ``repr(expr)`` into the code they generate, so
-``Expression.__repr__`` is ``emit`` of the compilation under way (:func:`.codegen.active`).
+its source. The constructs that hold one (this package's ``If``, ``Switch``, ``Rebuild``,
+``Default``, leaves and wrappers) ask for it directly (:func:`.codegen.emit_value`); construct's
+own classes, which would paste ``repr(expr)`` into their code, do not hold these expressions
+(``repr`` is a description only).
 The functions the expressions call live in the construct-free modules (:mod:`.exprs`,
 :mod:`binlog_schema.mysql`); their Kaitai forms are ``ksy_expr`` (:mod:`.kaitai`).
 """
@@ -14,7 +15,7 @@ The functions the expressions call live in the construct-free modules (:mod:`.ex
 from __future__ import annotations
 
 from . import blocks, exprs
-from .codegen import active, callable_of, emit_value, is_active, ref
+from .codegen import callable_of, emit_value, ref
 
 
 def _keys(path) -> str:
@@ -24,8 +25,7 @@ def _keys(path) -> str:
 
 class Expression:
     """An expression of the context: ``__call__(context)`` evaluates it (interpreted),
-    ``emit(code)`` gives its source (compiled). ``repr`` is that source during a compilation
-    (for construct's generated code), a description otherwise."""
+    ``emit(code)`` gives its source (compiled); ``repr`` describes it."""
 
     def __call__(self, context):
         raise NotImplementedError
@@ -34,8 +34,6 @@ class Expression:
         raise NotImplementedError
 
     def __repr__(self):
-        if is_active():
-            return self.emit(active())
         fields = ", ".join(f"{k}={v!r:.40}" for k, v in vars(self).items())
         return f"{type(self).__name__}({fields})"
 

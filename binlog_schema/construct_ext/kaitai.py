@@ -261,7 +261,7 @@ class Ksy:
             return {"type": name[:2] if name[1] == "1" else name}
         if t is c.Const:
             return {"contents": list(con.value)}
-        if t is c.IfThenElse:
+        if isinstance(con, c.IfThenElse):
             if type(con.elsesubcon) is not type(c.Pass):
                 raise Unexpressible("if-then-else of two layouts")
             inner = self.attr(con.thensubcon, field)
@@ -541,7 +541,7 @@ def _rebase(cond: str, prefix: str) -> str:
 
 def unwrap(con):
     """What parses for a construct: Rebuild and Default parse their subcon."""
-    while type(con) in (c.Rebuild, c.Default):
+    while isinstance(con, (c.Rebuild, c.Default)):
         con = con.subcon
     return con
 

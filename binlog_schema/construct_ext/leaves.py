@@ -60,8 +60,8 @@ def pathed(func, path):
 
 
 class Compiles:
-    """``.compile()`` through this package's emit mechanism (construct's own would not give
-    this package's expressions their compilation, :func:`.codegen.active`)."""
+    """``.compile()`` through this package's emit mechanism (:func:`.codegen.module_source`:
+    construct's own would leave out the module's preamble and checks)."""
 
     def compile(self, filename=None):
         compiled = compile_declaration(self)

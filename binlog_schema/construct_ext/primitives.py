@@ -12,15 +12,15 @@ one module:
 * :mod:`.expressions` - ``Call``, ``Apply``, ``Field``, ``FieldIs``, ``FlagSet``, ``CtxKey``,
   ``FuncRef``, ``ThisContext``, ``BuiltSize``
 * :mod:`.structs` - the compiled ``Struct``
-* :mod:`.containers` - ``Switch``, ``TaggedList``, ``CaseTable``, ``Framed``
+* :mod:`.containers` - ``Switch``, ``If``, ``Rebuild``, ``Default`` (declarations use these,
+  not construct's: their code is emitted here), ``TaggedList``, ``CaseTable``, ``Framed``
 """
 
 from __future__ import annotations
 
-import construct as c
-
 from . import bits, blocks, ints, jsontext, serialization, text
-from .containers import CaseTable, Framed, IfMoreWrapper, Switch, TaggedList  # noqa: F401
+from .containers import (CaseTable, Default, Framed, If, IfMoreWrapper,  # noqa: F401
+                         Rebuild, Switch, TaggedList)
 from .expressions import (Apply, BuiltSize, Call, CtxKey, Expression, Field,  # noqa: F401
                           FieldIs, FlagSet, FuncRef, ThisContext)
 from .leaves import BuildOnlyLeaf, LimitExceeded, Leaf, Wrapper  # noqa: F401
@@ -220,13 +220,6 @@ def Bounded(subcon, packed: bool = True, length=None):
         return Wrapper(blocks.bounded_text_parse, blocks.bounded_text_build, subcon,
                        FuncRef(lp), FuncRef(lb))
     return Wrapper(blocks.bounded_parse, blocks.bounded_build, subcon, FuncRef(lp), FuncRef(lb))
-
-
-def Opt(condition, subcon):
-    """``c.If`` whose value may be left out on build (None) when the condition is false."""
-    con = c.If(condition, subcon)
-    con.flagbuildnone = True
-    return con
 
 
 def Sized(n, subcon):

@@ -4,14 +4,15 @@ one unpack (:func:`_fixed_runs`), reads of fields parsed before from their local
 (:func:`_local_reads`), the JSON slot of each field (:func:`_fixed_json`, :func:`_value_json`).
 
 construct's compile protocol is text: a construct's ``_compileparse(code)`` returns the source
-of an expression, and construct's own classes (``If``, ``Array``, ``Rebuild``, ``Const``...)
-and its ``this.x`` expressions write ``this['x']`` into it themselves. So the lean struct finds
-the reads of its own fields in the expressions its fields emit (``this['x']`` replaced by the
-local ``_fN``), and whether an expression hands the whole context on (a bare ``this``: then the
-nested context must hold the fields parsed so far) with :data:`_BARE_THIS`. The expressions of
-this package (:mod:`.expressions`) could emit their field reads through the compilation
-instead, but construct's would not, so the one reliable place to see every read stays the
-emitted text.
+of an expression, and construct's own classes (``Array``, ``Const``, ``Prefixed``...) and its
+``this.x`` expressions (an ``Array``'s count, a ``len_`` to rebuild, an ``If``'s condition)
+write ``this['x']`` into it themselves. So the lean struct finds the reads of its own fields in
+the expressions its fields emit (``this['x']`` replaced by the local ``_fN``), and whether an
+expression hands the whole context on (a bare ``this``: then the nested context must hold the
+fields parsed so far) with :data:`_BARE_THIS`. The expressions of this package
+(:mod:`.expressions`) could report their field reads to the compilation instead, but
+construct's ``this`` expressions would not, so the one reliable place to see every read stays
+the emitted text.
 """
 
 from __future__ import annotations
@@ -160,7 +161,7 @@ class Struct(Compiles, c.Struct):
 
 def _parsed_as(con):
     """What parses for ``con``: a Rebuild parses its subcon (its expression is for build)."""
-    return con.subcon if type(con) is c.Rebuild else con
+    return con.subcon if isinstance(con, c.Rebuild) else con
 
 
 def _fixed_format(con) -> str:
@@ -223,7 +224,7 @@ def _value_json(code, con, var):
     if t is c.FormatField and con.fmtstr[-1] in _INT_FORMATS:
         return "%d", var
     optional = None
-    if t is c.IfThenElse and type(con.elsesubcon) is type(c.Pass):
+    if isinstance(con, c.IfThenElse) and type(con.elsesubcon) is type(c.Pass):
         optional = con.thensubcon
     elif t is IfMoreWrapper:
         optional = con.subcon

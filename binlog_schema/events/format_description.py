@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import construct as c
 
-from ..construct_ext.primitives import Apply, ByteListLeaving, FixedText, Struct
+from ..construct_ext.primitives import Apply, ByteListLeaving, FixedText, If, Struct
 from ..mysql.codes import FORMAT_DESCRIPTION_EVENT, START_EVENT_V3
 from ..mysql.flavor import fde_alg_len, fde_has_checksum
 
@@ -22,7 +22,7 @@ FormatDescriptionBody = Struct(
     "create_timestamp" / c.Int32ul,                       # 4
     "header_length" / c.Int8ul,                           # 1  19
     "post_header_lengths" / ByteListLeaving(_ALG_LEN),    # one byte per event type
-    "checksum_alg" / c.If(_HAS_ALG, c.Int8ul),            # 1  MySQL 5.6.1+/MariaDB 5.3+:
+    "checksum_alg" / If(_HAS_ALG, c.Int8ul),              # 1  MySQL 5.6.1+/MariaDB 5.3+:
 )                                                         #    0 = off, 1 = CRC32
 
 StartEventV3Body = Struct(

@@ -44,11 +44,12 @@ from construct import this
 
 from ..construct_ext import exprs
 from ..construct_ext.primitives import (Bounded, BuildCheck, ByteString, Call, FieldIs,
-                                        FixedText, FlaggedPair, FlagList, FlagSet, IfMore,
+                                        FixedText, FlaggedPair, FlagList, FlagSet, If, IfMore,
                                         LowBits, Message, NonZeroFlags, PackedCode, PackedInt,
-                                        PackedNumber, PadTo, PeekHigh, Raw, RepeatUntilValue,
-                                        SerField, SidCount, SizedText, Struct, Text, TextN, Uuid,
-                                        VarFlags, VarSInt, VarText, VarUInt, VarUuid)
+                                        PackedNumber, PadTo, PeekHigh, Raw, Rebuild,
+                                        RepeatUntilValue, SerField, SidCount, SizedText, Struct,
+                                        Switch, Text, TextN, Uuid, VarFlags, VarSInt, VarText,
+                                        VarUInt, VarUuid)
 from ..mysql import codes
 from ..mysql.names import (GTID_FLAGS, GTID_SET_FORMATS, HEARTBEAT_FIELDS, MARIA_GTID_FLAGS2,
                            MARIA_GTID_FLAGS_EXTRA, MARIA_GTID_LIST_FLAGS)
@@ -68,12 +69,12 @@ GtidBody = Struct(
     "sid" / Uuid,                                       # 16 source UUID (0s: anonymous)
     "gno" / c.Int64sl,                                  # 8  transaction number
     "lt_type" / IfMore(c.Int8ul),                       # 1  5.7+: 2 (LOGICAL_TIMESTAMP_TYPECODE)
-    "last_committed" / c.If(_LT2, c.Int64sl),           # 8  logical clock: depends on ...
-    "sequence_number" / c.If(_LT2, c.Int64sl),          # 8  ... and is this one
-    "commit_timestamps" / c.If(_LT2, IfMore(FlaggedPair(7, 55))),  # 7+7 8.0: microseconds
-    "transaction_length" / c.If(_LT2, IfMore(PackedNumber)),       # packed, bytes
-    "server_versions" / c.If(_LT2, IfMore(FlaggedPair(4, 31))),    # 4+4 8.0.14+
-    "commit_group_ticket" / c.If(_LT2, IfMore(c.Int64ul)),         # 8  8.0.33+
+    "last_committed" / If(_LT2, c.Int64sl),             # 8  logical clock: depends on ...
+    "sequence_number" / If(_LT2, c.Int64sl),            # 8  ... and is this one
+    "commit_timestamps" / If(_LT2, IfMore(FlaggedPair(7, 55))),    # 7+7 8.0: microseconds
+    "transaction_length" / If(_LT2, IfMore(PackedNumber)),         # packed, bytes
+    "server_versions" / If(_LT2, IfMore(FlaggedPair(4, 31))),      # 4+4 8.0.14+
+    "commit_group_ticket" / If(_LT2, IfMore(c.Int64ul)),           # 8  8.0.33+
 )
 """GTID_LOG_EVENT (33) and ANONYMOUS_GTID_LOG_EVENT (34): 5.6 ends after ``gno``, 5.7 after
 ``sequence_number``; each later block is present only when bytes remain. A ``lt_type`` other
@@ -110,14 +111,14 @@ GtidInterval = Struct(
 
 GtidSetSid = Struct(
     "sid" / Uuid,                                          # 16
-    "tag" / c.If(FieldIs(("_", "format"), "TAGGED"), VarText(TAG_MAX_LENGTH)),  # varlen
-    "n_intervals" / c.Rebuild(c.Int64ul, c.len_(this.intervals)),            # 8
+    "tag" / If(FieldIs(("_", "format"), "TAGGED"), VarText(TAG_MAX_LENGTH)),    # varlen
+    "n_intervals" / Rebuild(c.Int64ul, c.len_(this.intervals)),              # 8
     "intervals" / c.Array(this.n_intervals, GtidInterval),
 )
 
 PreviousGtidsBody = Struct(
     "format" / PeekHigh(8, 56, GTID_SET_FORMATS),          # 0  top byte of the next word
-    "n_sids" / c.Rebuild(SidCount(this.format, GTID_SET_FORMATS), c.len_(this.sids)),  # 8
+    "n_sids" / Rebuild(SidCount(this.format, GTID_SET_FORMATS), c.len_(this.sids)),    # 8
     "sids" / c.Array(this.n_sids, GtidSetSid),
 )
 """PREVIOUS_GTIDS_LOG_EVENT (35): the GTID set of the earlier files (Gtid_set::encode), in
@@ -125,12 +126,12 @@ the untagged or, from 8.4, the tagged format (which MySQL uses as soon as any SI
 has a tag, so a tagged set may hold only empty tags)."""
 
 TransactionContextBody = Struct(
-    "server_uuid_length" / c.Rebuild(c.Int8ul, Call(exprs.field_byte_len, "server_uuid")),  # 1
+    "server_uuid_length" / Rebuild(c.Int8ul, Call(exprs.field_byte_len, "server_uuid")),    # 1
     "thread_id" / c.Int32ul,                                                   # 4
     "gtid_specified" / c.Int8ul,                                               # 1  0 or 1
-    "snapshot_version_length" / c.Rebuild(c.Int32ul, c.len_(this.snapshot_version)),  # 4
-    "write_set_count" / c.Rebuild(c.Int32ul, c.len_(this.write_set)),          # 4
-    "read_set_count" / c.Rebuild(c.Int32ul, c.len_(this.read_set)),            # 4
+    "snapshot_version_length" / Rebuild(c.Int32ul, c.len_(this.snapshot_version)),    # 4
+    "write_set_count" / Rebuild(c.Int32ul, c.len_(this.write_set)),            # 4
+    "read_set_count" / Rebuild(c.Int32ul, c.len_(this.read_set)),              # 4
     "server_uuid" / TextN(this.server_uuid_length),
     "snapshot_version" / ByteString(this.snapshot_version_length),  # encoded GTID set
     "write_set" / c.Array(this.write_set_count, SizedText(2)),      # 2-byte length, hash
@@ -142,7 +143,7 @@ UUID, the encoded snapshot version and the write/read sets (2-byte length + hash
 ViewChangeBody = Struct(
     "view_id" / FixedText(40),                                                 # 40 NUL padded
     "seq_number" / c.Int64sl,                                                  # 8
-    "cert_info_count" / c.Rebuild(c.Int32ul, c.len_(this.certification_info)),  # 4
+    "cert_info_count" / Rebuild(c.Int32ul, c.len_(this.certification_info)),    # 4
     "certification_info" / c.Array(this.cert_info_count, Struct(
         "key" / SizedText(2),                                                  # 2-byte length
         "value" / SizedText(4))),                                              # 4-byte length
@@ -153,8 +154,8 @@ bytes; sequence number; count), then the certification map as (key, value) pairs
 XaPrepareBody = Struct(
     "one_phase" / c.Int8ul,                                                # 1  XA COMMIT ONE PHASE
     "format_id" / c.Int32ul,                                               # 4  XID format
-    "gtrid_length" / c.Rebuild(c.Int32ul, Call(exprs.field_byte_len, "gtrid")),  # 4
-    "bqual_length" / c.Rebuild(c.Int32ul, Call(exprs.field_byte_len, "bqual")),  # 4
+    "gtrid_length" / Rebuild(c.Int32ul, Call(exprs.field_byte_len, "gtrid")),    # 4
+    "bqual_length" / Rebuild(c.Int32ul, Call(exprs.field_byte_len, "bqual")),    # 4
     "gtrid" / TextN(this.gtrid_length),                                    # global trx id
     "bqual" / TextN(this.bqual_length),                                    # branch qualifier
 )
@@ -167,7 +168,7 @@ HeartbeatBody = Struct("log_ident" / Text)                 # to the end
 
 HeartbeatField = Struct(
     "type" / PackedCode(HEARTBEAT_FIELDS),                 # packed, named
-    "value" / c.If(FieldIs(("type",), "END", negate=True), Bounded(c.Switch(this.type, {
+    "value" / If(FieldIs(("type",), "END", negate=True), Bounded(Switch(this.type, {
         "LOG_FILENAME": Text,                              # packed length, then the value
         "LOG_POSITION": PackedInt,
     }, default=Raw))),
@@ -189,8 +190,8 @@ MARIA_GTID_HEADER_LEN = 19
 
 MariaXid = Struct(
     "format_id" / c.Int32ul,                                               # 4
-    "gtrid_length" / c.Rebuild(c.Int8ul, Call(exprs.field_byte_len, "gtrid")),  # 1
-    "bqual_length" / c.Rebuild(c.Int8ul, Call(exprs.field_byte_len, "bqual")),  # 1
+    "gtrid_length" / Rebuild(c.Int8ul, Call(exprs.field_byte_len, "gtrid")),    # 1
+    "bqual_length" / Rebuild(c.Int8ul, Call(exprs.field_byte_len, "bqual")),    # 1
     "gtrid" / TextN(this.gtrid_length),
     "bqual" / TextN(this.bqual_length),
 )
@@ -208,12 +209,12 @@ MariaGtidBody = Struct(
     "seq_no" / c.Int64ul,                                     # 8
     "domain_id" / c.Int32ul,                                  # 4
     "flags2" / FlagList(1, MARIA_GTID_FLAGS2),                # 1  STANDALONE, GROUP_COMMIT_ID...
-    "commit_id" / c.If(FlagSet(*_GROUP_COMMIT[1:]), c.Int64ul),  # 8  group commit id
-    "xid" / c.If(FlagSet(*_XA[1:]), MariaXid),                # XA PREPARE/COMPLETE
+    "commit_id" / If(FlagSet(*_GROUP_COMMIT[1:]), c.Int64ul),    # 8  group commit id
+    "xid" / If(FlagSet(*_XA[1:]), MariaXid),                  # XA PREPARE/COMPLETE
     "flags_extra" / NonZeroFlags(MARIA_GTID_FLAGS_EXTRA),     # 1  10.5+, when non-zero
-    "extra_engines" / c.If(FlagSet(*_MULTI_ENGINE[1:]), c.Int8ul),  # 1
-    "sa_seq_no" / c.If(FlagSet(*_END_ALTER[1:]), c.Int64ul),  # 8  10.8+: START ALTER's seq_no
-    "thread_id" / c.If(FlagSet(*_THREAD_ID[1:]), c.Int32ul),  # 4  11.5+
+    "extra_engines" / If(FlagSet(*_MULTI_ENGINE[1:]), c.Int8ul),    # 1
+    "sa_seq_no" / If(FlagSet(*_END_ALTER[1:]), c.Int64ul),    # 8  10.8+: START ALTER's seq_no
+    "thread_id" / If(FlagSet(*_THREAD_ID[1:]), c.Int32ul),    # 4  11.5+
     PadTo(MARIA_GTID_HEADER_LEN),                             # zeros up to 19 bytes
 )
 """GTID_EVENT (162): MariaDB's GTID (domain_id-server_id-seq_no, the server id from the
@@ -222,13 +223,13 @@ header), what flags2 and flags_extra announce, zero padding to the 19-byte post-
 
 MariaGtidListBody = Struct(
     "flags" / PeekHigh(4, 28, MARIA_GTID_LIST_FLAGS, flags=True),   # 0  top 4 bits of:
-    "count" / c.Rebuild(LowBits(4, 28, this.flags, MARIA_GTID_LIST_FLAGS, flags=True),
-                        c.len_(this.gtids)),                     # 4  low 28 bits
+    "count" / Rebuild(LowBits(4, 28, this.flags, MARIA_GTID_LIST_FLAGS, flags=True),
+                      c.len_(this.gtids)),                       # 4  low 28 bits
     "gtids" / c.Array(this.count, Struct(
         "domain_id" / c.Int32ul,                                 # 4
         "server_id" / c.Int32ul,                                 # 4
         "seq_no" / c.Int64ul)),                                  # 8
-    c.If(this.count == 0, c.Const(b"\x00\x00")),   # 2  Gtid_list_log_event::to_packet
+    If(this.count == 0, c.Const(b"\x00\x00")),     # 2  Gtid_list_log_event::to_packet
 )
 """GTID_LIST_EVENT (163): the binlog state at the start of the file (last GTID per domain and
 server); count in the low 28 bits of the first word, flags in the top 4."""

@@ -1,7 +1,7 @@
 """Statement events: QUERY and its variants, the LOAD DATA family, the events that carry a
 statement's context (user variables, RAND seeds, INSERT_ID), and the small control events.
 
-Every length and count in these layouts is derived on build (``c.Rebuild``); post-header
+Every length and count in these layouts is derived on build (``Rebuild``); post-header
 lengths come from the FORMAT_DESCRIPTION event in the context (``post_header_lengths``,
 indexed by the code the file stores), or, in files without one (START_EVENT_V3: binlog v1 and
 v3), from the binlog version. Layouts were read off the servers' readers and writers
@@ -41,9 +41,9 @@ from construct import this
 
 from ..construct_ext import exprs
 from ..construct_ext.primitives import (Bounded, BuiltSize, ByteList, ByteString, Call, Code,
-                                        CStr, FlagList, IfMore, Leaf, NamesByLength, NoLayout,
-                                        Opt, Raw, RawIfCorrupt, Sized, Struct, TaggedList, Text,
-                                        TextN, UIntLE)
+                                        CStr, Default, FlagList, If, IfMore, Leaf,
+                                        NamesByLength, NoLayout, Raw, RawIfCorrupt, Rebuild,
+                                        Sized, Struct, TaggedList, Text, TextN, UIntLE)
 from ..mysql import compression
 from ..mysql import codes
 from ..mysql.names import (INTVAR_TYPES, KNOWN_STATUS_CODES, LOAD_DUP_HANDLING,
@@ -55,11 +55,12 @@ from ..mysql.post_header import (db_names_count, gtid_flags3_has_seq_no, has_pos
                                  user_var_not_null)
 
 
-def _extra(code, v4, old, base, v1=None):
-    """The post-header bytes a longer FDE entry announces: None when there are none."""
-    return "post_header_extra" / Opt(
-        Call(has_post_header_extra, code, v4, old, base, v1),
-        ByteString(Call(post_header_extra, code, v4, old, base, v1)))
+def _extra(code, base):
+    """The post-header bytes a longer FDE entry announces beyond the ``base`` bytes declared:
+    None when there are none."""
+    return "post_header_extra" / If(Call(has_post_header_extra, code, base),
+                                    ByteString(Call(post_header_extra, code, base)),
+                                    optional=True)
 
 
 CompressedQuery = Leaf(compression.query_compressed_parse, compression.query_compressed_build,
@@ -92,8 +93,9 @@ STATUS_VALUES = {
     "MASTER_DATA_WRITTEN": c.Int32ul,                      # 4
     "INVOKER": Struct("user" / ShortText, "host" / ShortText),  # 1-byte length each
     "UPDATED_DB_NAMES": Struct(
-        "count" / c.Rebuild(c.Int8ul, Call(db_names_count)),             # 1  254: too many
-        "names" / Opt(this.count != OVER_MAX_DBS, c.Array(this.count, CStr)),  # each + NUL
+        "count" / Rebuild(c.Int8ul, Call(db_names_count)),               # 1  254: too many
+        "names" / If(this.count != OVER_MAX_DBS, c.Array(this.count, CStr),  # each + NUL
+                     optional=True),
     ),
     "MICROSECONDS": UIntLE(3),                             # 3  of the event's timestamp
     "COMMIT_TS": c.Int64ul,  # 8  5.7 development trees (libbinlogapi: COMMIT_SEQ_LEN 8)
@@ -107,10 +109,11 @@ STATUS_VALUES = {
     "XID": c.Int64ul,                                      # 8  MariaDB: DDL's XID
     "GTID_FLAGS3": Struct(
         "flags" / c.Int8ul,                                               # 1
-        "sa_seq_no" / Opt(Call(gtid_flags3_has_seq_no), c.Int64ul),      # 8  ALTER's seq_no
+        "sa_seq_no" / If(Call(gtid_flags3_has_seq_no), c.Int64ul,       # 8  ALTER's seq_no
+                         optional=True),
     ),
     "CHARACTER_SET_COLLATIONS": Struct(
-        "count" / c.Rebuild(c.Int8ul, Call(exprs.list_len, "map")),      # 1
+        "count" / Rebuild(c.Int8ul, Call(exprs.list_len, "map")),        # 1
         "map" / c.Array(this.count, Struct("charset" / c.Int16ul,         # 2  charset id
                                            "collation" / c.Int16ul)),     # 2  collation id
     ),
@@ -125,14 +128,14 @@ StatusVars = TaggedList(QUERY_STATUS_VARS, STATUS_VALUES, NoLayout, KNOWN_STATUS
 
 
 def _query_body(code: int, elq: bool = False, compressed: bool = False):
-    known = 13 if elq else 0  # EXECUTE_LOAD_QUERY's extra post-header
     fields = [
         "thread_id" / c.Int32ul,                                         # 4
         "exec_time" / c.Int32ul,                                         # 4  seconds
-        "db_len" / c.Rebuild(c.Int8ul, Call(exprs.field_byte_len, "database")),  # 1
+        "db_len" / Rebuild(c.Int8ul, Call(exprs.field_byte_len, "database")),    # 1
         "error_code" / c.Int16ul,                                        # 2
-        "status_vars_len" / Opt(Call(has_status_vars, code, known),      # 2  binlog v4
-                                 c.Rebuild(c.Int16ul, BuiltSize("status_vars", StatusVars))),
+        "status_vars_len" / If(Call(has_status_vars, code),             # 2  binlog v4
+                               Rebuild(c.Int16ul, BuiltSize("status_vars", StatusVars)),
+                               optional=True),
     ]
     if elq:
         fields += [
@@ -142,10 +145,11 @@ def _query_body(code: int, elq: bool = False, compressed: bool = False):
             "dup_handling" / Code(LOAD_DUP_HANDLING),                    # 1
         ]
     fields += [
-        "post_header_extra" / Opt(Call(has_query_extra, code, known),   # what a longer FDE
-                                   ByteString(Call(query_extra, code, known))),  # entry adds
-        "status_vars" / Opt(Call(has_status_vars, code, known),          # status_vars_len
-                             Sized(this.status_vars_len, StatusVars)),
+        "post_header_extra" / If(Call(has_query_extra, code),           # what a longer FDE
+                                 ByteString(Call(query_extra, code)),   # entry adds
+                                 optional=True),
+        "status_vars" / If(Call(has_status_vars, code),                 # status_vars_len
+                           Sized(this.status_vars_len, StatusVars), optional=True),
         "database" / TextN(this.db_len),                                 # db_len
         c.Const(b"\0"),                                                  # 1
     ]
@@ -154,7 +158,7 @@ def _query_body(code: int, elq: bool = False, compressed: bool = False):
                    "query" / UncompressedQuery]                          # 0  (the text of it)
     else:
         fields += ["query" / Text]                                       # to the end
-    return RawIfCorrupt(Struct(*fields), query_status_overrun, code, known)
+    return RawIfCorrupt(Struct(*fields), query_status_overrun, code)
 
 
 QueryBody = _query_body(codes.QUERY_EVENT)
@@ -191,17 +195,17 @@ def _load_body(new_format: bool, create_file: bool = False):
         "thread_id" / c.Int32ul,                                            # 4
         "exec_time" / c.Int32ul,                                            # 4  seconds
         "skip_lines" / c.Int32ul,                                           # 4  IGNORE n LINES
-        "table_len" / c.Rebuild(c.Int8ul, Call(exprs.field_byte_len, "table")),     # 1
-        "db_len" / c.Rebuild(c.Int8ul, Call(exprs.field_byte_len, "database")),     # 1
-        "num_fields" / c.Rebuild(c.Int32ul, Call(exprs.list_len, "fields")),       # 4
+        "table_len" / Rebuild(c.Int8ul, Call(exprs.field_byte_len, "table")),       # 1
+        "db_len" / Rebuild(c.Int8ul, Call(exprs.field_byte_len, "database")),       # 1
+        "num_fields" / Rebuild(c.Int32ul, Call(exprs.list_len, "fields")),         # 4
     ]
     if create_file:
         fields += ["file_id" / c.Int32ul,                                   # 4
-                   _extra(codes.CREATE_FILE_EVENT, 4, 4, 4)]
+                   _extra(codes.CREATE_FILE_EVENT, 4)]
     fields += [
         "sql_ex" / (NewSqlEx if new_format else OldSqlEx),                  # FIELDS/LINES
-        "field_lens" / c.Rebuild(ByteList(this.num_fields),                 # 1 per field
-                                 Call(exprs.name_lens, "fields")),
+        "field_lens" / Rebuild(ByteList(this.num_fields),                   # 1 per field
+                               Call(exprs.name_lens, "fields")),
         "fields" / NamesByLength(this.field_lens),                          # each + NUL
         "table" / TextN(this.table_len), c.Const(b"\0"),                   # table_len + 1
         "database" / TextN(this.db_len), c.Const(b"\0"),                   # db_len + 1
@@ -221,7 +225,7 @@ CreateFileBody = _load_body(new_format=True, create_file=True)
 
 def _block_body(code):
     return Struct("file_id" / c.Int32ul,                # 4
-                  _extra(code, 4, 4, 4),
+                  _extra(code, 4),
                   "block" / Raw)                        # the file's data, to the end
 
 
@@ -237,16 +241,16 @@ DeleteFileBody = Struct("file_id" / c.Int32ul)          # 4
 UserVarValue = Struct(
     "type" / Code(USER_VAR_TYPES),                      # 1  STRING, REAL, INT, DECIMAL
     "charset" / c.Int32ul,                              # 4  collation id
-    "length" / c.Rebuild(c.Int32ul, Call(exprs.field_byte_len, "data")),   # 4
+    "length" / Rebuild(c.Int32ul, Call(exprs.field_byte_len, "data")),     # 4
     "data" / ByteString(this.length),  # the server's binary form (8-byte int/double, ...)
     "flags" / IfMore(FlagList(1, USER_VAR_FLAGS)),  # 1  absent before 5.1 and for non-ints
 )
 
 UserVarBody = Struct(
-    "name_len" / c.Rebuild(c.Int32ul, Call(exprs.field_byte_len, "name")),  # 4
+    "name_len" / Rebuild(c.Int32ul, Call(exprs.field_byte_len, "name")),    # 4
     "name" / TextN(this.name_len),
     "is_null" / c.Int8ul,                               # 1
-    "value" / Opt(Call(user_var_not_null), UserVarValue),
+    "value" / If(Call(user_var_not_null), UserVarValue, optional=True),
 )
 
 IntvarBody = Struct("type" / Code(INTVAR_TYPES),       # 1  LAST_INSERT_ID, INSERT_ID
@@ -261,9 +265,9 @@ RandBody = Struct("seed1" / c.Int64ul,                  # 8
 XidBody = Struct("xid" / c.Int64ul)                     # 8  the storage engine's XID
 
 RotateBody = Struct(
-    "position" / Opt(Call(post_header_at_least, codes.ROTATE_EVENT, 8, 8, 8, 0),
-                     c.Int64ul),                        # 8  (binlog v1, 3.23: none)
-    _extra(codes.ROTATE_EVENT, 8, 8, 8, 0),
+    "position" / If(Call(post_header_at_least, codes.ROTATE_EVENT, 8),
+                    c.Int64ul, optional=True),          # 8  (binlog v1, 3.23: none)
+    _extra(codes.ROTATE_EVENT, 8),
     "next_file" / Text,                                 # to the end
 )
 
@@ -271,7 +275,7 @@ StopBody = Struct()
 
 IncidentBody = Struct(
     "incident" / c.Int16ul,                             # 2  1 = LOST_EVENTS
-    _extra(codes.INCIDENT_EVENT, 2, 2, 2),
+    _extra(codes.INCIDENT_EVENT, 2),
     "message" / ShortText,                              # 1-byte length, text
 )
 
@@ -279,7 +283,7 @@ IgnorableBody = Struct("data" / Raw)                    # to the end
 
 RowsQueryBody = Struct(
     # 1  the low byte of the length (readers ignore it): kept as stored, computed when None
-    "length" / c.Default(c.Int8ul, Call(exprs.field_byte_len_low, "query")),
+    "length" / Default(c.Int8ul, Call(exprs.field_byte_len_low, "query")),
     "query" / Text,                                     # to the end
 )
 

@@ -24,7 +24,8 @@ from construct import this
 
 from ..construct_ext.ints import len16_self_build, len16_self_parse
 from ..construct_ext.primitives import (Bitmap, Bounded, ByteString, Code, CtxKey, FlagList,
-                                        GreedyList, Leaf, LimitedCount, Raw, Struct, UIntLE)
+                                        GreedyList, Leaf, LimitedCount, Raw, Rebuild, Struct,
+                                        Switch, UIntLE)
 from ..mysql.compression import compressed_build, compressed_parse
 from ..mysql import codes
 from ..mysql.names import EXTRA_ROW_INFO, ROWS_FLAGS
@@ -42,13 +43,13 @@ def _extra_item(update: bool):
                    "source_partition_id" / c.Int16ul) if update    # 2  (updates only)
             else Struct("partition_id" / c.Int16ul))
     ndb = Struct(
-        "length" / c.Rebuild(c.Int8ul, c.len_(this.data) + 2),   # 1  counts itself and format
+        "length" / Rebuild(c.Int8ul, c.len_(this.data) + 2),     # 1  counts itself and format
         "format" / c.Int8ul,                                      # 1
         "data" / ByteString(this.length - 2),                     # length - 2
     )
     return Struct(
         "type" / Code(EXTRA_ROW_INFO),                            # 1  NDB, PART
-        "value" / c.Switch(this.type, {"NDB": ndb, "PART": part}, default=Raw),
+        "value" / Switch(this.type, {"NDB": ndb, "PART": part}, default=Raw),
     )
 
 

@@ -21,8 +21,8 @@ from construct import this
 
 from ..construct_ext.primitives import (Apply, Bitmap, Bounded, CaseTable, Code, CodeList,
                                         Counted, CtxKey, FlagList, GreedyList, IfMore, Leaf,
-                                        LimitedCount, PackedNumber, Raw, Struct, TaggedList,
-                                        Text, UIntLE)
+                                        LimitedCount, PackedNumber, Raw, Rebuild, Struct,
+                                        Switch, TaggedList, Text, UIntLE)
 from ..construct_ext.ints import packed_build, packed_parse
 from ..mysql import column_metadata as cm
 from ..mysql.codes import TABLE_MAP_EVENT
@@ -63,12 +63,12 @@ def _cases(varchar_width: int) -> dict:
 
 # TYPED_ARRAY (multi-valued index columns): the element type, then the element's metadata,
 # where VARCHAR takes 3 bytes.
-ElementMeta = c.Switch(this.element_type, _cases(3), default=Unknown)
+ElementMeta = Switch(this.element_type, _cases(3), default=Unknown)
 TypedArrayMeta = Struct("element_type" / Code(TYPES),   # 1  the element's column type
                         "element" / ElementMeta)         # its metadata
 
 COLUMN_META_CASES = {**_cases(2), "TYPED_ARRAY": TypedArrayMeta}
-ColumnMeta = c.Switch(this._column_type, COLUMN_META_CASES, default=Unknown)
+ColumnMeta = Switch(this._column_type, COLUMN_META_CASES, default=Unknown)
 
 
 def ColumnMetadata(types):
@@ -122,7 +122,7 @@ OPTIONAL_CASES = {
     "COLUMN_VISIBILITY": Bitmap(this._.column_count, msb=True, greedy=True),
     "VECTOR_DIMENSIONALITY": GreedyList(PackedNumber),
 }
-OPTIONAL_VALUE = c.Switch(this.type, OPTIONAL_CASES, default=Raw)  # unknown (vendor) TLV
+OPTIONAL_VALUE = Switch(this.type, OPTIONAL_CASES, default=Raw)    # unknown (vendor) TLV
 # types keep their bytes
 
 # TLVs: a type byte, a packed length, a value its type declares, read whole (a type given
@@ -135,8 +135,8 @@ TableMapBody = Struct(
     "flags" / FlagList(2, TABLE_MAP_FLAGS),                    # 2  BIT_LEN_EXACT...
     "database" / Bounded(Text), c.Const(b"\x00"),              # packed length, name, NUL
     "table" / Bounded(Text), c.Const(b"\x00"),                 # packed length, name, NUL
-    "column_count" / c.Rebuild(LimitedCount(CtxKey("max_columns", 4096)),
-                               c.len_(this.column_types)),     # packed
+    "column_count" / Rebuild(LimitedCount(CtxKey("max_columns", 4096)),
+                             c.len_(this.column_types)),       # packed
     "column_types" / CodeList(this.column_count, TYPES),       # one byte per column
     "column_metadata" / IfMore(Bounded(ColumnMetadata(this.column_types))),  # packed length
     "null_bitmap" / IfMore(Bitmap(this.column_count)),         # (n + 7) / 8, LSB first

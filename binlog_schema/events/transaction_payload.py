@@ -9,9 +9,7 @@ The compressed bytes are kept so the event rebuilds exactly;
 
 from __future__ import annotations
 
-import construct as c
-
-from ..construct_ext.primitives import (Bounded, FieldIs, Leaf, PackedInt, Raw,
+from ..construct_ext.primitives import (Bounded, FieldIs, If, Leaf, PackedInt, Raw,
                                         RepeatUntilValue, Struct)
 from ..mysql.compression import ptype_build, ptype_parse
 from ..mysql.codes import TRANSACTION_PAYLOAD_EVENT
@@ -20,8 +18,8 @@ PayloadFieldType = Leaf(ptype_parse, ptype_build)
 
 PayloadField = Struct(
     "type" / PayloadFieldType,                                   # packed, named
-    "value" / c.If(FieldIs(("type",), "END", negate=True),
-                   Bounded(PackedInt)),                          # packed length, packed value
+    "value" / If(FieldIs(("type",), "END", negate=True),
+                 Bounded(PackedInt)),                            # packed length, packed value
 )
 
 TransactionPayloadBody = Struct(

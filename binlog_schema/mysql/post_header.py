@@ -6,7 +6,10 @@ and is kept per context object (its result depends on nothing else)."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from ..construct_ext.exprs import field, int_field, items
+from . import codes
 from .names import GTID_FLAGS3_WITH_SEQ_NO, OVER_MAX_DBS
 
 
@@ -33,63 +36,94 @@ def _per_context(fn):
     return cached
 
 
-def _length(ctx, code, v4, old, v1):
+class ByVersion(NamedTuple):
+    """The post-header length of an event type where no FORMAT_DESCRIPTION gives it: what
+    each binlog version writes."""
+
+    v4: int                 # binlog v4 (MySQL 5.0+, MariaDB) without an FDE entry for it
+    v3: int                 # binlog v3 and v2 (START_EVENT_V3: MySQL 4.0, 4.1)
+    v1: int | None = None   # binlog v1 (MySQL 3.23), where it differs from v3
+
+
+# The post-header lengths by binlog version of the event types whose declarations read them
+# (events/query.py); every other type's layout does not depend on its post-header length.
+POST_HEADER_BY_VERSION = {
+    # thread_id 4, exec_time 4, db_len 1, error_code 2, status_vars_len 2 (v4 only)
+    codes.QUERY_EVENT: ByVersion(v4=13, v3=11),
+    codes.QUERY_COMPRESSED_EVENT: ByVersion(v4=13, v3=11),      # QUERY's
+    # QUERY's, then file_id 4, fn_pos_start 4, fn_pos_end 4, dup_handling 1
+    codes.EXECUTE_LOAD_QUERY_EVENT: ByVersion(v4=26, v3=24),
+    codes.ROTATE_EVENT: ByVersion(v4=8, v3=8, v1=0),            # position 8 (none in 3.23)
+    codes.CREATE_FILE_EVENT: ByVersion(v4=4, v3=4),             # file_id 4
+    codes.APPEND_BLOCK_EVENT: ByVersion(v4=4, v3=4),            # file_id 4
+    codes.BEGIN_LOAD_QUERY_EVENT: ByVersion(v4=4, v3=4),        # file_id 4
+    codes.INCIDENT_EVENT: ByVersion(v4=2, v3=2),                # incident 2
+}
+
+
+def _length(ctx, code):
     table = ctx["post_header_lengths"]
     if table is not None:
         remap = ctx["type_remap"]
+        file_code = code
         if remap:
-            code = next((k for k, v in remap.items() if v == code), code)
-        if 0 < code <= len(table):
-            return table[code - 1]
+            file_code = next((k for k, v in remap.items() if v == code), code)
+        if 0 < file_code <= len(table):
+            return table[file_code - 1]
+    by_version = POST_HEADER_BY_VERSION[code]
     version = ctx["binlog_version"]
     if version >= 4:
-        return v4
-    return old if version > 1 or v1 is None else v1
+        return by_version.v4
+    return by_version.v3 if version > 1 or by_version.v1 is None else by_version.v1
 
 
 @_per_context
-def post_header_length(this, code: int, v4: int, old: int, v1: int | None = None) -> int:
+def post_header_length(this, code: int) -> int:
     """The post-header length of event type ``code`` (standard numbering): the FDE's entry for
-    the code the file stores, else ``v4`` (binlog v4 without a table), ``old`` (v2/v3) or
-    ``v1``."""
+    the code the file stores, else what the binlog version writes
+    (:data:`POST_HEADER_BY_VERSION`)."""
     ctx = this["_params"].get("ctx")
     if ctx is None:
-        return v4
-    return _length(ctx, code, v4, old, v1)
+        return POST_HEADER_BY_VERSION[code].v4
+    return _length(ctx, code)
 
 
 @_per_context
-def post_header_at_least(this, code, v4, old, n, v1=None) -> bool:
-    return post_header_length(this, code, v4, old, v1) >= n
+def post_header_at_least(this, code: int, n: int) -> bool:
+    """The post-header of event type ``code`` has at least ``n`` bytes."""
+    return post_header_length(this, code) >= n
 
 
 @_per_context
-def post_header_extra(this, code, v4, old, base, v1=None) -> int:
+def post_header_extra(this, code: int, base: int) -> int:
     """How many post-header bytes follow the ``base`` bytes the declaration knows (0
     normally)."""
-    return max(post_header_length(this, code, v4, old, v1) - base, 0)
+    return max(post_header_length(this, code) - base, 0)
 
 
 @_per_context
-def has_post_header_extra(this, code, v4, old, base, v1=None) -> bool:
-    return post_header_extra(this, code, v4, old, base, v1) > 0
+def has_post_header_extra(this, code: int, base: int) -> bool:
+    return post_header_extra(this, code, base) > 0
 
 
 @_per_context
-def query_extra(this, code, known) -> int:
-    """QUERY-family post-header bytes beyond ``known`` (+2 for status_vars_len in v4)."""
-    phl = post_header_length(this, code, 13 + known, 11 + known)
-    return max(phl - (known + (13 if phl >= 13 + known else 11)), 0)
+def query_extra(this, code: int) -> int:
+    """QUERY-family post-header bytes beyond the declared ones (status_vars_len's 2 among
+    them where the length is at least binlog v4's)."""
+    phl = post_header_length(this, code)
+    by_version = POST_HEADER_BY_VERSION[code]
+    return max(phl - (by_version.v4 if phl >= by_version.v4 else by_version.v3), 0)
 
 
 @_per_context
-def has_query_extra(this, code, known) -> bool:
-    return query_extra(this, code, known) > 0
+def has_query_extra(this, code: int) -> bool:
+    return query_extra(this, code) > 0
 
 
 @_per_context
-def has_status_vars(this, code, known) -> bool:
-    return post_header_length(this, code, 13 + known, 11 + known) >= 13 + known
+def has_status_vars(this, code: int) -> bool:
+    """A QUERY-family post-header holds status_vars_len (it is as long as binlog v4's)."""
+    return post_header_length(this, code) >= POST_HEADER_BY_VERSION[code].v4
 
 
 # Where QUERY's post-header (events/query.py: thread_id 4, exec_time 4, db_len 1,
@@ -101,9 +135,9 @@ QUERY_STATUS_VARS_LEN_AT = 11
 MARIA_GTID_FLAGS2_AT = 12
 
 
-def query_status_vars_len(head: bytes, this, code: int, known: int = 0) -> int:
+def query_status_vars_len(head: bytes, this, code: int) -> int:
     """status_vars_len of a QUERY-family post-header (0 where the binlog version has none)."""
-    if not has_status_vars(this, code, known):
+    if not has_status_vars(this, code):
         return 0
     return int.from_bytes(head[QUERY_STATUS_VARS_LEN_AT:QUERY_STATUS_VARS_LEN_AT + 2], "little")
 
@@ -111,18 +145,17 @@ def query_status_vars_len(head: bytes, this, code: int, known: int = 0) -> int:
 def query_statement_at(body: bytes, this, code: int) -> int | None:
     """Where the statement starts in a QUERY body (post-header, status variables, database
     and its NUL passed over); None when the body is shorter than its post-header."""
-    post = post_header_length(this, code, 13, 11)
+    post = post_header_length(this, code)
     if len(body) < max(post, QUERY_DB_LEN_AT + 1):
         return None
     return post + query_status_vars_len(body, this, code) + body[QUERY_DB_LEN_AT] + 1
 
 
-def query_status_overrun(head: bytes, size: int, this, code: int, known: int) -> bool:
+def query_status_overrun(head: bytes, size: int, this, code: int) -> bool:
     """The servers' "Invalid status vars length": status_vars_len runs past the body."""
-    if not has_status_vars(this, code, known) or len(head) < QUERY_STATUS_VARS_LEN_AT + 2:
+    if not has_status_vars(this, code) or len(head) < QUERY_STATUS_VARS_LEN_AT + 2:
         return False
-    phl = post_header_length(this, code, 13 + known, 11 + known)
-    return query_status_vars_len(head, this, code, known) > size - phl
+    return query_status_vars_len(head, this, code) > size - post_header_length(this, code)
 
 
 # ---------------------------------------------------------------------------- QUERY status vars

@@ -53,7 +53,8 @@ from construct import this
 from ..construct_ext.names import NameTable
 from ..mysql.coltypes import TYPES
 from ..construct_ext.primitives import (Bitmap, Bounded, ByteString, CStr, FlagList,
-                                        GreedyList, Opt, PackedNumber, Raw, Text, TextN)
+                                        GreedyList, If, PackedNumber, Raw, Rebuild, Switch, Text,
+                                        TextN)
 
 _M = __name__
 
@@ -124,13 +125,13 @@ HandshakeV10 = c.Struct(
     "collation" / c.Int8ul,                                # 1  server's default collation id
     "status" / FlagList(2, STATUS_FLAGS),                  # 2
     "capabilities_high" / FlagList(2, CAPABILITIES_HIGH),  # 2  capability bits 16-31
-    "auth_data_length" / c.Rebuild(c.Int8ul, lambda ctx: (   # 1  8 + part 2 (0: no plugin)
+    "auth_data_length" / Rebuild(c.Int8ul, lambda ctx: (     # 1  8 + part 2 (0: no plugin)
         8 + len(ctx.auth_data_2 or b"")) if _PLUGIN_AUTH(ctx) else 0),
     "reserved" / ByteString(6),                            # 6  zeros
     "extended_capabilities" / c.Int32ul,                   # 4  MariaDB's (MySQL: zeros)
-    "auth_data_2" / c.If(_has("SECURE_CONNECTION", "capabilities_low"),
-                         c.Bytes(lambda ctx: max(13, ctx.auth_data_length - 8))),
-    "auth_plugin" / c.If(_PLUGIN_AUTH, CStr),              #    NUL-terminated
+    "auth_data_2" / If(_has("SECURE_CONNECTION", "capabilities_low"),
+                       c.Bytes(lambda ctx: max(13, ctx.auth_data_length - 8))),
+    "auth_plugin" / If(_PLUGIN_AUTH, CStr),                #    NUL-terminated
 )
 """The server's greeting (Protocol::HandshakeV10). The scramble is ``auth_data_1`` and the
 first 12 bytes of ``auth_data_2`` (which ends with a NUL)."""
@@ -149,12 +150,12 @@ SslRequest = c.Struct(*_RESPONSE_HEAD)
 HandshakeResponse41 = c.Struct(
     *_RESPONSE_HEAD,
     "user" / CStr,                                         #    NUL-terminated
-    "auth_response" / c.IfThenElse(                        #    the password's scramble
+    "auth_response" / If(                                  #    the password's scramble
         _has("PLUGIN_AUTH_LENENC_CLIENT_DATA"), Bounded(Raw),
-        c.IfThenElse(_has("SECURE_CONNECTION"), Bounded(Raw, packed=False), CStr)),
-    "database" / c.If(_has("CONNECT_WITH_DB"), CStr),
-    "auth_plugin" / c.If(_has("PLUGIN_AUTH"), CStr),
-    "attributes" / c.If(_has("CONNECT_ATTRS"), Bounded(GreedyList(c.Struct(
+        If(_has("SECURE_CONNECTION"), Bounded(Raw, packed=False), CStr)),
+    "database" / If(_has("CONNECT_WITH_DB"), CStr),
+    "auth_plugin" / If(_has("PLUGIN_AUTH"), CStr),
+    "attributes" / If(_has("CONNECT_ATTRS"), Bounded(GreedyList(c.Struct(
         "key" / Bounded(Text), "value" / Bounded(Text))))),
 )
 """The client's reply to the greeting (Protocol::HandshakeResponse41)."""
@@ -220,8 +221,8 @@ ColumnDefinition41 = c.Struct(
     "org_table" / Bounded(Text),
     "name" / Bounded(Text),
     "org_name" / Bounded(Text),
-    "extended" / Opt(lambda ctx: ctx._params.get("extended_metadata"),   # MariaDB's type
-                     Bounded(Raw)),                        #    info (format, ...): packed
+    "extended" / If(lambda ctx: ctx._params.get("extended_metadata"),    # MariaDB's type
+                    Bounded(Raw), optional=True),          #    info (format, ...): packed
     c.Const(b"\x0c"),                                      # 1  length of the fixed fields
     "collation" / c.Int16ul,                               # 2
     "column_length" / c.Int32ul,                           # 4
@@ -274,7 +275,7 @@ TYPE_NULL = TYPES["NULL"]
 def _binary_value(kind):
     """A value in the binary form of the type ``kind(ctx)`` (integers as their unsigned bits:
     the parameter's flags say the sign)."""
-    return c.Switch(kind, {**_FIXED, **_TEMPORAL}, default=Bounded(Raw))
+    return Switch(kind, {**_FIXED, **_TEMPORAL}, default=Bounded(Raw))
 
 
 def _param_type(ctx):   # (an Array's items see the Struct's context, _index set)
@@ -287,13 +288,13 @@ ComStmtExecute = c.Struct(
     "statement_id" / c.Int32ul,                            # 4
     "flags" / c.Int8ul,                                    # 1  cursor type (0: none)
     "iteration_count" / c.Int32ul,                         # 4  1
-    "null_bitmap" / c.If(this._params.params > 0,          #    a bit per parameter
-                         Bitmap(this._params.params)),
-    "types_bound" / c.If(this._params.params > 0, c.Int8ul),   # 1: types follow
-    "types" / c.If(this.types_bound == 1, c.Array(this._params.params, c.Struct(
+    "null_bitmap" / If(this._params.params > 0,            #    a bit per parameter
+                       Bitmap(this._params.params)),
+    "types_bound" / If(this._params.params > 0, c.Int8ul),     # 1: types follow
+    "types" / If(this.types_bound == 1, c.Array(this._params.params, c.Struct(
         "type" / c.Int8ul,                                 # 1  enum_field_types
         "flags" / c.Int8ul))),                             # 1  0x80: unsigned
-    "values" / c.If(this._params.params > 0, c.Array(this._params.params, c.If(
+    "values" / If(this._params.params > 0, c.Array(this._params.params, If(
         lambda ctx: not ctx.null_bitmap[ctx._index], _binary_value(_param_type)))),
 )
 """COM_STMT_EXECUTE. ``values``: one per parameter (None for a NULL one: its bit is set).
@@ -312,9 +313,9 @@ ComStmtReset = c.Struct(c.Const(COM_STMT_RESET, c.Int8ul), "statement_id" / c.In
 
 BinaryRow = c.Struct(
     c.Const(OK_HEADER, c.Int8ul),                          # 1  0x00
-    "null_bitmap" / c.Rebuild(Bitmap(this._params.columns + 2), lambda ctx: [
+    "null_bitmap" / Rebuild(Bitmap(this._params.columns + 2), lambda ctx: [
         False, False] + [v is None for v in ctx["values"]]),   # (2 reserved bits first)
-    "values" / c.Array(this._params.columns, c.If(
+    "values" / c.Array(this._params.columns, If(
         lambda ctx: not ctx.null_bitmap[ctx._index + 2],
         _binary_value(lambda ctx: ctx._params.types[ctx._index]))),
 )

@@ -23,7 +23,7 @@ import construct as c
 
 from ..construct_ext import exprs
 from ..construct_ext.expressions import Call
-from ..construct_ext.primitives import Bounded, Opt, Raw, Text
+from ..construct_ext.primitives import Bounded, If, Raw, Text
 from ..events.gtid import PreviousGtidsBody
 from .connection import COM_BINLOG_DUMP, COM_BINLOG_DUMP_GTID, COM_REGISTER_SLAVE
 
@@ -69,16 +69,17 @@ ComBinlogDumpGtid = c.Struct(
     "server_id" / c.Int32ul,                               # 4
     "file" / c.Prefixed(c.Int32ul, Text),                  # 4 + n
     "position" / c.Int64ul,                                # 8
-    "gtid_set" / Opt(lambda ctx: ctx.flags & BINLOG_THROUGH_GTID,
-                      c.Prefixed(c.Int32ul, PreviousGtidsBody)),  # 4 + n  the executed set
+    "gtid_set" / If(lambda ctx: ctx.flags & BINLOG_THROUGH_GTID,
+                     c.Prefixed(c.Int32ul, PreviousGtidsBody),   # 4 + n  the executed set
+                     optional=True),
 )
 """COM_BINLOG_DUMP_GTID (MySQL 5.6+): stream the transactions that are not in a GTID set."""
 
 BinlogStreamPacket = c.Struct(
     c.Const(OK_STATUS, c.Int8ul),                          # 1  0x00
-    "semi_sync" / Opt(Call(exprs.param, "semi_sync", False), c.Struct(
+    "semi_sync" / If(Call(exprs.param, "semi_sync", False), c.Struct(
         c.Const(SEMI_SYNC_MARKER, c.Int8ul),               # 1  0xef
-        "ack_wanted" / c.Int8ul)),                         # 1  1: send a SemiSyncAck
+        "ack_wanted" / c.Int8ul), optional=True),          # 1  1: send a SemiSyncAck
     "event" / Raw,                                         #    the event (header to CRC32)
 )
 """One event of the binlog network stream."""

@@ -17,6 +17,7 @@ import os
 import struct
 
 from ..construct_ext.jsontext import dumps, quote
+from ..construct_ext.run import execute
 from ..model.row_change import column_names
 from ..model.transactions import file_sequence, order_key, transaction_events
 from ..mysql.codes import DELETE_KINDS, UPDATE_KINDS
@@ -132,8 +133,7 @@ def compile_object(keys, converters):
             pieces.append(repr(("{" if n == 0 else ",") + name))
             pieces.append(var)
         lines.append("    return " + " + ".join(pieces) + " + '}'")
-    exec(compile("\n".join(lines), "<change record image>", "exec"), ns)
-    return ns["image"]
+    return execute("\n".join(lines), "<change record image>", ns)["image"]
 
 
 def compile_values(keys, converters):
@@ -144,8 +144,7 @@ def compile_values(keys, converters):
         items.append(f"('null' if row[{k!r}] is None else C{j}(row[{k!r}]))")
     source = "def values(row):\n    return (" + ", ".join(items) + ("," if len(items) == 1
                                                                    else "") + ")"
-    exec(compile(source, "<change record values>", "exec"), ns)
-    return ns["values"]
+    return execute(source, "<change record values>", ns)["values"]
 
 
 def object_of(texts: dict) -> str:

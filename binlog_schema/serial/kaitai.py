@@ -130,9 +130,10 @@ EXPRESSIONS.update({flavor.fde_has_checksum: _has_checksum_ksy,
 # ---------------------------------------------------------------------------- post-header lengths
 
 
-def _post_header_length(k, code, v4, old, v1=None) -> str:
+def _post_header_length(k, code) -> str:
     """post_header.post_header_length: the FDE's entry for the code the file stores, else by
     the binlog version; an instance of the event type (``post_header_length_<code>``)."""
+    v4, old, v1 = post_header.POST_HEADER_BY_VERSION[code]
     scope = k.context_scope()
     file_code = str(code)
     inverse = {v: f for f, v in flavor.WL2325_REMAP.items()}
@@ -152,44 +153,44 @@ def _post_header_length(k, code, v4, old, v1=None) -> str:
     return k.up(scope) + name
 
 
-def _at_least(k, code, v4, old, n, v1=None):
-    return f"({_post_header_length(k, code, v4, old, v1)} >= {n})"
+def _at_least(k, code, n):
+    return f"({_post_header_length(k, code)} >= {n})"
 
 
-def _extra(k, code, v4, old, base, v1=None):
-    n = _post_header_length(k, code, v4, old, v1)
+def _extra(k, code, base):
+    n = _post_header_length(k, code)
     return f"({n} > {base} ? {n} - {base} : 0)"
 
 
-def _has_extra(k, code, v4, old, base, v1=None):
-    return f"({_post_header_length(k, code, v4, old, v1)} > {base})"
+def _has_extra(k, code, base):
+    return f"({_post_header_length(k, code)} > {base})"
 
 
-def _query_phl(k, code, known):
-    return _post_header_length(k, code, 13 + known, 11 + known)
+def _has_status_vars(k, code):
+    return f"({_post_header_length(k, code)} >= {post_header.POST_HEADER_BY_VERSION[code].v4})"
 
 
-def _has_status_vars(k, code, known):
-    return f"({_query_phl(k, code, known)} >= {13 + known})"
-
-
-def _query_extra(k, code, known):
-    n = _query_phl(k, code, known)
-    used = f"({known} + ({n} >= {13 + known} ? 13 : 11))"
+def _query_extra(k, code):
+    """post_header.query_extra: the bytes beyond QUERY's (v4 or v3) and the ``known`` bytes
+    the event type adds to them."""
+    query = post_header.POST_HEADER_BY_VERSION[QUERY_EVENT]
+    v4 = post_header.POST_HEADER_BY_VERSION[code].v4
+    n = _post_header_length(k, code)
+    used = f"({v4 - query.v4} + ({n} >= {v4} ? {query.v4} : {query.v3}))"
     return f"({n} > {used} ? {n} - {used} : 0)"
 
 
-def _has_query_extra(k, code, known):
-    return f"({_query_extra(k, code, known)} > 0)"
+def _has_query_extra(k, code):
+    return f"({_query_extra(k, code)} > 0)"
 
 
-def _status_overrun(k, code, known):
+def _status_overrun(k, code):
     """post_header.query_status_overrun: status_vars_len runs past the body."""
     k.here.instances["stored_status_vars_len"] = {
         "pos": 11, "type": "u2le", "if": "_io.size >= 13",
         "doc": "status_vars_len as stored (for the servers' corruption rule)"}
-    return (f"({_has_status_vars(k, code, known)} and _io.size >= 13 and "
-            f"stored_status_vars_len > _io.size - {_query_phl(k, code, known)})")
+    return (f"({_has_status_vars(k, code)} and _io.size >= 13 and "
+            f"stored_status_vars_len > _io.size - {_post_header_length(k, code)})")
 
 
 EXPRESSIONS.update({

@@ -12,6 +12,7 @@ from ..mysql.coltypes import TEMPORAL_TYPES
 from ..values.image import IMAGE_KEYS, ValueEmitter, compile_image, read_rows
 from ..values.temporal import date_text, datetime_text, time_text, timestamp_text
 from ..construct_ext.jsontext import quote
+from ..construct_ext.run import execute
 from ..values.forms import jsonable
 
 try:
@@ -101,8 +102,7 @@ class ImagesJson:
                 pieces.append(repr(("{" if n == 0 else self.item) + name))
                 pieces.append(var)
             lines.append("    return " + " + ".join(pieces) + " + '}'")
-        exec(compile("\n".join(lines), "<row image json>", "exec"), ns)
-        return ns["image"]
+        return execute("\n".join(lines), "<row image json>", ns)["image"]
 
 
 def images_json(codec, binary: str = "hex", item: str = ",", key: str = ":") -> ImagesJson:

@@ -35,6 +35,7 @@ import struct as _struct
 from ..construct_ext.bits import bits_of, bytes_of
 from ..construct_ext.errors import IntegerError, StreamError, ValidationError
 from ..construct_ext.ints import number_build, number_parse
+from ..construct_ext.run import execute
 from .codecs import NaNFloat
 
 # the keys a row keeps beside its columns' (what rebuilds the image's bits exactly); a
@@ -447,5 +448,4 @@ def compile_image(plan: ImagePlan, emitter_class=RowEmitter, name="row image"):
             lines.extend("        " + line for line in emit.value(j, codec, key))
     lines += ["    if pos > len(data):", "        raise IndexError('image runs past the rows')"]
     returns()
-    exec(compile("\n".join(lines), f"<{name}>", "exec"), ns)
-    return ns["image"]
+    return execute("\n".join(lines), f"<{name}>", ns)["image"]
