@@ -74,7 +74,7 @@ def files_of(srv):
 
 
 def count_events(paths):
-    from binlog_schema.stream import BinlogReader
+    from binlog_schema.format.stream import BinlogReader
     return sum(sum(1 for _ in BinlogReader(str(p), decode=False)) - 1 for p in paths)
 
 

@@ -26,8 +26,8 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from binlog_schema.scanning import Blocks  # noqa: E402
-from binlog_schema.stream import MAX_EVENT_SIZE, BinlogReader  # noqa: E402
+from binlog_schema.format.scanning import Blocks  # noqa: E402
+from binlog_schema.format.stream import MAX_EVENT_SIZE, BinlogReader  # noqa: E402
 from table_maps import make_large  # noqa: E402
 
 CORPUS = pathlib.Path(os.environ.get("BINLOG_CORPUS", ROOT.parent / "shared" / "corpus"))
@@ -86,7 +86,7 @@ def paired(fa, fb, path, repeats=REPEATS):
 
 def peak_rss_mib(path) -> float:
     """Peak RSS of a fresh process that streams the whole file with the reader."""
-    code = ("import resource, sys\nfrom binlog_schema.stream import BinlogReader\n"
+    code = ("import resource, sys\nfrom binlog_schema.format.stream import BinlogReader\n"
             "n = sum(1 for _ in BinlogReader(sys.argv[1], skip_errors=True))\n"
             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
     out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,

@@ -23,8 +23,8 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from binlog_schema.model.row_change import RowDecoder  # noqa: E402
-from binlog_schema.stream import BinlogReader  # noqa: E402
+from binlog_schema.changes.row_change import RowDecoder  # noqa: E402
+from binlog_schema.format.stream import BinlogReader  # noqa: E402
 from table_maps import make_large  # noqa: E402
 
 REPEATS = int(os.environ.get("BENCH_REPEATS", "3"))

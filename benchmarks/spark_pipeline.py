@@ -102,8 +102,8 @@ def cpu_scaling() -> float:
 def single_process(paths):
     """Events and rows of the files decoded in this process, the seconds and CPU seconds it
     took."""
-    from binlog_schema.model.row_change import RowDecoder
-    from binlog_schema.stream import BinlogReader
+    from binlog_schema.changes.row_change import RowDecoder
+    from binlog_schema.format.stream import BinlogReader
     t, c = time.perf_counter(), time.process_time()
     events = rows = 0
     for path in paths:

@@ -23,10 +23,10 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from binlog_schema.envelope import build_event, parse_event  # noqa: E402
-from binlog_schema.model.table_map import table_map_from_event  # noqa: E402
-from binlog_schema.mysql.codes import TABLE_MAP_EVENT, TRANSACTION_PAYLOAD_EVENT  # noqa: E402
-from binlog_schema.stream import BinlogReader  # noqa: E402
+from binlog_schema.format.event_codec import build_event, parse_event  # noqa: E402
+from binlog_schema.changes.table_map import table_map_from_event  # noqa: E402
+from binlog_schema.format.facts.codes import TABLE_MAP_EVENT, TRANSACTION_PAYLOAD_EVENT  # noqa: E402
+from binlog_schema.format.stream import BinlogReader  # noqa: E402
 
 CORPUS = pathlib.Path(os.environ.get("BINLOG_CORPUS", ROOT.parent / "shared" / "corpus"))
 REPEATS = int(os.environ.get("BENCH_REPEATS", "5"))

@@ -14,15 +14,19 @@ command over many small files pays no import it does not need).
 __version__ = "0.1.0"
 
 _WHERE = {
-    "Context": "context", "parse_event": "envelope", "build_event": "envelope",
-    "Event": "events.envelope",
-    "BinlogError": "errors", "BuildError": "errors", "ChecksumError": "errors",
-    "FormatError": "errors", "LimitError": "errors", "TruncatedError": "errors",
-    "BinlogReader": "stream", "BinlogWriter": "stream", "EventRecord": "stream",
-    "read_events": "stream",
-    "TableMap": "model.table_map", "Column": "model.table_map",
-    "table_map_from_event": "model.table_map",
-    "change_records": "model.transactions", "ChangeRecord": "model.transactions",
+    "Context": "format.context", "parse_event": "format.event_codec",
+    "build_event": "format.event_codec",
+    "Event": "format.events.envelope",
+    "BinlogError": "format.errors", "BuildError": "format.errors",
+    "ChecksumError": "format.errors",
+    "FormatError": "format.errors", "LimitError": "format.errors",
+    "TruncatedError": "format.errors",
+    "BinlogReader": "format.stream", "BinlogWriter": "format.stream",
+    "EventRecord": "format.stream",
+    "read_events": "format.stream",
+    "TableMap": "changes.table_map", "Column": "changes.table_map",
+    "table_map_from_event": "changes.table_map",
+    "change_records": "changes.transactions", "ChangeRecord": "changes.transactions",
 }
 
 

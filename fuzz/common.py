@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pathlib
 
-from binlog_schema.errors import BinlogError
+from binlog_schema.format.errors import BinlogError
 
 
 class Finding(Exception):

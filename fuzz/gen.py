@@ -17,12 +17,12 @@ import construct as c
 
 from binlog_schema.construct_ext.errors import LayoutError
 
-from binlog_schema.errors import BinlogError, BuildError
-from binlog_schema.mysql.charsets import BINARY_ID
-from binlog_schema.mysql.codes import WRITE_ROWS_EVENT
-from binlog_schema.mysql.flavor import flavor_for, flavor_name_of, json_is_binary
-from binlog_schema.model.table_map import Column, TableMap, table_map_from_event
-from binlog_schema.envelope import build_event, parse_event
+from binlog_schema.format.errors import BinlogError, BuildError
+from binlog_schema.format.facts.charsets import BINARY_ID
+from binlog_schema.format.facts.codes import WRITE_ROWS_EVENT
+from binlog_schema.format.facts.flavor import flavor_for, flavor_name_of, json_is_binary
+from binlog_schema.changes.table_map import Column, TableMap, table_map_from_event
+from binlog_schema.format.event_codec import build_event, parse_event
 
 from .common import VERSIONS, Finding, byte_difference, check_typed, untyped
 
@@ -218,14 +218,14 @@ def table_map_roundtrip(tm: TableMap):
         raise untyped("table_map_from_event", e) from None
     want, got = _model(tm), _model(back)
     if want != got:
-        from binlog_schema.event_forms import first_difference
+        from binlog_schema.format.event_forms import first_difference
         raise Finding(f"TableMap built then parsed differs at {first_difference(want, got)}: "
                       f"{_at(want, got)}")
     return data, back
 
 
 def _at(want, got):
-    from binlog_schema.event_forms import first_difference
+    from binlog_schema.format.event_forms import first_difference
     path = first_difference(want, got) or ""
     a, b = want, got
     for part in path.replace("[", ".").replace("]", "").split("."):
@@ -279,8 +279,8 @@ def _json(fdp, depth=0):
 
 def make_value(fdp, col, flavor):
     """A typed value for a column (None: NULL when the column is nullable)."""
-    from binlog_schema.values import temporal as t
-    from binlog_schema.values.codecs import Compressed, EnumValue, Geometry, SetValue
+    from binlog_schema.format.values import temporal as t
+    from binlog_schema.format.values.codecs import Compressed, EnumValue, Geometry, SetValue
     if col.nullable and fdp.ConsumeIntInRange(0, 7) == 0:
         return None
     ty = col.type
@@ -345,8 +345,8 @@ def make_value(fdp, col, flavor):
         return [_float32(fdp) if fdp.ConsumeIntInRange(0, 31) else 1e39
                 for _ in range(fdp.ConsumeIntInRange(0, 6))]
     if ty in ("BLOB_COMPRESSED", "VARCHAR_COMPRESSED"):
-        from binlog_schema.mysql.compression import mariadb_compress
-        from binlog_schema.values.codecs import text_codec
+        from binlog_schema.format.facts.compression import mariadb_compress
+        from binlog_schema.format.values.codecs import text_codec
         dec, enc = text_codec(col.collation_id)
         data = _charset_text(fdp, col, 40)
         try:
@@ -380,7 +380,7 @@ def same(a, b) -> bool:
 
 
 def rows_roundtrip(fdp):
-    from binlog_schema.values.rows import RowsCodec
+    from binlog_schema.format.values.rows import RowsCodec
     tm = make_table_map(fdp, rows_only=True)
     data, back = table_map_roundtrip(tm)
     if back is None:

@@ -37,13 +37,13 @@ import construct as c
 
 from binlog_schema.construct_ext.errors import LayoutError
 
-from binlog_schema.context import Context
-from binlog_schema.compiled import unit
-from binlog_schema.envelope import build_event, frame_event, parse_event, type_name
-from binlog_schema.events.envelope import Event
-from binlog_schema.mysql.framing import event_crc as _crc
-from binlog_schema.errors import BinlogError, BuildError
-from binlog_schema.mysql.codes import (
+from binlog_schema.format.context import Context
+from binlog_schema.format.compiled import unit
+from binlog_schema.format.event_codec import build_event, frame_event, parse_event, type_name
+from binlog_schema.format.events.envelope import Event
+from binlog_schema.format.facts.framing import event_crc as _crc
+from binlog_schema.format.errors import BinlogError, BuildError
+from binlog_schema.format.facts.codes import (
     DELETE_ROWS_COMPRESSED_EVENT, DELETE_ROWS_COMPRESSED_EVENT_V1, DELETE_ROWS_EVENT,
     DELETE_ROWS_EVENT_V1, FORMAT_DESCRIPTION_EVENT, PARTIAL_UPDATE_ROWS_EVENT,
     PRE_GA_DELETE_ROWS_EVENT, PRE_GA_UPDATE_ROWS_EVENT, PRE_GA_WRITE_ROWS_EVENT, START_EVENT_V3,
@@ -51,9 +51,9 @@ from binlog_schema.mysql.codes import (
     UPDATE_ROWS_COMPRESSED_EVENT, UPDATE_ROWS_COMPRESSED_EVENT_V1, UPDATE_ROWS_EVENT,
     UPDATE_ROWS_EVENT_V1, WRITE_ROWS_COMPRESSED_EVENT, WRITE_ROWS_COMPRESSED_EVENT_V1,
     WRITE_ROWS_EVENT, WRITE_ROWS_EVENT_V1)
-from binlog_schema.mysql.flavor import checksum_length, flavor_name_of, version_numbers
-from binlog_schema.mysql.framing import HEADER_SIZE
-from binlog_schema.event_forms import first_difference, to_plain
+from binlog_schema.format.facts.flavor import checksum_length, flavor_name_of, version_numbers
+from binlog_schema.format.facts.framing import HEADER_SIZE
+from binlog_schema.format.event_forms import first_difference, to_plain
 from binlog_schema.construct_ext.streams import TrackingIO
 
 from .common import VERSIONS, Finding, Hang, byte_difference as _diff, check_typed, untyped
@@ -72,8 +72,8 @@ MAGIC = b"\xfebin"
 # with a reproducer; suppressed so that the campaign goes on past them (FUZZ_STRICT=1: not).
 # The first input of each is appended to $FUZZ_KNOWN_LOG.
 KNOWN: dict = {}  # all reported findings are fixed (tests/unit/test_fuzz_smoke.py keeps them)
-# Fixed since they were reported: values/codecs.py FLOAT and VECTOR signalling NaNs
-# quieted, ENUM/SET OverflowError; events/query.py ROWS_QUERY length byte recomputed.
+# Fixed since they were reported: format/values/codecs.py FLOAT and VECTOR signalling NaNs
+# quieted, ENUM/SET OverflowError; format/events/query.py ROWS_QUERY length byte recomputed.
 KNOWN_SEEN: dict = {}
 STRICT = os.environ.get("FUZZ_STRICT") == "1"
 
@@ -271,7 +271,7 @@ def stream(data: bytes):
     errors": a delivered record's bytes are the file's at its offset; in recovery the records
     (events and SKIPPED ranges, the truncated tail among them) tile the file from byte 4 to
     its end with neither hole nor overlap (nothing lost)."""
-    from binlog_schema.stream import BinlogReader
+    from binlog_schema.format.stream import BinlogReader
     if not data.startswith(MAGIC):
         data = MAGIC + data
     for n, options in enumerate(({"skip_errors": True}, {"skip_errors": True, "decode": "lazy"},
@@ -335,7 +335,7 @@ def table_map(data: bytes):
     extra_optional_metadata, trailing metadata, raw metadata of unknown types: the model
     keeps what the flavor's rules would not write). A BuildError there is a finding too: a
     parsed TABLE_MAP must always rebuild."""
-    from binlog_schema.model.table_map import TableMap, table_map_from_event
+    from binlog_schema.changes.table_map import TableMap, table_map_from_event
     if not data:
         return
     ctx = variant(data[0])
@@ -397,9 +397,9 @@ def rows(data: bytes):
     same bytes, and so must their JSON-safe forms (``jsonable`` then ``from_jsonable``, the
     path of the rows vectors). Errors: BinlogError, or construct's StreamError/
     ValidationError from the codecs (their documented errors)."""
-    from binlog_schema.values.forms import from_jsonable, jsonable
-    from binlog_schema.model.table_map import table_map_from_event
-    from binlog_schema.values.rows import RowsCodec
+    from binlog_schema.format.values.forms import from_jsonable, jsonable
+    from binlog_schema.changes.table_map import table_map_from_event
+    from binlog_schema.format.values.rows import RowsCodec
     maps = table_maps()
     if len(data) < 3 or not maps:
         return
@@ -508,7 +508,7 @@ def _spec_docs():
 
 
 def _spec_context(doc) -> Context:
-    from binlog_schema.vectors import context_of
+    from binlog_schema.synthetic.vector_checks import context_of
     try:
         return context_of(doc)
     except Exception:  # noqa: BLE001
@@ -516,7 +516,7 @@ def _spec_context(doc) -> Context:
 
 
 def _hex(text) -> bytes:
-    from binlog_schema.vectors import hex_bytes
+    from binlog_schema.synthetic.vector_checks import hex_bytes
     return hex_bytes(text)
 
 
@@ -539,7 +539,7 @@ def corpus_files(max_size: int | None = None) -> list:
 
 
 def _corpus_events(kinds=None):
-    from binlog_schema.stream import BinlogReader
+    from binlog_schema.format.stream import BinlogReader
     for path in corpus_files():
         try:
             for rec in BinlogReader(str(path), skip_errors=True, decode=False):
@@ -552,7 +552,7 @@ def _corpus_events(kinds=None):
 def _corpus_records():
     """(raw, ctx, kind, table map raw in force) of every event of the corpus (decoded, so
     the context follows each file's FDE)."""
-    from binlog_schema.stream import BinlogReader
+    from binlog_schema.format.stream import BinlogReader
     for path in corpus_files():
         maps = {}
         try:
@@ -597,7 +597,7 @@ def seeds(name: str, small: bool = False):
             add("file", _prefix(data, 4096))
             if small and len(out) >= 8:
                 break
-        from binlog_schema.stream import BinlogReader
+        from binlog_schema.format.stream import BinlogReader
         if not small:
             for path in corpus_files(max_size=64 << 10):  # every event kind at a seed's start
                 data = path.read_bytes()
@@ -616,7 +616,7 @@ def seeds(name: str, small: bool = False):
     elif name == "rows":
         index = {(raw[HEADER_SIZE:], ctx.flavor, ctx.server_version): i
                  for i, (raw, ctx) in enumerate(table_maps())}
-        from binlog_schema.mysql.codes import ROWS_KINDS
+        from binlog_schema.format.facts.codes import ROWS_KINDS
         for _, doc in _spec_docs():
             if "table_map_hex" in doc and "error" not in doc:
                 ctx = _spec_context(doc)
@@ -656,7 +656,7 @@ def damage_files() -> list:
     (name, bytes, its events as (offset, raw), whether it has checksums)."""
     global _damage_files
     if _damage_files is None:
-        from binlog_schema.stream import BinlogReader
+        from binlog_schema.format.stream import BinlogReader
         _damage_files = []
         for path in corpus_files(max_size=DAMAGE_MAX_FILE):
             data = path.read_bytes()
@@ -775,7 +775,7 @@ def damage(data: bytes):
     import bisect
     import io
     import tempfile
-    from binlog_schema.serial.write import Output, write_events
+    from binlog_schema.output.write import Output, write_events
     from fuzz.gen import provider
     fdp = provider(data)
     buf, src, groups = damaged(fdp)
@@ -956,7 +956,7 @@ def split(data: bytes):
     from binlog_schema.pipeline.tasks.reading import split_records
     from binlog_schema.pipeline.tasks.split import EVENT_WEIGHT
     from binlog_schema.pipeline.tasks.split_context import file_context
-    from binlog_schema.stream import BinlogReader
+    from binlog_schema.format.stream import BinlogReader
     from fuzz.gen import provider
     fdp = provider(data)
     buf, _src, groups = damaged(fdp)

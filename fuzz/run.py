@@ -20,12 +20,12 @@ sys.path.insert(0, str(ROOT))
 import atheris  # noqa: E402
 
 with atheris.instrument_imports(include=["binlog_schema", "fuzz"]):
-    import binlog_schema.envelope
-    import binlog_schema.model.row_change
-    import binlog_schema.model.table_map
-    import binlog_schema.stream
-    import binlog_schema.values.json_binary
-    import binlog_schema.values.rows  # noqa: F401
+    import binlog_schema.format.event_codec
+    import binlog_schema.changes.row_change
+    import binlog_schema.changes.table_map
+    import binlog_schema.format.stream
+    import binlog_schema.format.values.json_binary
+    import binlog_schema.format.values.rows  # noqa: F401
     from fuzz import gen, harness  # noqa: F401
 
 

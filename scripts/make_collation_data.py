@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Regenerate the collation and character-set data of binlog_schema/mysql/ from a running
-MariaDB server, in two modules read by binlog_schema/mysql/charsets.py:
+"""Regenerate the collation and character-set data of binlog_schema/format/facts/ from a running
+MariaDB server, in two modules read by binlog_schema/format/facts/charsets.py:
 
 - collation_data.py: every collation (name, id, character set) and every character set
   (maximum bytes per character, default collation) of information_schema;
@@ -13,7 +13,7 @@ MariaDB server, in two modules read by binlog_schema/mysql/charsets.py:
     .venv/bin/python scripts/make_collation_data.py --socket .work/mariadb/coll/sock
 
 MySQL's own names (utf8mb4_0900_*, gb18030_*, ...) are kept by hand in
-binlog_schema/mysql/charsets.py, as are the Python codecs of the multi-byte character sets.
+binlog_schema/format/facts/charsets.py, as are the Python codecs of the multi-byte character sets.
 """
 
 from __future__ import annotations

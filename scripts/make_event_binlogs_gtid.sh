@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Produce MariaDB binlogs with the GTID-family events that binlog_schema/events/gtid.py
+# Produce MariaDB binlogs with the GTID-family events that binlog_schema/format/events/gtid.py
 # declares, into .work/binlogs-events-gtid/:
 #
 #   mariadb-<version>-gtid.NNNNNN       scripts/workloads/events_gtid.sql (XA, multi-engine,

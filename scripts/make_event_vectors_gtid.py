@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write the golden vectors of the GTID event family (binlog_schema/events/gtid.py) under
+"""Write the golden vectors of the GTID event family (binlog_schema/format/events/gtid.py) under
 specs/events/:
 
     gtid.yaml            real events from the shared corpus (one per distinct layout)
@@ -23,15 +23,15 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
 from make_vectors import CORPUS, ROOT, negative, positive, write
 
-from binlog_schema.context import Context
-from binlog_schema.envelope import HEADER_SIZE, build_event, frame_event
-from binlog_schema.mysql.codes import (
+from binlog_schema.format.context import Context
+from binlog_schema.format.event_codec import HEADER_SIZE, build_event, frame_event
+from binlog_schema.format.facts.codes import (
     ANONYMOUS_GTID_LOG_EVENT, BINLOG_CHECKPOINT_EVENT, GTID_LIST_EVENT, GTID_LOG_EVENT,
     GTID_TAGGED_LOG_EVENT, HEARTBEAT_LOG_EVENT, HEARTBEAT_LOG_EVENT_V2, MARIA_GTID_EVENT,
     PREVIOUS_GTIDS_LOG_EVENT, START_ENCRYPTION_EVENT, TRANSACTION_CONTEXT_EVENT,
     VIEW_CHANGE_EVENT, XA_PREPARE_LOG_EVENT)
-from binlog_schema.events.gtid import BODIES
-from binlog_schema.stream import BinlogReader
+from binlog_schema.format.events.gtid import BODIES
+from binlog_schema.format.stream import BinlogReader
 
 SPECS = ROOT / "specs" / "events"
 MARIADB_DIR = ROOT / ".work" / "binlogs-events-gtid"

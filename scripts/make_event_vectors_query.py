@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write the golden vectors of the statement events (binlog_schema/events/query.py) under
+"""Write the golden vectors of the statement events (binlog_schema/format/events/query.py) under
 specs/events/:
 
     query.yaml             real events from the shared corpus and from a MariaDB server
@@ -27,16 +27,16 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from make_vectors import CORPUS, ctx_dict, negative, positive, write  # noqa: E402
 
-from binlog_schema.mysql.compression import mariadb_compress  # noqa: E402
-from binlog_schema.context import Context  # noqa: E402
-from binlog_schema.envelope import HEADER_SIZE, build_event, frame_event  # noqa: E402
-from binlog_schema.mysql.codes import (  # noqa: E402
+from binlog_schema.format.facts.compression import mariadb_compress  # noqa: E402
+from binlog_schema.format.context import Context  # noqa: E402
+from binlog_schema.format.event_codec import HEADER_SIZE, build_event, frame_event  # noqa: E402
+from binlog_schema.format.facts.codes import (  # noqa: E402
     EVENT_TYPES, EXECUTE_LOAD_QUERY_EVENT, IGNORABLE_LOG_EVENT, INCIDENT_EVENT, INTVAR_EVENT,
     LOAD_EVENT, NEW_LOAD_EVENT, QUERY_COMPRESSED_EVENT, QUERY_EVENT, ROTATE_EVENT,
     USER_VAR_EVENT)
-from binlog_schema.events.query import BODIES  # noqa: E402
-from binlog_schema.stream import BinlogReader  # noqa: E402
-from binlog_schema.vectors import check_vector  # noqa: E402
+from binlog_schema.format.events.query import BODIES  # noqa: E402
+from binlog_schema.format.stream import BinlogReader  # noqa: E402
+from binlog_schema.synthetic.vector_checks import check_vector  # noqa: E402
 
 SPECS = ROOT / "specs" / "events"
 SMALL = 4096  # an event above this size is taken only for a type no smaller event shows

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Regenerate the generator's golden vectors, specs/fixtures/<server>.yaml: every event of a
-small fixture per server profile, each a vector of binlog_schema.vectors (checked both ways by
+small fixture per server profile, each a vector of binlog_schema.synthetic.vector_checks (checked
+both ways by
 ``binlog-schema validate``) with the spec that generates it under ``fixture``
 (tests/vectors/test_synthetic.py regenerates the event from it and compares the bytes).
 
@@ -17,7 +18,7 @@ sys.path.insert(0, str(ROOT))
 
 from binlog_schema.synthetic.vector import _records, event_vector  # noqa: E402
 from binlog_schema.synthetic.writer import generate  # noqa: E402
-from binlog_schema.vectors import dump_vector  # noqa: E402
+from binlog_schema.synthetic.vector_checks import dump_vector  # noqa: E402
 
 TABLE = {"name": "t", "columns": [
     {"name": "id", "type": "INT", "unsigned": True, "nullable": False},

@@ -23,9 +23,9 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from binlog_schema.mysql.codes import ROWS_KINDS  # noqa: E402
-from binlog_schema.values.rows import operation_of  # noqa: E402
-from binlog_schema.vectors import check_vector  # noqa: E402
+from binlog_schema.format.facts.codes import ROWS_KINDS  # noqa: E402
+from binlog_schema.format.values.rows import operation_of  # noqa: E402
+from binlog_schema.synthetic.vector_checks import check_vector  # noqa: E402
 from make_rows_vectors import events_with_maps  # noqa: E402
 from make_vectors import ctx_dict, write  # noqa: E402
 
@@ -105,11 +105,11 @@ def main() -> int:
 def _rows(v) -> list:
     """The JSON-safe rows of the vector's event, through the table map as its schema
     completes it (what check_vector then checks both ways)."""
-    from binlog_schema.envelope import parse_event
-    from binlog_schema.model.table_map import table_map_from_event
-    from binlog_schema.values.forms import jsonable
-    from binlog_schema.values.rows import RowsCodec
-    from binlog_schema.vectors import _with_schema, context_of
+    from binlog_schema.format.event_codec import parse_event
+    from binlog_schema.changes.table_map import table_map_from_event
+    from binlog_schema.format.values.forms import jsonable
+    from binlog_schema.format.values.rows import RowsCodec
+    from binlog_schema.synthetic.vector_checks import _with_schema, context_of
     ctx = context_of(v)
     tm = table_map_from_event(parse_event(bytes.fromhex(v["table_map_hex"]), ctx), ctx)
     tm, problems = _with_schema(tm, v["schema"], ctx)

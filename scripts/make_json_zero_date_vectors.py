@@ -32,9 +32,9 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 import yaml  # noqa: E402
 
-from binlog_schema.envelope import build_event, parse_event  # noqa: E402
-from binlog_schema.stream import EventRecord  # noqa: E402
-from binlog_schema.vectors import context_of, hex_bytes  # noqa: E402
+from binlog_schema.format.event_codec import build_event, parse_event  # noqa: E402
+from binlog_schema.format.stream import EventRecord  # noqa: E402
+from binlog_schema.synthetic.vector_checks import context_of, hex_bytes  # noqa: E402
 from make_rows_vectors import rows_vector  # noqa: E402
 from make_vectors import write  # noqa: E402
 

@@ -1,5 +1,5 @@
 """Write specs/binlog.ksy: the binlog file format as Kaitai Struct, exported from the
-declarations (binlog_schema.serial.kaitai). Running it again gives the same file.
+declarations (binlog_schema.output.kaitai). Running it again gives the same file.
 
     .venv/bin/python scripts/make_ksy.py [--check] [OUT]
 
@@ -15,7 +15,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from binlog_schema.serial.kaitai import export  # noqa: E402
+from binlog_schema.output.kaitai import export  # noqa: E402
 
 DEFAULT = ROOT / "specs" / "binlog.ksy"
 

@@ -28,12 +28,12 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from binlog_schema.mysql.codes import ANNOTATE_ROWS_EVENT, ROWS_KINDS, TABLE_MAP_EVENT  # noqa: E402
-from binlog_schema.values.forms import jsonable  # noqa: E402
-from binlog_schema.model.table_map import table_map_from_event  # noqa: E402
-from binlog_schema.stream import BinlogReader  # noqa: E402
-from binlog_schema.values.rows import RowsCodec, operation_of  # noqa: E402
-from binlog_schema.vectors import check_vector  # noqa: E402
+from binlog_schema.format.facts.codes import ANNOTATE_ROWS_EVENT, ROWS_KINDS, TABLE_MAP_EVENT  # noqa: E402
+from binlog_schema.format.values.forms import jsonable  # noqa: E402
+from binlog_schema.changes.table_map import table_map_from_event  # noqa: E402
+from binlog_schema.format.stream import BinlogReader  # noqa: E402
+from binlog_schema.format.values.rows import RowsCodec, operation_of  # noqa: E402
+from binlog_schema.synthetic.vector_checks import check_vector  # noqa: E402
 from make_vectors import ctx_dict, write  # noqa: E402
 
 SPECS = ROOT / "specs" / "rows"
@@ -251,9 +251,9 @@ def _settings(tm_rec, rec) -> dict:
 
 def _json_rows_supported() -> bool:
     """MySQL binary JSON values in JSON-safe rows need the lossless typed JSON form and its
-    inverse (binlog_schema.values.forms, used by the vector checker)."""
+    inverse (binlog_schema.format.values.forms, used by the vector checker)."""
     try:
-        from binlog_schema.values import forms as value_forms
+        from binlog_schema.format.values import forms as value_forms
     except ImportError:
         return False
     return callable(getattr(value_forms, "to_typed_json", None)) and \
@@ -268,7 +268,8 @@ def corpus() -> dict:
         if not path.is_file():
             raise SystemExit(f"{path} missing: set BINLOG_CORPUS")
         if "json" in rel and not json_ok:
-            print(f"{rel}: skipped (binlog_schema/values/json_binary.py has no from_jsonable: "
+            print(f"{rel}: skipped (binlog_schema/format/values/json_binary.py has no "
+                  "from_jsonable: "
                   "JSON rows cannot be read back from their JSON-safe form yet)")
             continue
         chosen = {}

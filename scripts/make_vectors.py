@@ -21,13 +21,13 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from binlog_schema.context import Context  # noqa: E402
-from binlog_schema.envelope import HEADER_SIZE, build_event, frame_event, parse_event  # noqa: E402
-from binlog_schema.mysql.codes import TABLE_MAP_EVENT  # noqa: E402
-from binlog_schema.model.table_map import Column, TableMap, table_map_from_event  # noqa: E402
-from binlog_schema.event_forms import to_plain  # noqa: E402
-from binlog_schema.stream import BinlogReader  # noqa: E402
-from binlog_schema.vectors import dump_vector  # noqa: E402
+from binlog_schema.format.context import Context  # noqa: E402
+from binlog_schema.format.event_codec import HEADER_SIZE, build_event, frame_event, parse_event  # noqa: E402
+from binlog_schema.format.facts.codes import TABLE_MAP_EVENT  # noqa: E402
+from binlog_schema.changes.table_map import Column, TableMap, table_map_from_event  # noqa: E402
+from binlog_schema.format.event_forms import to_plain  # noqa: E402
+from binlog_schema.format.stream import BinlogReader  # noqa: E402
+from binlog_schema.synthetic.vector_checks import dump_vector  # noqa: E402
 
 SPECS = ROOT / "specs" / "table_map"
 CORPUS = pathlib.Path(os.environ.get("BINLOG_CORPUS", ROOT.parent / "shared" / "corpus"))

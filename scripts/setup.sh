@@ -37,8 +37,8 @@ KSC_VERSION=0.11.0
 MYSQL2_VERSION=3.24.5
 ksc=.work/node/node_modules/kaitai-struct-compiler/package.json
 # Chart.js, pinned: `stats --html` inlines its chart.umd.min.js in the report page
-# (binlog_schema/serial/stats_html.py reads this pin); installed with the compiler
-CHARTJS_VERSION=$(sed -n 's/^CHARTJS_VERSION = "\(.*\)"$/\1/p' binlog_schema/serial/stats_html.py)
+# (binlog_schema/output/stats_html.py reads this pin); installed with the compiler
+CHARTJS_VERSION=$(sed -n 's/^CHARTJS_VERSION = "\(.*\)"$/\1/p' binlog_schema/output/stats_html.py)
 chartjs=.work/node/node_modules/chart.js/package.json
 mysql2=.work/node/node_modules/mysql2/package.json
 if ! grep -qs "\"version\": \"$KSC_VERSION\"" "$ksc" ||

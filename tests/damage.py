@@ -12,10 +12,10 @@ import random
 from dataclasses import dataclass
 from collections.abc import Callable
 
-from binlog_schema.mysql.codes import FORMAT_DESCRIPTION_EVENT, ROWS_KINDS
-from binlog_schema.mysql.framing import TYPE_AT
-from binlog_schema.scanning import MAGIC
-from binlog_schema.stream import BinlogReader
+from binlog_schema.format.facts.codes import FORMAT_DESCRIPTION_EVENT, ROWS_KINDS
+from binlog_schema.format.facts.framing import TYPE_AT
+from binlog_schema.format.scanning import MAGIC
+from binlog_schema.format.stream import BinlogReader
 
 CHECKSUMS = {"crc32", "mariadb", "payload"}
 FILES = {  # corpus file: what it brings
@@ -129,8 +129,8 @@ def unchecked_copy(data: bytes, change=None) -> bytes:
     event as it is): a value (its log position computed), or an event's bytes (its header's
     size and log position built anew, its body kept)."""
     import io
-    from binlog_schema.mysql.framing import LOG_POS_AT, LOG_POS_END
-    from binlog_schema.stream import BinlogWriter, EventRecord
+    from binlog_schema.format.facts.framing import LOG_POS_AT, LOG_POS_END
+    from binlog_schema.format.stream import BinlogWriter, EventRecord
     out = io.BytesIO()
     w = BinlogWriter(out)
     zero = []   # (where the events whose log position is 0 are written)

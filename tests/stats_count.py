@@ -14,7 +14,7 @@ OPS = {"WRITE": "inserts", "UPDATE": "updates", "DELETE": "deletes"}
 
 def decoded_lines(path, skip_errors=False):
     """(decode --rows's JSON objects of ``path``, its status), in-process."""
-    from binlog_schema.serial.write import Output, write_events
+    from binlog_schema.output.write import Output, write_events
     out, err = io.StringIO(), io.StringIO()
     o = Output(out)
     status = write_events(str(path), o, rows=True, skip_errors=skip_errors, err=err)

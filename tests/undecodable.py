@@ -77,8 +77,8 @@ def write(path, bad: str = "last", transactions: int = 2, server: str = "mysql-8
     data = buf.getvalue()
     with open(path, "wb") as f:
         f.write(data)
-    from binlog_schema.mysql.codes import ROWS_KINDS
-    from binlog_schema.stream import BinlogReader
+    from binlog_schema.format.facts.codes import ROWS_KINDS
+    from binlog_schema.format.stream import BinlogReader
     maps = {}
     for rec in BinlogReader(data):   # (the table id of shop.bad: its rows event is the bad one)
         body = rec.value["body"]

@@ -5,6 +5,6 @@ and a thin run function over the library; the option groups commands share
 the fast scan (:mod:`.fast`) and ``docs/cli.md`` (``scripts/cli_docs.py``) are made from the
 declarations. :func:`main` (in :mod:`.command_line`) is the entry point."""
 
-from ..lazy import exports
+from ..format.lazy import exports
 
 __getattr__, __dir__ = exports(__name__, {"main": "command_line"})

@@ -16,9 +16,9 @@ def usage_error(command: str, message: str):
 
 
 def selection_of(args, command: str):
-    """The :class:`~binlog_schema.model.selection.Selection` of a command line's filters
+    """The :class:`~binlog_schema.changes.selection.Selection` of a command line's filters
     (a wrong one: a usage error naming the option)."""
-    from ..model.selection import Selection, SelectionError
+    from ..changes.selection import Selection, SelectionError
     try:
         return Selection.from_options(
             start_datetime=args.start_datetime, stop_datetime=args.stop_datetime,
@@ -39,21 +39,21 @@ def positions(args, command: str):
 
 
 def progress_of(args, what: str):
-    """The :class:`~binlog_schema.serial.progress.Progress` of a command line, or None."""
+    """The :class:`~binlog_schema.output.progress.Progress` of a command line, or None."""
     asked = getattr(args, "progress", False)
     if not asked and not sys.stderr.isatty():
         return None   # (the module not even imported)
-    from ..serial.progress import progress_for
+    from ..output.progress import progress_for
     return progress_for(args.files, asked, what)
 
 
 def load_schema(paths, files):
-    """The :class:`~binlog_schema.schema.SchemaHistory` for ``files`` (see
-    :func:`binlog_schema.schema.history.given_history`); None, said on stderr, when a
+    """The :class:`~binlog_schema.changes.schema.SchemaHistory` for ``files`` (see
+    :func:`binlog_schema.changes.schema.history.given_history`); None, said on stderr, when a
     ``--schema`` file cannot be read or holds DDL the history refuses."""
-    from ..schema import DDLError
-    from ..schema.history import given_history
-    from ..serial.write import os_problem
+    from ..changes.schema import DDLError
+    from ..changes.schema.history import given_history
+    from ..output.write import os_problem
     try:
         return given_history(files, paths)
     except OSError as e:
@@ -65,7 +65,7 @@ def load_schema(paths, files):
 
 def where_used(matcher, command: str) -> None:
     """A usage error when ``--where`` named columns no table of the input has."""
-    from ..model.row_match import WhereError
+    from ..changes.row_match import WhereError
     try:
         matcher.check_used()
     except WhereError as e:

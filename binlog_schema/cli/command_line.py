@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sys
 
-from ..statuses import CLEAN
+from ..output.statuses import CLEAN
 from .fast import fast_args
 from .registry import MODULES
 

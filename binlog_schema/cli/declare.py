@@ -54,7 +54,7 @@ class Opt:
 class Cmd:
     """A command: ``name``, the one-line ``help`` (also its description unless
     ``description`` is given), its ``opts`` in order, the ``func`` that runs it (given the
-    parsed arguments, it returns an exit status of :mod:`binlog_schema.statuses`), an
+    parsed arguments, it returns an exit status of :mod:`binlog_schema.output.statuses`), an
     ``epilog``; ``raw``: the description and epilog are printed as written (line breaks
     kept). A command with ``subs`` has sub-commands instead (chosen into ``args.<sub_dest>``,
 shown as ``sub_metavar``)."""

@@ -1,13 +1,13 @@
 """``binlog-schema decode``: one JSON object (or text line) per event; the work is
-:func:`binlog_schema.serial.write.write_events` (and its worker processes,
-:mod:`binlog_schema.serial.parallel`)."""
+:func:`binlog_schema.output.write.write_events` (and its worker processes,
+:mod:`binlog_schema.output.parallel`)."""
 
 from __future__ import annotations
 
 import sys
 
-from ..serial.formats import DEFAULT, FORMATS, NAMES, help_text as format_help
-from ..statuses import CLEAN, STOPPED, epilog, worst
+from ..output.formats import DEFAULT, FORMATS, NAMES, help_text as format_help
+from ..output.statuses import CLEAN, STOPPED, epilog, worst
 from .arguments import (load_schema, progress_of, selection_of, usage_error,
                         where_used)
 from .declare import Cmd, Opt
@@ -16,12 +16,12 @@ from .values import event_types, position
 
 
 def cmd_decode(args) -> int:
-    from ..serial.write import Output
+    from ..output.write import Output
     start, stop = args.start_position, args.stop_position
     if start is not None and stop is not None and stop <= start:
         usage_error("decode", f"--stop-position {stop} is not after --start-position {start}:"
                                " nothing would be read")
-    selection = None   # (model/selection.py imported only when a filter is given)
+    selection = None   # (changes/selection.py imported only when a filter is given)
     if any(getattr(args, o.dest) for o in FILTERS):
         selection = selection_of(args, "decode")
     schema = None
@@ -30,7 +30,7 @@ def cmd_decode(args) -> int:
         if not rows:
             usage_error("decode", "--schema names the columns of decoded rows: give --rows "
                                    "too")
-        from ..mysql.codes import QUERY_EVENT, code_of
+        from ..format.facts.codes import QUERY_EVENT, code_of
         if args.types is not None and QUERY_EVENT not in {code_of(t) for t in args.types}:
             usage_error("decode", "--schema follows the files' DDL (QUERY events): --types "
                                    "must include QUERY")
@@ -41,7 +41,7 @@ def cmd_decode(args) -> int:
             return STOPPED
     matcher = None
     if selection is not None and selection.where is not None:   # (--where)
-        from ..model.row_match import RowMatcher
+        from ..changes.row_match import RowMatcher
         matcher = RowMatcher(selection.where, selection, schema)
     out = Output()
     progress = progress_of(args, "decode")
@@ -53,7 +53,7 @@ def cmd_decode(args) -> int:
     if matcher is None:
         status = _decode_files(args, out, options, progress, whole, schema, selection, None)
     else:
-        from ..model.row_match import WhereError
+        from ..changes.row_match import WhereError
         try:
             status = _decode_files(args, out, options, progress, whole, schema, selection,
                                    matcher)
@@ -70,7 +70,7 @@ def cmd_decode(args) -> int:
 
 def _decode_files(args, out, options, progress, whole, schema, selection, matcher) -> int:
     """The files of a decode command line, one after the other; the worst status."""
-    from ..serial.write import write_events
+    from ..output.write import write_events
     status = CLEAN
     start = args.start_position
     for index, path in enumerate(args.files):
@@ -82,7 +82,7 @@ def _decode_files(args, out, options, progress, whole, schema, selection, matche
         if schema is not None:
             extra.update(schema=schema, file_index=index)
         if whole:
-            from ..serial import parallel
+            from ..output import parallel
             done = parallel.write_file(path, out, **options, **extra)
         if done is None:
             done = write_events(path, out, start=args.start_position,

@@ -13,7 +13,7 @@ The work: :func:`binlog_schema.synthetic.fixtures_command.cmd_fixtures`.
 
 from __future__ import annotations
 
-from ..statuses import epilog
+from ..output.statuses import epilog
 from ..synthetic.fixtures_command import cmd_fixtures
 from .declare import Cmd, Opt
 from .values import at_least, bad_value, count

@@ -1,5 +1,5 @@
 """Option groups several commands share, declared once: the files and their byte range, the
-filters (decode, sql, flashback, stream: :mod:`binlog_schema.model.selection`), output
+filters (decode, sql, flashback, stream: :mod:`binlog_schema.changes.selection`), output
 (format of binary values, progress), connection and TLS (stream, serve), Spark (every
 ``spark`` command). A command takes a shared option as it is, or with its own help
 (:meth:`Opt.but`)."""
@@ -33,7 +33,7 @@ WHERE_HELP = (
     "decimals, strings in their charset, compared exactly, ENUM, SET, dates and times; "
     "quoted with ' or \"; NULL or COL IS NULL). Rows events of tables without the columns "
     "are passed over undecoded; a table named by --table that lacks one, or no table with "
-    "them in the input, is a usage error (model/row_match.py)")
+    "them in the input, is a usage error (changes/row_match.py)")
 WHERE = Opt("--where", action="append", metavar="COND", help=WHERE_HELP)
 GTID_FILTER = Opt(
     "--gtid", action="append", metavar="SET",
@@ -68,7 +68,7 @@ ROWS = Opt("--rows", action="store_true")
 BINARY = Opt("--binary", choices=("hex", "base64"), default="hex")
 # the schema at the start (mysqldump --no-data, SHOW CREATE TABLE; repeatable)
 SCHEMA = Opt("--schema", action="append", metavar="FILE")
-# the progress line of long commands (serial/progress.py)
+# the progress line of long commands (output/progress.py)
 PROGRESS = Opt("--progress", action="store_true",
                help="show the progress line (bytes read of the total, rate, time left) on "
                     "stderr even when it is not a terminal; on a terminal it is shown for "

@@ -1,20 +1,20 @@
 """``binlog-schema roundtrip``: parse and rebuild every event (and row image) of each file
-and compare the bytes (:func:`binlog_schema.roundtrip.roundtrip_file`); a line per file, a
+and compare the bytes (:func:`binlog_schema.output.roundtrip.roundtrip_file`); a line per file, a
 total, a stderr line per problem."""
 
 from __future__ import annotations
 
 import sys
 
-from ..statuses import CLEAN, DAMAGED, STOPPED, epilog, worst
+from ..output.statuses import CLEAN, DAMAGED, STOPPED, epilog, worst
 from .arguments import progress_of
 from .declare import Cmd, Opt
 from .options import FILES, PROGRESS, SKIP_ERRORS
 
 
 def cmd_roundtrip(args) -> int:
-    from ..errors import BinlogError
-    from ..roundtrip import roundtrip_file
+    from ..format.errors import BinlogError
+    from ..output.roundtrip import roundtrip_file
     totals = {"files": 0, "events": 0, "identical": 0, "differ": 0, "failed": 0, "tails": 0}
     status = CLEAN
     progress = progress_of(args, "roundtrip")
@@ -25,7 +25,7 @@ def cmd_roundtrip(args) -> int:
             if progress is not None:
                 progress.file_done(path)
         except (OSError, BinlogError) as e:  # (unreadable, or not a binlog at all)
-            from ..serial.write import os_problem
+            from ..output.write import os_problem
             print(f"{path}: {os_problem(e) if isinstance(e, OSError) else e}",
                   file=sys.stderr, flush=True)
             status = STOPPED

@@ -1,5 +1,6 @@
 """``binlog-schema serve``: serve a folder of binlog files to replicas and CDC clients over
-the MySQL replication protocol, as a master would (the server: binlog_schema.replication.server).
+the MySQL replication protocol, as a master would (the server:
+binlog_schema.wire.replication.server).
 
     binlog-schema serve DIR --port 3307
     binlog-schema serve DIR --port 3307 --user repl --password-file pw.txt --server-id 7
@@ -9,8 +10,8 @@ the MySQL replication protocol, as a master would (the server: binlog_schema.rep
 
 from __future__ import annotations
 
-from ..replication.serve_command import cmd_serve
-from ..statuses import epilog
+from ..wire.replication.serve_command import cmd_serve
+from ..output.statuses import epilog
 from .declare import Cmd, Opt
 from .options import (HEARTBEAT, HOST, METRICS, PASSWORD_FILE, PORT, SCHEMA, SEMI_SYNC,
                       SERVER_ID, TLS_SERVER, USER)

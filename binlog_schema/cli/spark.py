@@ -24,9 +24,9 @@ from binlog_schema.cli.spark_runs import (parse_conf, run_decode, run_fixtures, 
                                           run_validate)
 from binlog_schema.cli.stats import FORMAT, HTML, MAX_EVENT_SIZE, TOP
 from binlog_schema.cli.values import count
-from binlog_schema.model.stats import DEFAULT_TOP
+from binlog_schema.changes.stats import DEFAULT_TOP
 from binlog_schema.pipeline.jobs.fixtures import TABLE_MAPS   # (a light module)
-from binlog_schema.statuses import USAGE
+from binlog_schema.output.statuses import USAGE
 
 
 def _need_pyspark(func):

@@ -8,7 +8,7 @@ import os
 import sys
 import time
 
-from binlog_schema.statuses import CLEAN, USAGE
+from binlog_schema.output.statuses import CLEAN, USAGE
 
 
 def fail(command: str, problem, status: int) -> int:
@@ -36,7 +36,7 @@ def run_decode(args) -> int:
     """``spark decode``: decode, write the tables, print the summary."""
     from binlog_schema.pipeline.jobs.decode import have_pyarrow
     from binlog_schema.pipeline.driver.plan import EarlyPrescan
-    from binlog_schema.sizes import parse_size
+    from binlog_schema.output.sizes import parse_size
     from binlog_schema.pipeline.driver.session import (finish_session, jvm_starts_here,
                                                 records_class_archive, start_session)
     own_jvm = "PYSPARK_GATEWAY_PORT" not in os.environ and jvm_starts_here()
@@ -71,7 +71,7 @@ def _run_decode(spark, args, early=None) -> int:
                                                note_lines, problem_lines_of, status_line,
                                                summary_lines)
     from binlog_schema.pipeline.tables.result import TABLES, check_format
-    from binlog_schema.statuses import DAMAGED, STOPPED, worst
+    from binlog_schema.output.statuses import DAMAGED, STOPPED, worst
     progress = Progress(spark, enabled=not args.quiet)
     try:
         check_format(spark, args.format)
@@ -158,8 +158,8 @@ def run_stats(args) -> int:
     from binlog_schema.pipeline.driver.report import Progress, companion_lines
     from binlog_schema.pipeline.driver.session import finish_session, jvm_starts_here, start_session
     from binlog_schema.pipeline.jobs.stats import stats
-    from binlog_schema.serial.stats_write import chart_library, write_figures
-    from binlog_schema.statuses import STOPPED, worst
+    from binlog_schema.output.stats_write import chart_library, write_figures
+    from binlog_schema.output.statuses import STOPPED, worst
     max_event_size = args.max_event_size   # (checked as parsed: cli/values.py)
     library = None
     if args.html is not None:   # (said before Spark starts)
@@ -224,8 +224,8 @@ def run_validate(args) -> int:
     from binlog_schema.pipeline.driver.report import companion_lines, note_lines
     from binlog_schema.pipeline.driver.session import start_session
     from binlog_schema.pipeline.jobs.validate import status_of, validate
-    from binlog_schema.serial.write import os_problem
-    from binlog_schema.statuses import DAMAGED, STOPPED, worst
+    from binlog_schema.output.write import os_problem
+    from binlog_schema.output.statuses import DAMAGED, STOPPED, worst
     if not args.specs and not args.roundtrip:
         return fail("validate", "give --specs DIR and/or --roundtrip INPUT...", USAGE)
     spark = start_session(args.master, parse_conf(args.conf))

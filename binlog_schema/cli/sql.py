@@ -1,18 +1,18 @@
 """``binlog-schema sql`` (row changes as SQL statements, or the SQL that undoes them:
-:func:`binlog_schema.serial.sql_write.write_sql`) and ``binlog-schema flashback`` (one
-binlog file that undoes them: :func:`binlog_schema.flashback_file.write_flashback`)."""
+:func:`binlog_schema.output.sql_write.write_sql`) and ``binlog-schema flashback`` (one
+binlog file that undoes them: :func:`binlog_schema.output.flashback_file.write_flashback`)."""
 
 from __future__ import annotations
 
-from ..statuses import STOPPED, epilog
+from ..output.statuses import STOPPED, epilog
 from .arguments import load_schema, positions, progress_of, selection_of
 from .declare import Cmd, Opt
 from .options import FILTERS, IN_ORDER, PROGRESS, RANGE, SCHEMA
 
 
 def cmd_sql(args) -> int:
-    from ..serial.sql_write import write_sql
-    from ..serial.write import Output
+    from ..output.sql_write import write_sql
+    from ..output.write import Output
     selection = selection_of(args, "sql")
     start, stop = positions(args, "sql")
     schema = load_schema(args.schema or (), args.files)
@@ -28,7 +28,7 @@ def cmd_sql(args) -> int:
 
 
 def cmd_flashback(args) -> int:
-    from ..flashback_file import write_flashback
+    from ..output.flashback_file import write_flashback
     selection = selection_of(args, "flashback")
     start, stop = positions(args, "flashback")
     schema = load_schema((), args.files)   # (the files' DDL: hi-res temporal precisions)

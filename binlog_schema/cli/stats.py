@@ -1,11 +1,11 @@
 """``binlog-schema stats``: what the files hold (tables, transactions, events, GTIDs, time),
-as a table, JSON or an HTML report (:func:`binlog_schema.serial.stats_write.write_stats`);
+as a table, JSON or an HTML report (:func:`binlog_schema.output.stats_write.write_stats`);
 its figures' options, which ``spark stats`` shares."""
 
 from __future__ import annotations
 
-from ..model.stats import DEFAULT_MAX_EVENT_SIZE, DEFAULT_TOP
-from ..statuses import STOPPED, epilog
+from ..changes.stats import DEFAULT_MAX_EVENT_SIZE, DEFAULT_TOP
+from ..output.statuses import STOPPED, epilog
 from .arguments import load_schema, progress_of, usage_error
 from .declare import Cmd, Opt
 from .options import IN_ORDER, PROGRESS, SCHEMA, WHERE, WHERE_HELP
@@ -13,7 +13,7 @@ from .values import byte_count, count
 
 
 def cmd_stats(args) -> int:
-    from ..serial.stats_write import write_stats
+    from ..output.stats_write import write_stats
     schema = None
     if args.schema:
         schema = load_schema(args.schema, args.files)
@@ -21,12 +21,12 @@ def cmd_stats(args) -> int:
             return STOPPED
     matcher = None
     if args.where:
-        from ..model.row_match import RowMatcher, WhereError, parse_where
+        from ..changes.row_match import RowMatcher, WhereError, parse_where
         try:
             matcher = RowMatcher(parse_where(args.where), None, schema)
         except WhereError as e:
             usage_error("stats", str(e))
-    from ..model.row_match import WhereError
+    from ..changes.row_match import WhereError
     try:
         return write_stats(args.files, fmt=args.format, html=args.html, top=args.top,
                            max_event_size=args.max_event_size, schema=schema,

@@ -1,12 +1,12 @@
 """``binlog-schema stream``: a live server's binlog, written as ``decode`` writes files (the
-work: :func:`binlog_schema.replication.stream_command.cmd_stream`)."""
+work: :func:`binlog_schema.wire.replication.stream_command.cmd_stream`)."""
 
 from __future__ import annotations
 
-from ..replication.stream_command import DELIVERED, cmd_stream
-from ..serial.formats import DEFAULT, STREAM_FORMATS, listing, titles
-from ..sinks.delivery import GROUP
-from ..statuses import epilog
+from ..wire.replication.stream_command import DELIVERED, cmd_stream
+from ..output.formats import DEFAULT, STREAM_FORMATS, listing, titles
+from ..wire.sinks.delivery import GROUP
+from ..output.statuses import epilog
 from .declare import Cmd, Opt
 from .options import (BINARY, HEARTBEAT, HOST, METRICS, PASSWORD_FILE, PORT, ROWS, SCHEMA,
                       SEMI_SYNC, SERVER_ID, STREAM_FILTERS, TLS_CLIENT, USER)

@@ -1,18 +1,18 @@
 """``binlog-schema table-maps`` (one typed JSON object per TABLE_MAP:
-:func:`binlog_schema.serial.write.write_table_maps`) and ``binlog-schema build-table-map``
-(those objects back to TABLE_MAP events: :class:`binlog_schema.model.table_map.TableMap`)."""
+:func:`binlog_schema.output.write.write_table_maps`) and ``binlog-schema build-table-map``
+(those objects back to TABLE_MAP events: :class:`binlog_schema.changes.table_map.TableMap`)."""
 
 from __future__ import annotations
 
 import sys
 
-from ..statuses import CLEAN, DAMAGED, STOPPED, epilog, worst
+from ..output.statuses import CLEAN, DAMAGED, STOPPED, epilog, worst
 from .declare import Cmd, Opt
 from .options import FILES, SKIP_ERRORS
 
 
 def cmd_table_maps(args) -> int:
-    from ..serial.write import Output, write_table_maps
+    from ..output.write import Output, write_table_maps
     out = Output()
     status = CLEAN
     for path in args.files:
@@ -23,8 +23,8 @@ def cmd_table_maps(args) -> int:
 
 def cmd_build_table_map(args) -> int:
     import json
-    from ..errors import BinlogError
-    from ..model.table_map import TableMap
+    from ..format.errors import BinlogError
+    from ..changes.table_map import TableMap
     status = CLEAN
     for name, lines in _inputs(args.files):
         if lines is None:
@@ -58,7 +58,7 @@ def _inputs(files):
                   "Ctrl-D)", file=sys.stderr, flush=True)
         yield None, sys.stdin.buffer
         return
-    from ..serial.write import os_problem
+    from ..output.write import os_problem
     for path in files:
         try:
             with open(path, "rb") as f:

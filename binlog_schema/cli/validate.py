@@ -1,17 +1,17 @@
 """``binlog-schema validate``: the golden vectors checked both ways
-(:func:`binlog_schema.vectors.validate`)."""
+(:func:`binlog_schema.synthetic.vector_checks.validate`)."""
 
 from __future__ import annotations
 
 import sys
 
-from ..statuses import CLEAN, STOPPED, epilog
+from ..output.statuses import CLEAN, STOPPED, epilog
 from .declare import Cmd, Opt
 
 
 def cmd_validate(args) -> int:
     import os
-    from ..vectors import summary, validate
+    from ..synthetic.vector_checks import summary, validate
     root = args.dir or "specs"
     if not os.path.exists(root):
         if args.dir is None:

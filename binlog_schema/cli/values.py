@@ -13,7 +13,7 @@ def bad_value(message):
 
 def event_types(text):
     """``--types``: names (with or without ``_EVENT``) or codes, comma-separated."""
-    from ..mysql.codes import code_of
+    from ..format.facts.codes import code_of
     out = []
     for t in (t.strip() for t in text.split(",")):
         if not t:
@@ -26,7 +26,7 @@ def event_types(text):
         try:
             code_of(t)
         except KeyError:
-            from ..stream import type_names
+            from ..format.stream import type_names
             raise bad_value(f"unknown event type {t!r}; known types (or their codes): "
                             f"{', '.join(type_names())}") from None
         out.append(t)
@@ -65,8 +65,8 @@ count = at_least(0)
 
 def byte_count(text) -> int:
     """A size: bytes, or a number with k, m or g (8m, 512k, 1g), as a number of bytes (the
-    one reading of sizes, :func:`binlog_schema.sizes.parse_size`)."""
-    from ..sizes import parse_size
+    one reading of sizes, :func:`binlog_schema.output.sizes.parse_size`)."""
+    from ..output.sizes import parse_size
     try:
         return parse_size(text)
     except ValueError as e:

@@ -11,7 +11,7 @@ import io as _io
 
 from .errors import (MappingError, RangeError, StreamError, StringError,
                      ValidationError)
-from .exprs import field
+from .context_functions import field
 from .ints import packed_build, packed_parse
 from .streams import MAX_READ, TrackingIO, blame, read_exact, remaining, substream
 from .text import text_of

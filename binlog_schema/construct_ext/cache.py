@@ -7,7 +7,8 @@ process that needs it imports the declaration, compiles it to module source
 (:func:`.codegen.module_source`) and stores the source and its bytecode in the cache folder;
 every later process loads the bytecode (a millisecond, and no construct import). The file
 names carry a key of the sources generated code depends on (each file's path, size and
-modification time under ``construct_ext/``, ``events/``, ``mysql/`` and ``protocol/``: the
+modification time under ``construct_ext/``, ``format/events/``, ``format/facts/`` and
+``wire/protocol/``: the
 declarations, the primitives, the format's facts; generated code imports nothing else of the
 package),
 construct's (where it was found is noted in the folder, per Python environment), and the
@@ -43,7 +44,8 @@ def cache_dir() -> str | None:
 
 
 # what generated code depends on: the declarations, the primitives and the format's facts
-_SOURCES = ("construct_ext", "events", "mysql", "protocol")
+_SOURCES = ("construct_ext", os.path.join("format", "events"),
+            os.path.join("format", "facts"), os.path.join("wire", "protocol"))
 
 
 def _stamps(root: str, out: list) -> None:
@@ -131,7 +133,7 @@ def load(name: str, spec: str, parts=("parse", "build")) -> dict:
         if path is not None and _store(folder, path, source, code, name):
             ORIGIN[name] = "compiled"
     ns = execute(code, f"<binlog_schema compiled {name}>",
-                 {"__name__": f"binlog_schema.compiled.{name}"})
+                 {"__name__": f"binlog_schema.format.compiled.{name}"})
     _LOADED[name] = ns
     return ns
 

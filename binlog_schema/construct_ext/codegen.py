@@ -59,8 +59,9 @@ CONSTRUCT_FREE = ("binlog_schema.construct_ext.errors",
                   "binlog_schema.construct_ext.ints", "binlog_schema.construct_ext.text",
                   "binlog_schema.construct_ext.bits", "binlog_schema.construct_ext.blocks",
                   "binlog_schema.construct_ext.serialization",
-                  "binlog_schema.construct_ext.exprs", "binlog_schema.construct_ext.jsontext",
-                  "binlog_schema.mysql.")
+                  "binlog_schema.construct_ext.context_functions",
+                  "binlog_schema.construct_ext.jsontext",
+                  "binlog_schema.format.facts.")
 
 
 def construct_free(module: str) -> bool:
@@ -201,7 +202,7 @@ class Compiled:
     def __init__(self, declaration):
         self.source = module_source(declaration, construct_free=False)
         ns = execute(self.source, "<binlog_schema compiled>",
-                     {"__name__": "binlog_schema.compiled.memory"})
+                     {"__name__": "binlog_schema.format.compiled.memory"})
         self.parsefunc, self.buildfunc = ns["parse"], ns["build"]
 
     @staticmethod

@@ -2,8 +2,9 @@
 
 They mirror construct's error classes of the same names; the construct wrappers in
 :mod:`.primitives` raise the construct class of the same name (with the field path) when a
-declaration runs interpreted, and :func:`binlog_schema.envelope.convert_error` turns either
-family into the package's typed :class:`~binlog_schema.errors.BinlogError`.
+declaration runs interpreted, and :func:`binlog_schema.format.event_codec.convert_error` turns
+either
+family into the package's typed :class:`~binlog_schema.format.errors.BinlogError`.
 """
 
 from __future__ import annotations

@@ -9,12 +9,12 @@ its source. The constructs that hold one (this package's ``If``, ``Switch``, ``R
 own classes, which would paste ``repr(expr)`` into their code, do not hold these expressions
 (``repr`` is a description only).
 The functions the expressions call live in the construct-free modules (:mod:`.exprs`,
-:mod:`binlog_schema.mysql`); their Kaitai forms are ``ksy_expr`` (:mod:`.kaitai`).
+:mod:`binlog_schema.format.facts`); their Kaitai forms are ``ksy_expr`` (:mod:`.kaitai`).
 """
 
 from __future__ import annotations
 
-from . import blocks, exprs
+from . import blocks, context_functions as exprs
 from .codegen import callable_of, emit_value, ref
 
 

@@ -9,7 +9,7 @@ here. A primitive is a pair of parse/build functions (:mod:`.ints`, :mod:`.text`
 the primitive's arguments), and :data:`LEAVES` / :data:`WRAPPERS` say which parse function
 each belongs to. Expressions (:class:`~.expressions.Call`, ``Apply``, ``CtxKey``...) name
 module-level functions; :data:`EXPRESSIONS` gives each function's Kaitai expression
-(the binlog's own rules register theirs: :mod:`binlog_schema.serial.kaitai`).
+(the binlog's own rules register theirs: :mod:`binlog_schema.output.kaitai`).
 
 What Kaitai cannot say raises :class:`Unexpressible`; inside a block whose end is known (an
 event body, a length-prefixed block) the field and what follows it become raw bytes with a

@@ -2,7 +2,7 @@
 
 * :class:`Leaf`: a primitive whose work is one parse and one build function (of the
   construct-free modules :mod:`.ints`, :mod:`.text`, :mod:`.bits`, :mod:`.blocks`,
-  :mod:`.serialization`, or of :mod:`binlog_schema.mysql`); :class:`BuildOnlyLeaf` parses
+  :mod:`.serialization`, or of :mod:`binlog_schema.format.facts`); :class:`BuildOnlyLeaf` parses
   nothing.
 * :class:`Wrapper`: the same around a subcon, whose parse/build the functions get as
   callables.

@@ -26,7 +26,7 @@ holds the order):
 pyspark is imported only when a job runs.
 """
 
-from ..lazy import exports
+from ..format.lazy import exports
 
 _API = {"decode": "jobs.decode", "start_session": "driver.session",
         "BinlogTables": "tables.result", "table_view": "tables.result",

@@ -8,8 +8,8 @@ import sys
 
 import yaml
 
-from ..statuses import CLEAN, STOPPED, USAGE
-from ..serial.stats_write import write_whole
+from ..output.statuses import CLEAN, STOPPED, USAGE
+from ..output.stats_write import write_whole
 
 
 def _dump(doc) -> str:
@@ -24,7 +24,7 @@ def _write_text(path, text):
 
 
 def cmd_fixtures(args) -> int:
-    from ..schema.ddl import DDLError, tables_from_ddl
+    from ..changes.schema.ddl import DDLError, tables_from_ddl
     from .servers import SERVERS, ServerError, server_for
     from .spec import SpecError
     try:

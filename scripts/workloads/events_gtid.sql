@@ -1,5 +1,5 @@
 -- Workload for scripts/make_event_binlogs_gtid.sh: MariaDB GTID events with the flags and
--- fields binlog_schema/events/gtid.py declares. Run with `mariadb --force` (one statement is
+-- fields binlog_schema/format/events/gtid.py declares. Run with `mariadb --force` (one statement is
 -- meant to fail: the ALTER that binlogs START ALTER and then ROLLBACK ALTER).
 
 CREATE DATABASE IF NOT EXISTS gt;

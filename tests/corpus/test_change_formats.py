@@ -7,7 +7,7 @@ from __future__ import annotations
 import io
 import json
 
-from binlog_schema.serial.write import Output, write_events
+from binlog_schema.output.write import Output, write_events
 
 
 def run(path, fmt, **kw):

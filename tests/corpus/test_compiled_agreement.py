@@ -1,6 +1,6 @@
 """Compiled and interpreted declarations agree on every event of every corpus file.
 
-The package runs on declarations compiled to Python (:mod:`binlog_schema.compiled`, cached
+The package runs on declarations compiled to Python (:mod:`binlog_schema.format.compiled`, cached
 by :mod:`binlog_schema.construct_ext.cache`) and falls back to construct's interpreted
 parse only for a precise error: a compiled form that drifts from its declaration would go
 unseen on the fast path. Here each form is called directly (no fallback can hide a failure),
@@ -20,17 +20,17 @@ import io
 import math
 from collections import Counter
 
-from binlog_schema import envelope
-from binlog_schema.compiled import unit
+from binlog_schema.format import event_codec as envelope
+from binlog_schema.format.compiled import unit
 from binlog_schema.construct_ext.streams import TrackingIO
-from binlog_schema.envelope import build_event, parse_event
-from binlog_schema.events.envelope import Event
-from binlog_schema.model.row_change import RowDecoder
-from binlog_schema.model.table_map import table_map_from_event
-from binlog_schema.mysql.codes import GTID_KINDS, PARTIAL_UPDATE_ROWS_EVENT, ROWS_KINDS, \
+from binlog_schema.format.event_codec import build_event, parse_event
+from binlog_schema.format.events.envelope import Event
+from binlog_schema.changes.row_change import RowDecoder
+from binlog_schema.changes.table_map import table_map_from_event
+from binlog_schema.format.facts.codes import GTID_KINDS, PARTIAL_UPDATE_ROWS_EVENT, ROWS_KINDS, \
     TABLE_MAP_EVENT
-from binlog_schema.stream import BinlogReader
-from binlog_schema.values import rows as rows_module
+from binlog_schema.format.stream import BinlogReader
+from binlog_schema.format.values import rows as rows_module
 
 # construct's own bookkeeping in an interpreted parse (the stream it read from): not a value
 _CONSTRUCT_KEYS = frozenset({"_io"})

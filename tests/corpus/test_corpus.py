@@ -5,9 +5,9 @@ import subprocess
 import sys
 
 
-from binlog_schema.roundtrip import roundtrip_file
-from binlog_schema.model.table_map import TableMap, table_map_from_event
-from binlog_schema.stream import BinlogReader
+from binlog_schema.output.roundtrip import roundtrip_file
+from binlog_schema.changes.table_map import TableMap, table_map_from_event
+from binlog_schema.format.stream import BinlogReader
 
 
 def test_every_file_round_trips_byte_for_byte(corpus):
@@ -119,8 +119,8 @@ def test_cli_table_maps_pipe_into_build_table_map(corpus, tmp_path):
 def test_valid_events_never_fall_back_to_interpreted_code(corpus):
     """Every event that parses, parses (and builds) through the compiled declarations: a
     declaration piece that does not compile would silently run ~10x slower."""
-    from binlog_schema import envelope
-    from binlog_schema.envelope import build_event
+    from binlog_schema.format import event_codec as envelope
+    from binlog_schema.format.event_codec import build_event
     before = dict(envelope.FALLBACKS)
     n = 0
     for path in corpus:

@@ -16,9 +16,9 @@ import sys
 
 import pytest
 
-from binlog_schema.mysql.codes import (FORMAT_DESCRIPTION_EVENT, ROWS_KINDS,
+from binlog_schema.format.facts.codes import (FORMAT_DESCRIPTION_EVENT, ROWS_KINDS,
                                        START_ENCRYPTION_EVENT, START_EVENT_V3)
-from binlog_schema.stream import BinlogReader
+from binlog_schema.format.stream import BinlogReader
 
 from .. import damage
 from ..damage import FILES
@@ -192,7 +192,7 @@ def test_a_format_description_that_cannot_be_honoured(originals, tmp_path):
     --skip-errors the rest of the file is one SKIPPED range."""
     data, events = originals["none"]
     fde_off, fde = events[0]
-    from binlog_schema.mysql.framing import event_crc
+    from binlog_schema.format.facts.framing import event_crc
     bad = bytearray(data)
     bad[fde_off + 19 + 2 + 50 + 4] = 21  # header_length: 19 -> 21 (and its CRC32 made anew)
     end = fde_off + len(fde)
@@ -282,7 +282,7 @@ def test_a_v3_file_cut_then_read_again_keeps_its_second_start_event(corpus, tmp_
     found by the resynchronisation, and every event after it too."""
     path = next(p for p in corpus if p.name == "bug47142_master-bin.000001")
     data = path.read_bytes()
-    from binlog_schema.stream import BinlogReader
+    from binlog_schema.format.stream import BinlogReader
     events = [(r.offset, r.raw) for r in BinlogReader(data, skip_errors=True)]
     assert events[0][1][4] == START_EVENT_V3 and len(events) > 3
     o, raw = events[2]
@@ -590,7 +590,7 @@ def _payload_changes():
     made to agree (UNCOMPRESSED_SIZE disagrees with what the rest decompresses to),
     UNCOMPRESSED_SIZE one too many, and inner events that leave 5 bytes of the decompressed
     data to no event."""
-    from binlog_schema.mysql.compression import payload_body, payload_events_bytes
+    from binlog_schema.format.facts.compression import payload_body, payload_events_bytes
 
     def fields(body, **values):
         return [dict(f, value=values.get(f["type"], f["value"])) for f in body["fields"]]
@@ -625,7 +625,7 @@ def test_a_transaction_payload_whose_sizes_disagree_is_an_error_with_its_bytes(
     with its bytes, or whose inner events do not tile the decompressed bytes, is an error
     record naming its offset and the field, its bytes kept (status 3; 1 without
     --skip-errors); the events around it are read as in the undamaged copy."""
-    from binlog_schema.mysql.codes import TRANSACTION_PAYLOAD_EVENT
+    from binlog_schema.format.facts.codes import TRANSACTION_PAYLOAD_EVENT
     data = next(p for p in corpus if str(p).endswith(FILES["payload"])).read_bytes()
     clean = damage.unchecked_copy(data)
     bad = damage.unchecked_copy(data, lambda rec: dict(rec.value, body=change(
@@ -659,7 +659,7 @@ def test_a_transaction_payload_whose_sizes_disagree_is_an_error_with_its_bytes(
 def _mariadb_compressed():
     """A MariaDB file (log_bin_compress, no checksums) from the synthetic writer: its bytes
     and (offset, raw) of its compressed events (QUERY_COMPRESSED, *_ROWS_COMPRESSED)."""
-    from binlog_schema.mysql.codes import COMPRESSED_ROWS_KINDS, QUERY_COMPRESSED_EVENT
+    from binlog_schema.format.facts.codes import COMPRESSED_ROWS_KINDS, QUERY_COMPRESSED_EVENT
     from binlog_schema.synthetic.writer import generate
     spec = {"name": "compressed", "server": "mariadb-10.11",
             "settings": {"compression": True, "compression_min_length": 8,
@@ -723,9 +723,9 @@ def test_after_damage_a_header_consistent_with_its_neighbours_is_an_event(corpus
     same server id, a timestamp within a day): it is no stray bytes. With another server id
     it is not (the bytes up to the proof are SKIPPED). Whatever the proof: an event its log
     position proves, a FORMAT_DESCRIPTION, a second file (its FORMAT_DESCRIPTION's header)."""
-    from binlog_schema.context import Context
-    from binlog_schema.envelope import frame_event
-    from binlog_schema.mysql.codes import XID_EVENT
+    from binlog_schema.format.context import Context
+    from binlog_schema.format.event_codec import frame_event
+    from binlog_schema.format.facts.codes import XID_EVENT
     data = next(p for p in corpus if str(p).endswith(damage.UNCHECKED["canal"][0])).read_bytes()
     fde_end = 4 + int.from_bytes(data[13:17], "little")
     out = bytearray(data[:fde_end])

@@ -16,16 +16,16 @@ import pytest
 
 from binlog_schema.cli.fast import fast_args
 from binlog_schema.cli.parser import build_parser
-from binlog_schema.envelope import parse_event
-from binlog_schema.model.row_change import RowDecoder
-from binlog_schema.mysql.codes import GTID_KINDS, ROWS_KINDS, TABLE_MAP_EVENT
-from binlog_schema.serial import jsonl
-from binlog_schema.event_forms import to_plain
-from binlog_schema.serial.row_images import images_json, rows_json_direct, rows_text
-from binlog_schema.values.forms import jsonable
-from binlog_schema.serial.write import Output, write_events, write_table_maps
-from binlog_schema.stream import BinlogReader
-from binlog_schema.values import rows as rows_module
+from binlog_schema.format.event_codec import parse_event
+from binlog_schema.changes.row_change import RowDecoder
+from binlog_schema.format.facts.codes import GTID_KINDS, ROWS_KINDS, TABLE_MAP_EVENT
+from binlog_schema.output import jsonl
+from binlog_schema.format.event_forms import to_plain
+from binlog_schema.output.row_images import images_json, rows_json_direct, rows_text
+from binlog_schema.format.values.forms import jsonable
+from binlog_schema.output.write import Output, write_events, write_table_maps
+from binlog_schema.format.stream import BinlogReader
+from binlog_schema.format.values import rows as rows_module
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -109,7 +109,7 @@ def test_the_json_direction_gives_the_encoders_text_of_the_parse(corpus):
     exactly what the encoder writes for what the compiled parse gives, for every corpus
     event, and never has to hand over to the parse on an event that parses."""
     from binlog_schema.construct_ext.jsontext import dumps, object_json
-    from binlog_schema.envelope import event_json, fast_json, params_of
+    from binlog_schema.format.event_codec import event_json, fast_json, params_of
     header_json = fast_json()[0]
     n = 0
     for path in corpus:
@@ -140,7 +140,7 @@ def test_the_json_direction_of_a_struct_covers_every_kind_of_field():
     from binlog_schema.construct_ext import primitives as p
     from binlog_schema.construct_ext.codegen import module_source
     from binlog_schema.construct_ext.jsontext import dumps
-    from binlog_schema.mysql.names import EVENT_FLAGS
+    from binlog_schema.format.facts.names import EVENT_FLAGS
     decl = p.Struct(
         "a" / c.Int32ul, "flags" / p.FlagList(2, EVENT_FLAGS), "sid" / p.Uuid,
         "n%d" / c.Int8sl,
@@ -242,7 +242,7 @@ def test_decoding_imports_neither_construct_nor_dataclasses(corpus, tmp_path):
     the heavy standard modules) are imported only to compile them the first time."""
     path = str(next(p for p in corpus if p.name == "binlog.000693"))
     code = ("import sys, io\n"
-            "from binlog_schema.serial.write import Output, write_events\n"
+            "from binlog_schema.output.write import Output, write_events\n"
             f"write_events({path!r}, Output(io.StringIO()), rows=True)\n"
             "print(sorted(m for m in ('construct', 'dataclasses', 'argparse', 'json') "
             "if m in sys.modules))")
@@ -258,7 +258,7 @@ def test_decoding_imports_neither_construct_nor_dataclasses(corpus, tmp_path):
 
 def test_without_a_cache_folder_the_declarations_compile_in_memory(corpus):
     path = str(corpus[0])
-    code = ("from binlog_schema.stream import BinlogReader\n"
+    code = ("from binlog_schema.format.stream import BinlogReader\n"
             "from binlog_schema.construct_ext import cache\n"
             f"n = sum(1 for _ in BinlogReader({path!r}))\n"
             "print(n, sorted(set(cache.ORIGIN.values())))")
@@ -269,7 +269,7 @@ def test_without_a_cache_folder_the_declarations_compile_in_memory(corpus):
 
 def test_a_damaged_cache_file_is_compiled_anew(tmp_path, corpus):
     path = str(corpus[0])
-    code = ("from binlog_schema.stream import BinlogReader\n"
+    code = ("from binlog_schema.format.stream import BinlogReader\n"
             "from binlog_schema.construct_ext import cache\n"
             f"n = sum(1 for _ in BinlogReader({path!r}))\n"
             "print(n, cache.ORIGIN['header.parse'])")
@@ -289,7 +289,7 @@ def test_generated_code_imports_only_construct_free_modules():
     """Every module generated code may import is importable without construct."""
     from binlog_schema.construct_ext.codegen import CONSTRUCT_FREE
     modules = [m for m in CONSTRUCT_FREE if not m.endswith(".")] + [
-        "binlog_schema.mysql." + n for n in ("codes", "names", "coltypes", "flavor",
+        "binlog_schema.format.facts." + n for n in ("codes", "names", "coltypes", "flavor",
                                              "framing", "post_header", "column_metadata",
                                              "compression")]
     code = "import sys\n" + "".join(f"import {m}\n" for m in modules) + \
@@ -314,13 +314,13 @@ def test_a_reference_to_a_module_with_construct_is_refused():
 
 
 def fields_of(value):
-    from binlog_schema.records import fields
+    from binlog_schema.format.records import fields
     return [getattr(value, f) for f in fields(type(value))]
 
 
 def test_records_are_small_classes_with_value_semantics():
     import pickle
-    from binlog_schema.records import factory, fields, record
+    from binlog_schema.format.records import factory, fields, record
 
     @record(frozen=True)
     class Point:
@@ -337,7 +337,7 @@ def test_records_are_small_classes_with_value_semantics():
     assert repr(p) == "Point(x=1, y=0)" and fields(Point) == ("x", "y")
     with pytest.raises(AttributeError):
         p.x = 3
-    from binlog_schema.values.temporal import DateTime
+    from binlog_schema.format.values.temporal import DateTime
     d = DateTime(2026, 11, 23, 1, 2, 3, 4)
     assert pickle.loads(pickle.dumps(d)) == d and hash(d) == hash(DateTime(*fields_of(d)))
     a, b = Bag("a"), Bag("b")

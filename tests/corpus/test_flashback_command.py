@@ -1,5 +1,5 @@
 """The flashback and sql commands over real files: the files read backwards by transaction
-(model/backwards.py), the inverted binlog (flashback_file.py), the inverse SQL, the filters.
+(changes/backwards.py), the inverted binlog (flashback_file.py), the inverse SQL, the filters.
 
 - ``flashback`` twice gives back every selected rows event byte for byte (positions and CRC32
   aside), for MySQL and MariaDB files, compressed payloads included;
@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import pytest
 
-from binlog_schema.flashback_file import flashback
-from binlog_schema.model import backwards
-from binlog_schema.model.flashback import FlashbackError
-from binlog_schema.model.selection import Selection
-from binlog_schema.mysql import codes
-from binlog_schema.mysql.flavor import checksum_length
-from binlog_schema.serial.sql_write import sql_statements
-from binlog_schema.stream import BinlogReader
+from binlog_schema.output.flashback_file import flashback
+from binlog_schema.changes import backwards
+from binlog_schema.changes.flashback import FlashbackError
+from binlog_schema.changes.selection import Selection
+from binlog_schema.format.facts import codes
+from binlog_schema.format.facts.flavor import checksum_length
+from binlog_schema.output.sql_write import sql_statements
+from binlog_schema.format.stream import BinlogReader
 
 from ..conftest import corpus_file
 

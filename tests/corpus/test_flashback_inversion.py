@@ -1,4 +1,4 @@
-"""Flashback inversion of one transaction (binlog_schema.model.flashback) over real files:
+"""Flashback inversion of one transaction (binlog_schema.changes.flashback) over real files:
 every transaction with row events of a representative set of MySQL and MariaDB files is
 inverted twice and must give back its rows events byte for byte (positions and CRC32 aside)
 and its TABLE_MAPs unchanged; inverted once and written after the file's FORMAT_DESCRIPTION,
@@ -12,15 +12,15 @@ import io
 
 import pytest
 
-from binlog_schema.envelope import build_event
-from binlog_schema.mysql import codes
-from binlog_schema.mysql.flavor import checksum_length
-from binlog_schema.model.flashback import (FlashbackError, invert_rows_event,
+from binlog_schema.format.event_codec import build_event
+from binlog_schema.format.facts import codes
+from binlog_schema.format.facts.flavor import checksum_length
+from binlog_schema.changes.flashback import (FlashbackError, invert_rows_event,
                                            invert_transaction)
-from binlog_schema.model.row_change import RowDecoder
-from binlog_schema.model.statements import statement_head
-from binlog_schema.model.table_map import table_map_from_event
-from binlog_schema.stream import BinlogReader, BinlogWriter
+from binlog_schema.changes.row_change import RowDecoder
+from binlog_schema.changes.statements import statement_head
+from binlog_schema.changes.table_map import table_map_from_event
+from binlog_schema.format.stream import BinlogReader, BinlogWriter
 
 from ..conftest import corpus_file
 

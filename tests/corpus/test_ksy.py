@@ -26,9 +26,9 @@ import pytest
 import yaml
 
 from binlog_schema.construct_ext.names import flag_value
-from binlog_schema.mysql.names import (EVENT_FLAGS, GTID_FLAGS, MARIA_GTID_FLAGS2,
+from binlog_schema.format.facts.names import (EVENT_FLAGS, GTID_FLAGS, MARIA_GTID_FLAGS2,
                                        MARIA_GTID_FLAGS_EXTRA, TABLE_MAP_FLAGS)
-from binlog_schema.stream import BinlogReader
+from binlog_schema.format.stream import BinlogReader
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 KSY = ROOT / "specs" / "binlog.ksy"
@@ -45,7 +45,7 @@ def _pinned() -> str:
 
 
 def test_ksy_regenerates_identically():
-    from binlog_schema.serial.kaitai import export
+    from binlog_schema.output.kaitai import export
     text = export()
     assert text == export(), "two exports differ"
     assert KSY.read_text(encoding="utf-8") == text, \

@@ -9,8 +9,8 @@ import shutil
 
 import pytest
 
-from binlog_schema.serial import parallel
-from binlog_schema.serial.write import Output, write_events
+from binlog_schema.output import parallel
+from binlog_schema.output.write import Output, write_events
 
 
 def _sequential(path, **options):
@@ -42,7 +42,7 @@ def test_several_segments_are_planned_at_transaction_starts(corpus):
     for (_, stop, _), (start, _, _) in zip(segments, segments[1:]):
         assert stop == start
     data = path.read_bytes()
-    from binlog_schema.mysql.codes import GTID_KINDS, STATEMENT_KINDS
+    from binlog_schema.format.facts.codes import GTID_KINDS, STATEMENT_KINDS
     assert all(data[start + 4] in GTID_KINDS | STATEMENT_KINDS for start, _, _ in segments[1:])
 
 
@@ -154,7 +154,7 @@ def test_the_command_decodes_a_large_file_with_workers(corpus, tmp_path):
 
 
 def _history(path, seed=None):
-    from binlog_schema.schema.history import history_for
+    from binlog_schema.changes.schema.history import history_for
     return history_for([str(path)], text=seed)
 
 
@@ -178,8 +178,8 @@ def test_with_the_schema_history_the_output_is_the_sequential_output(corpus, tmp
     # EXISTS leaves it as it is)
     path = next(p for p in _largest(corpus, 6) if p.name == "binlog.000693")
     history = _history(path)
-    from binlog_schema.model.row_change import RowDecoder
-    from binlog_schema.stream import BinlogReader
+    from binlog_schema.changes.row_change import RowDecoder
+    from binlog_schema.format.stream import BinlogReader
     decoder = RowDecoder(str(path), schema=history)
     for rec in BinlogReader(str(path)):
         decoder.feed(rec)

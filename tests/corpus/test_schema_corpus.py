@@ -9,7 +9,7 @@ import collections
 import pytest
 
 from binlog_schema import BinlogReader, table_map_from_event
-from binlog_schema.schema import DDLRefused, SchemaHistory
+from binlog_schema.changes.schema import DDLRefused, SchemaHistory
 
 from ..conftest import corpus_files
 

@@ -11,9 +11,9 @@ import collections
 import pytest
 
 from binlog_schema import BinlogReader
-from binlog_schema.errors import BinlogError
-from binlog_schema.model.row_change import RowDecoder
-from binlog_schema.schema import SchemaHistory
+from binlog_schema.format.errors import BinlogError
+from binlog_schema.changes.row_change import RowDecoder
+from binlog_schema.changes.schema import SchemaHistory
 
 from ..conftest import corpus_files
 

@@ -6,8 +6,8 @@ import json
 import subprocess
 import sys
 
-from binlog_schema.serial.stats_read import read_stats
-from binlog_schema.statuses import CLEAN, DAMAGED, STOPPED
+from binlog_schema.output.stats_read import read_stats
+from binlog_schema.output.statuses import CLEAN, DAMAGED, STOPPED
 
 from tests.stats_count import count, decoded_lines, of_stats
 
@@ -102,7 +102,7 @@ def test_a_file_read_through_an_opener_counts_as_by_its_path(corpus, tmp_path):
     """file_stats(opener=...) (how a Spark task reads a file of a remote filesystem): the
     figures, status and lines of the file read by its path, for a clean file, a damaged one
     and one that is no binlog."""
-    from binlog_schema.serial.stats_read import file_stats
+    from binlog_schema.output.stats_read import file_stats
     path = max(corpus, key=lambda p: p.stat().st_size)
     cut = tmp_path / "cut.000001"
     cut.write_bytes(path.read_bytes()[:path.stat().st_size // 2 + 7])

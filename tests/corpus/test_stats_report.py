@@ -23,7 +23,7 @@ def _lookup(d, key):
 
 @pytest.fixture(scope="module")
 def browser():
-    from binlog_schema.serial.stats_html import chartjs_path
+    from binlog_schema.output.stats_html import chartjs_path
     if chromium_binary() is None:
         unavailable("no chromium (Debian's package: scripts/install_chromium.sh installs it): "
                     "the report page is not checked")

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import pytest
 
-from binlog_schema.roundtrip import roundtrip_file
+from binlog_schema.output.roundtrip import roundtrip_file
 from binlog_schema.synthetic import SERVERS, generate, load_spec
 from binlog_schema.synthetic.writer import Generator
 from binlog_schema.synthetic.reverse import table_spec
-from binlog_schema.mysql.flavor import flavor_name_of, version_tuple
-from binlog_schema.model.table_map import table_map_from_event
-from binlog_schema.stream import BinlogReader
+from binlog_schema.format.facts.flavor import flavor_name_of, version_tuple
+from binlog_schema.changes.table_map import table_map_from_event
+from binlog_schema.format.stream import BinlogReader
 
 from ..conftest import CORPUS
 

@@ -11,9 +11,9 @@ import sys
 
 import pytest
 
-from binlog_schema.model.selection import Selection
-from binlog_schema.serial.write import Output, write_events
-from binlog_schema.statuses import CLEAN
+from binlog_schema.changes.selection import Selection
+from binlog_schema.output.write import Output, write_events
+from binlog_schema.output.statuses import CLEAN
 
 from tests.conftest import corpus_file
 from tests.stats_count import decoded_lines
@@ -103,8 +103,8 @@ def test_where_finds_exactly_what_a_filtered_full_decode_finds(corpus):
 
 
 def test_where_counts_in_stats_and_says_unknown_columns(corpus):
-    from binlog_schema.model.row_match import RowMatcher, WhereError, parse_where
-    from binlog_schema.serial.stats_read import read_stats
+    from binlog_schema.changes.row_match import RowMatcher, WhereError, parse_where
+    from binlog_schema.output.stats_read import read_stats
     path = max((p for p in corpus if decoded_lines(p)[1] == CLEAN and any(
         d.get("rows") and not any(k.startswith("@") for k in _images(d["rows"][0])[0])
         for d in decoded_lines(p)[0])), key=lambda p: p.stat().st_size)

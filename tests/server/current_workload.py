@@ -97,7 +97,7 @@ def status_problems(rc: int, stderr: str, what: str) -> list:
     one stderr line per refused table (file, offset, the statement, the reason), and the
     changes of its rows said as changes of a table not known; any other problem line, or
     another status, is wrong."""
-    from binlog_schema.statuses import DAMAGED
+    from binlog_schema.output.statuses import DAMAGED
     lines = [x for x in stderr.splitlines() if x.startswith("binlog-schema spark current:")]
     problems = []
     for table, words in REFUSED.items():

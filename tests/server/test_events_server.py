@@ -10,8 +10,8 @@ import subprocess
 
 import pytest
 
-from binlog_schema.roundtrip import roundtrip_file
-from binlog_schema.stream import BinlogReader
+from binlog_schema.output.roundtrip import roundtrip_file
+from binlog_schema.format.stream import BinlogReader
 
 from ..conftest import ROOT, unavailable
 

@@ -9,10 +9,10 @@ import subprocess
 
 import pytest
 
-from binlog_schema.roundtrip import roundtrip_file
-from binlog_schema.model.table_map import TableMap, table_map_from_event
-from binlog_schema.stream import BinlogReader
-from binlog_schema.vectors import iter_vectors
+from binlog_schema.output.roundtrip import roundtrip_file
+from binlog_schema.changes.table_map import TableMap, table_map_from_event
+from binlog_schema.format.stream import BinlogReader
+from binlog_schema.synthetic.vector_checks import iter_vectors
 
 from ..conftest import ROOT, unavailable
 

@@ -24,15 +24,15 @@ import sys
 
 import pytest
 
-from binlog_schema.roundtrip import roundtrip_file
-from binlog_schema.envelope import parse_event
-from binlog_schema.mysql.codes import ROWS_KINDS
-from binlog_schema.model.row_change import RowDecoder
-from binlog_schema.stream import BinlogReader
-from binlog_schema.values import temporal
-from binlog_schema.mysql.charsets import encode_text, text_codec
-from binlog_schema.values.codecs import Compressed, EnumValue, Geometry, SetValue
-from binlog_schema.vectors import context_of, hex_bytes, iter_vectors
+from binlog_schema.output.roundtrip import roundtrip_file
+from binlog_schema.format.event_codec import parse_event
+from binlog_schema.format.facts.codes import ROWS_KINDS
+from binlog_schema.changes.row_change import RowDecoder
+from binlog_schema.format.stream import BinlogReader
+from binlog_schema.format.values import temporal
+from binlog_schema.format.facts.charsets import encode_text, text_codec
+from binlog_schema.format.values.codecs import Compressed, EnumValue, Geometry, SetValue
+from binlog_schema.synthetic.vector_checks import context_of, hex_bytes, iter_vectors
 
 from ..conftest import ROOT, unavailable
 

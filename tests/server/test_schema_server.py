@@ -28,10 +28,10 @@ import sys
 
 import pytest
 
-from binlog_schema.errors import SchemaMismatch
-from binlog_schema.model.row_change import RowDecoder
-from binlog_schema.schema import history_for
-from binlog_schema.stream import BinlogReader
+from binlog_schema.format.errors import SchemaMismatch
+from binlog_schema.changes.row_change import RowDecoder
+from binlog_schema.changes.schema import history_for
+from binlog_schema.format.stream import BinlogReader
 
 from ..conftest import ROOT, unavailable
 

@@ -23,7 +23,7 @@ import time
 
 import pytest
 
-from binlog_schema.protocol import auth
+from binlog_schema.wire.protocol import auth
 from ..conftest import ROOT, corpus_file, unavailable
 from ..tls_certs import make_ca, make_server_cert
 from . import flashback_workload as fw
@@ -155,7 +155,7 @@ def binlog_folder(tmp_path):
 
 def _sha2_server(folder, tls=None):
     """``serve --auth caching_sha2_password`` in this process (its counts at hand)."""
-    from binlog_schema.replication.server import BinlogServer, ServerConfig
+    from binlog_schema.wire.replication.server import BinlogServer, ServerConfig
     cert = {} if tls is None else {"ssl_cert": str(tls[1].cert), "ssl_key": str(tls[1].key)}
     return BinlogServer(ServerConfig(folder=str(folder), user=USER, password=PASSWORD.encode(),
                                      server_id=7, auth=auth.CACHING_SHA2, **cert)).start()
@@ -347,8 +347,8 @@ def test_replication_stream_logs_in_by_caching_sha2_full_auth_then_fast_path(bin
     """The stream client (PyMySQL's connection phase) against a caching_sha2_password master
     over plain TCP: the first stream logs in by the RSA full authentication, the second by the
     fast path; both deliver the file's events, as BinlogReader reads them."""
-    from binlog_schema.replication.client import ReplicationStream
-    from binlog_schema.stream import BinlogReader
+    from binlog_schema.wire.replication.client import ReplicationStream
+    from binlog_schema.format.stream import BinlogReader
     want = [(r.type_name, r.offset) for r in
             BinlogReader(str(binlog_folder / "mariadb-bin.000001"))]
     server = _sha2_server(binlog_folder)

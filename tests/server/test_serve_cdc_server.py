@@ -176,7 +176,7 @@ ALL_TYPES = fw.ROOT / "specs" / "fixtures" / "examples" / "mariadb-all-types.sql
 
 
 def test_information_schema_columns_of_every_type_are_the_servers(writer, tmp_path):
-    from binlog_schema.schema.information_schema import COLUMNS
+    from binlog_schema.changes.schema.information_schema import COLUMNS
     writer.apply_sql(ALL_TYPES.read_bytes())
     tables = [r[0] for r in writer.q("SELECT TABLE_NAME FROM INFORMATION_SCHEMA.TABLES "
                                      "WHERE TABLE_SCHEMA = 'fx_types' ORDER BY 1")]

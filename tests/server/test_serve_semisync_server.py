@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from binlog_schema.mysql import codes
-from binlog_schema.stream import BinlogReader
+from binlog_schema.format.facts import codes
+from binlog_schema.format.stream import BinlogReader
 
 from .test_serve_server import (PASSWORD, USER, _replicate, _wait_caught_up, replica_server)
 from .test_serve_server import folder, writer  # noqa: F401 (the serve tier's fixtures)
@@ -33,7 +33,7 @@ def _transactions(folder) -> int:
 
 
 def _serve(folder, semi_sync):
-    from binlog_schema.replication.server import BinlogServer, ServerConfig
+    from binlog_schema.wire.replication.server import BinlogServer, ServerConfig
     return BinlogServer(ServerConfig(folder=str(folder), user=USER, password=PASSWORD.encode(),
                                      server_id=7, semi_sync=semi_sync)).start()
 

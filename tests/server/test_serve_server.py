@@ -432,7 +432,7 @@ def test_caching_sha2_password(folder):
 def _rename_rotate(source, target, next_file):
     """``source`` copied to ``target``, its ROTATE naming ``next_file`` (the CRC32 rebuilt);
     the ROTATE's offset."""
-    from binlog_schema.stream import BinlogReader, BinlogWriter
+    from binlog_schema.format.stream import BinlogReader, BinlogWriter
     at = None
     with open(target, "wb") as out:
         w = BinlogWriter(out)

@@ -18,7 +18,7 @@ import subprocess
 
 import pytest
 
-from binlog_schema.statuses import CLEAN
+from binlog_schema.output.statuses import CLEAN
 
 from ..conftest import ROOT, unavailable
 

@@ -147,8 +147,8 @@ def test_a_commit_waits_until_the_consumer_let_go_of_its_transaction(semi_server
     started for HOLD seconds; the committing session returns only after it let go (an ack
     sent when the transaction was read, before it was handed out, would let it return
     within milliseconds)."""
-    from binlog_schema.errors import ReplicationError
-    from binlog_schema.replication.client import ReplicationStream
+    from binlog_schema.format.errors import ReplicationError
+    from binlog_schema.wire.replication.client import ReplicationStream
     hold = 1.5
     s = semi_server
     s.q("FLUSH BINARY LOGS")

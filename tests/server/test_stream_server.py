@@ -144,7 +144,7 @@ def test_an_event_larger_than_a_packet_arrives_whole():
     """A 17 MiB rows event crosses the wire in two packet pieces and arrives joined: the
     record's bytes are the file's, and it decodes. (In-process, on the records: the JSON line
     of such an event, its rows in hex, would cost the test process hundreds of MiB.)"""
-    from binlog_schema.replication.client import ReplicationStream
+    from binlog_schema.wire.replication.client import ReplicationStream
     # (a server of its own: the other tests decode their servers' files to JSON, which for
     # this event would cost the test process about 1 GiB)
     big_server = _server("stream-big", "--max-allowed-packet=64M")
@@ -401,8 +401,8 @@ def _heartbeats_while_idle(port, seconds=3.0):
     """The heartbeats a blocking ReplicationStream (period 0.5 s) counts while the server
     has nothing to send."""
     import threading
-    from binlog_schema.errors import ReplicationError
-    from binlog_schema.replication.client import ReplicationStream
+    from binlog_schema.format.errors import ReplicationError
+    from binlog_schema.wire.replication.client import ReplicationStream
     stream = ReplicationStream("127.0.0.1", port, USER, PASSWORD, server_id=4244,
                                blocking=True, heartbeat=0.5)
     seen = []

@@ -23,10 +23,10 @@ import subprocess
 import pytest
 import yaml
 
-from binlog_schema.mysql.codes import ROWS_KINDS
+from binlog_schema.format.facts.codes import ROWS_KINDS
 from binlog_schema.synthetic import SERVERS, generate, load_spec, random_spec
 from binlog_schema.synthetic import sql as fsql
-from binlog_schema.stream import BinlogReader
+from binlog_schema.format.stream import BinlogReader
 
 from ..conftest import ROOT, unavailable
 

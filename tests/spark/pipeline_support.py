@@ -8,12 +8,12 @@ import datetime as dt
 import decimal
 import json
 
-from binlog_schema.errors import BinlogError
-from binlog_schema.model.row_change import RowDecoder, column_names
-from binlog_schema.values.forms import jsonable
-from binlog_schema.stream import BinlogReader
-from binlog_schema.values import temporal
-from binlog_schema.values.codecs import Compressed, EnumValue, Geometry, SetValue
+from binlog_schema.format.errors import BinlogError
+from binlog_schema.changes.row_change import RowDecoder, column_names
+from binlog_schema.format.values.forms import jsonable
+from binlog_schema.format.stream import BinlogReader
+from binlog_schema.format.values import temporal
+from binlog_schema.format.values.codecs import Compressed, EnumValue, Geometry, SetValue
 
 UTC = dt.timezone.utc
 EPOCH = dt.datetime(1970, 1, 1)

@@ -14,10 +14,10 @@ import sys
 
 import pytest
 
-from binlog_schema.envelope import HEADER_SIZE
-from binlog_schema.mysql.codes import QUERY_EVENT, WRITE_ROWS_EVENT
-from binlog_schema.roundtrip import roundtrip_file
-from binlog_schema.stream import BinlogReader
+from binlog_schema.format.event_codec import HEADER_SIZE
+from binlog_schema.format.facts.codes import QUERY_EVENT, WRITE_ROWS_EVENT
+from binlog_schema.output.roundtrip import roundtrip_file
+from binlog_schema.format.stream import BinlogReader
 
 from ..conftest import ROOT, unavailable
 from .pipeline_support import (reference_counts, reference_rows, same_row, spark_missing,
@@ -64,7 +64,7 @@ def check_rows(tables, paths, problems=None):
     """row_changes equal the single-process RowDecoder output, file by file, with the schema
     history on (the files' DDL replayed from nothing, in the pipeline's order: the paths'),
     as ``decode --rows`` decodes them."""
-    from binlog_schema.schema.history import given_history
+    from binlog_schema.changes.schema.history import given_history
     got = {}
     for r in collect_rows(tables):
         got.setdefault(r["file"], []).append(r)
@@ -326,7 +326,7 @@ def test_listing_dirs_globs_hidden(spark, generated, tmp_path):
 
 
 def test_validate_specs_and_corpus(spark, corpus):
-    from binlog_schema.vectors import validate
+    from binlog_schema.synthetic.vector_checks import validate
     sample = [str(p) for p in corpus[:25]]
     df = validate_job.validate(spark, specs=[str(ROOT / "specs")], roundtrip=sample)
     rows = df.collect()

@@ -8,12 +8,12 @@ import os
 
 import pytest
 
-from binlog_schema.model.transactions import change_records
+from binlog_schema.changes.transactions import change_records
 from binlog_schema.pipeline.tasks.decode import decode_group, decode_split
 from binlog_schema.pipeline.tasks.prescan import prescan
 from binlog_schema.pipeline.tasks.split import ROW
 from binlog_schema.pipeline.tasks.history import SchemaPlan, statements_of
-from binlog_schema.stream import BinlogReader
+from binlog_schema.format.stream import BinlogReader
 from binlog_schema.synthetic import generate
 
 from .test_pipeline_schema import SCHEMA, spec as shop_spec

@@ -22,10 +22,10 @@ import sys
 
 import pytest
 
-from binlog_schema import scanning
+from binlog_schema.format import scanning
 from binlog_schema.pipeline.tasks.decode import decode_split
 from binlog_schema.pipeline.tasks.prescan import prescan
-from binlog_schema.stream import MAX_EVENT_SIZE, BinlogReader
+from binlog_schema.format.stream import MAX_EVENT_SIZE, BinlogReader
 
 from .. import damage
 from ..conftest import unavailable

@@ -1,7 +1,7 @@
 """Spark commands over inputs as users give them (issue 26): nothing to read, files that are
 no binlogs, a folder that holds a server's binlogs with the files the server keeps beside
 them. Each command runs in this process (``binlog_schema.cli.main``, the module's Spark
-session) and must end with a status of the one table (binlog_schema/statuses.py) and say on
+session) and must end with a status of the one table (binlog_schema/output/statuses.py) and say on
 stderr what it could not read, naming the file, in the words of the single-process
 ``decode`` (errors.not_a_binlog, os_problem); never a traceback.
 
@@ -15,8 +15,8 @@ import shutil
 
 import pytest
 
-from binlog_schema.errors import not_a_binlog
-from binlog_schema.statuses import CLEAN, DAMAGED, STOPPED
+from binlog_schema.format.errors import not_a_binlog
+from binlog_schema.output.statuses import CLEAN, DAMAGED, STOPPED
 
 from ..conftest import unavailable
 from .pipeline_support import spark_missing, write_shop
@@ -202,9 +202,9 @@ def test_validate_counts_rows_not_decodable_as_not_passed(spark, inputs, tmp_pat
     """A binlog whose first TABLE_MAP is gone: every event rebuilds, but the rows of the
     rows event after it cannot be decoded. Not passed: a stderr line (file, offset, "rows
     not decodable", reason), status 3 (beside a file that passes)."""
-    from binlog_schema.mysql.codes import TABLE_MAP_EVENT
-    from binlog_schema.roundtrip import roundtrip_file
-    from binlog_schema.stream import BinlogReader
+    from binlog_schema.format.facts.codes import TABLE_MAP_EVENT
+    from binlog_schema.output.roundtrip import roundtrip_file
+    from binlog_schema.format.stream import BinlogReader
     good = inputs["good"]
     tm = next(r for r in BinlogReader(good) if r.type_code == TABLE_MAP_EVENT)
     data = open(good, "rb").read()

@@ -8,17 +8,17 @@ import os
 
 import pytest
 
-from binlog_schema.model.row_change import RowDecoder
-from binlog_schema.mysql.codes import GTID_LOG_EVENT, MARIA_GTID_EVENT, TABLE_MAP_EVENT
+from binlog_schema.changes.row_change import RowDecoder
+from binlog_schema.format.facts.codes import GTID_LOG_EVENT, MARIA_GTID_EVENT, TABLE_MAP_EVENT
 from binlog_schema.pipeline.tasks.decode import decode_group, decode_split
 from binlog_schema.pipeline.tasks.event_parser import _Bodies
 from binlog_schema.pipeline.tasks.prescan import prescan
 from binlog_schema.pipeline.tasks.reading import Clip
 from binlog_schema.pipeline.tasks.spark_values import JsonDoc, to_value
 from binlog_schema.pipeline.tasks.split import Split
-from binlog_schema.stream import BinlogReader
-from binlog_schema.values import temporal
-from binlog_schema.values.codecs import Compressed, EnumValue, Geometry, NaNFloat, SetValue
+from binlog_schema.format.stream import BinlogReader
+from binlog_schema.format.values import temporal
+from binlog_schema.format.values.codecs import Compressed, EnumValue, Geometry, NaNFloat, SetValue
 
 from .pipeline_support import (got_fields, reference_counts, reference_rows, same_row,
                                write_shop)

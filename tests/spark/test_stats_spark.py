@@ -29,18 +29,18 @@ import sys
 
 import pytest
 
-from binlog_schema.mysql.codes import GTID_KINDS, QUERY_EVENT, TABLE_MAP_EVENT, XID_EVENT
-from binlog_schema.model.stats import Stats
-from binlog_schema.model.row_change import RowDecoder
+from binlog_schema.format.facts.codes import GTID_KINDS, QUERY_EVENT, TABLE_MAP_EVENT, XID_EVENT
+from binlog_schema.changes.stats import Stats
+from binlog_schema.changes.row_change import RowDecoder
 from binlog_schema.pipeline.jobs import stats as stats_job
 from binlog_schema.pipeline.tasks.prescan import prescan
 from binlog_schema.pipeline.tasks.reading import split_records
 from binlog_schema.pipeline.tasks.split_context import file_context
 from binlog_schema.pipeline.fsio import open_input
 from binlog_schema.pipeline.driver.plan import arrange
-from binlog_schema.serial.stats_read import read_stats
-from binlog_schema.statuses import CLEAN, DAMAGED, STOPPED
-from binlog_schema.stream import BinlogReader
+from binlog_schema.output.stats_read import read_stats
+from binlog_schema.output.statuses import CLEAN, DAMAGED, STOPPED
+from binlog_schema.format.stream import BinlogReader
 
 from .. import damage
 from ..conftest import CORPUS, ROOT, unavailable

@@ -14,8 +14,8 @@ import os
 import pytest
 
 from binlog_schema import cli
-from binlog_schema.mysql.codes import QUERY_EVENT, XID_EVENT
-from binlog_schema.stream import BinlogReader, BinlogWriter
+from binlog_schema.format.facts.codes import QUERY_EVENT, XID_EVENT
+from binlog_schema.format.stream import BinlogReader, BinlogWriter
 
 from ..conftest import corpus_file, unavailable
 from ..unit.test_transaction_boundaries import STATEMENTS

@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from binlog_schema.stream import BinlogReader
+from binlog_schema.format.stream import BinlogReader
 
 SMALL = "mysql-binlog-connector-java/mysql-bin.checksum-none"  # 37 KB, no checksums
 
@@ -270,8 +270,8 @@ VECTOR = ("name: raw-7\ncontext: {{checksum: false}}\nhex: '{hex}'\nexpect: {{he
 
 
 def _vector_text():
-    from binlog_schema.context import Context
-    from binlog_schema.envelope import build_event
+    from binlog_schema.format.context import Context
+    from binlog_schema.format.event_codec import build_event
     ev = build_event({"header": {"timestamp": 1, "type_code": 7, "server_id": 1, "log_pos": 0,
                                  "flags": []}, "body": b"\x01\x02"}, Context(checksum=False))
     return VECTOR.format(hex=ev.hex())
@@ -512,5 +512,5 @@ def test_decode_starts_without_argparse_or_package_metadata(small):
     assert out.returncode == 0
     imported = {line.rsplit("|", 1)[-1].strip() for line in out.stderr.decode().splitlines()
                 if line.startswith("import time:")}
-    assert "binlog_schema.stream" in imported
+    assert "binlog_schema.format.stream" in imported
     assert not {"argparse", "importlib.metadata"} & imported

@@ -12,8 +12,8 @@ import json
 
 import pytest
 
-from binlog_schema.model.transactions import Pending, order_key, order_key_fields
-from binlog_schema.serial.write import Output, write_events
+from binlog_schema.changes.transactions import Pending, order_key, order_key_fields
+from binlog_schema.output.write import Output, write_events
 from binlog_schema.synthetic import generate
 
 
@@ -277,7 +277,7 @@ def test_order_key_xid_gtid_and_commit_flag(tmp_path, compression):
 
 def test_a_huge_transaction_spills_and_keeps_its_records(tmp_path):
     path = write(tmp_path, TX_SPEC, "binlog.000001")
-    from binlog_schema.serial import maxwell
+    from binlog_schema.output import maxwell
     kept = lines(path, "maxwell")
     small = maxwell.MaxwellWriter.__init__.__defaults__
     try:
@@ -380,7 +380,7 @@ def test_python_api_gives_the_maxwell_lines_fields(tmp_path, server, compression
     """``change_records`` gives each change's order key, XID, GTID, thread and commit as
     ``--format maxwell`` writes them (the one transaction loop behind both)."""
     from binlog_schema import ChangeRecord, change_records
-    from binlog_schema.stream import BinlogReader
+    from binlog_schema.format.stream import BinlogReader
     settings = dict(TX_SPEC["settings"], compression=compression)
     if server != "mysql-8.0":
         settings = {k: v for k, v in settings.items() if k != "compression"}
@@ -412,7 +412,7 @@ def test_python_api_gives_the_maxwell_lines_fields(tmp_path, server, compression
 def test_python_api_bound_spills_and_keeps_its_records(tmp_path):
     """A transaction's records wait for its commit, at most ``limit`` in memory, the rest
     pickled to a temporary file; ``wait=False`` yields at once with ``committed=None``."""
-    from binlog_schema.model.transactions import Held, change_records
+    from binlog_schema.changes.transactions import Held, change_records
     path = write(tmp_path, TX_SPEC, "binlog.000001")
     kept = list(change_records(path))
     small = list(change_records(path, limit=2))
@@ -429,7 +429,7 @@ def test_python_api_bound_spills_and_keeps_its_records(tmp_path):
 
 def test_python_api_transaction_cut_by_the_end_of_the_file(tmp_path):
     """A file that ends inside a transaction: its records come without XID, uncommitted."""
-    from binlog_schema.model.transactions import change_records
+    from binlog_schema.changes.transactions import change_records
     path = write(tmp_path, TX_SPEC, "binlog.000001")
     data = open(path, "rb").read()
     last_xid = max(e["offset"] for e in events(path) if e["type"] == "XID_EVENT")
@@ -442,8 +442,8 @@ def test_python_api_transaction_cut_by_the_end_of_the_file(tmp_path):
 
 
 def test_python_api_schema_versions_as_maxwell_schema_id(tmp_path):
-    from binlog_schema.model.transactions import change_records
-    from binlog_schema.schema import history_for
+    from binlog_schema.changes.transactions import change_records
+    from binlog_schema.changes.schema import history_for
     from .test_schema_rows import SCHEMA, spec
     path = write(tmp_path, spec("mysql-8.0", "MINIMAL"), "binlog.000001")
     (tmp_path / "schema.sql").write_text(SCHEMA)

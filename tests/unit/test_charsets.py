@@ -1,4 +1,5 @@
-"""One collation table (binlog_schema.mysql.charsets): ENUM/SET member names and row values of
+"""One collation table (binlog_schema.format.facts.charsets): ENUM/SET member names and row values
+of
 the same collation read the same text; the fixtures write what servers store; the generated
 data is complete and agrees with itself; no module keeps a second table."""
 
@@ -10,13 +11,13 @@ import pytest
 
 from binlog_schema.construct_ext.errors import StringError
 from binlog_schema.synthetic import generate, load_spec
-from binlog_schema.model.row_change import RowDecoder
-from binlog_schema.mysql import charsets
-from binlog_schema.mysql.charset_data import COLLATION_ID_RUNS, SINGLE_BYTE_TABLES
-from binlog_schema.mysql.charsets import (MULTI_BYTE_CODECS, MYSQL_ONLY, collation_id,
+from binlog_schema.changes.row_change import RowDecoder
+from binlog_schema.format.facts import charsets
+from binlog_schema.format.facts.charset_data import COLLATION_ID_RUNS, SINGLE_BYTE_TABLES
+from binlog_schema.format.facts.charsets import (MULTI_BYTE_CODECS, MYSQL_ONLY, collation_id,
                                           decode_text, encode_text, text_codec)
-from binlog_schema.mysql.collation_data import MARIADB_CHARSETS, MARIADB_COLLATIONS
-from binlog_schema.stream import BinlogReader
+from binlog_schema.format.facts.collation_data import MARIADB_CHARSETS, MARIADB_COLLATIONS
+from binlog_schema.format.stream import BinlogReader
 
 from ..conftest import ROOT
 
@@ -141,9 +142,11 @@ def test_every_character_set_has_a_decoder():
 
 
 def test_no_second_collation_table_in_the_package():
-    """Collation ids, charsets and codecs live in mysql/charsets.py and its two generated data
+    """Collation ids, charsets and codecs live in format/facts/charsets.py and its two generated
+    data
     modules; no other module lists collation ids or picks a text codec."""
-    own = {"mysql/charsets.py", "mysql/charset_data.py", "mysql/collation_data.py"}
+    own = {"format/facts/charsets.py", "format/facts/charset_data.py",
+           "format/facts/collation_data.py"}
     latin1_ids = re.compile(r"\b5,\s*8,\s*15,\s*31\b|\b47,\s*48,\s*49\b")
     codec_names = re.compile(r"""(\.decode|\.encode|codecs\.\w+)\(\s*["'](cp1252|latin-?1|"""
                              r"""iso-?8859-\d+|utf-(16|32)(-[bl]e)?|euc_jp|shift_jis|cp\d+)["']|"""

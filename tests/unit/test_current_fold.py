@@ -1,5 +1,5 @@
 """spark current's fold without Spark: table lives replayed from real DDL by the schema
-history (binlog_schema.schema.lives), the fold plan made of them (pipeline.current.plan),
+history (binlog_schema.changes.schema.lives), the fold plan made of them (pipeline.current.plan),
 and row changes keyed and folded (pipeline.current.fold) as the tasks do, checked against
 what a server would hold."""
 
@@ -9,8 +9,8 @@ pytest.importorskip("pyarrow")
 
 from binlog_schema.pipeline.current.fold import fold_rows, key_rows
 from binlog_schema.pipeline.current.plan import fold_plan
-from binlog_schema.schema.history import SchemaHistory
-from binlog_schema.schema.lives import Lives
+from binlog_schema.changes.schema.history import SchemaHistory
+from binlog_schema.changes.schema.lives import Lives
 
 
 def _vtype():

@@ -1,17 +1,17 @@
-"""The GTID event family (binlog_schema/events/gtid.py): both directions on hand-made values,
+"""The GTID event family (binlog_schema/format/events/gtid.py): both directions on hand-made values,
 the MySQL 5.6/5.7/8.0 layouts, presence bits, MariaDB flag variants, GTID-set formats, the
 serialization-format integers, lying counts; and the corpus tier."""
 
 import construct as c
 import pytest
 
-from binlog_schema.context import Context
-from binlog_schema.envelope import build_event, parse_event
-from binlog_schema.errors import BinlogError, BuildError, FormatError, TruncatedError
+from binlog_schema.format.context import Context
+from binlog_schema.format.event_codec import build_event, parse_event
+from binlog_schema.format.errors import BinlogError, BuildError, FormatError, TruncatedError
 from binlog_schema.construct_ext import serialization as ser
-from binlog_schema.events import gtid as g
-from binlog_schema.event_forms import to_plain
-from binlog_schema.stream import BinlogReader
+from binlog_schema.format.events import gtid as g
+from binlog_schema.format.event_forms import to_plain
+from binlog_schema.format.stream import BinlogReader
 
 UUID = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
 SID = bytes.fromhex(UUID.replace("-", ""))
@@ -381,7 +381,7 @@ def test_compiled_path_never_falls_back_for_this_family():
     """parse_event/build_event re-run the interpreter when compiled code raises: that must
     not happen for valid events (it would hide, e.g., a string constant emitted unquoted)."""
     import io
-    from binlog_schema.compiled import unit
+    from binlog_schema.format.compiled import unit
     cases = [(33, GTID80, MYSQL), (33, GTID56, MYSQL), (42, TAGGED, MYSQL),
              (35, {"format": "TAGGED", "n_sids": 1, "sids": [
                  {"sid": UUID, "tag": "a", "n_intervals": 1,
@@ -404,7 +404,7 @@ def test_compiled_path_never_falls_back_for_this_family():
 
 def test_compiled_flag_conditions_with_int_flags():
     import io
-    from binlog_schema.compiled import unit
+    from binlog_schema.format.compiled import unit
     root = {"ctx": MARIA}
     root["_params"] = root
     out = io.BytesIO()

@@ -1,4 +1,4 @@
-"""Statement events (events/query.py): each declaration both ways on small values made here,
+"""Statement events (format/events/query.py): each declaration both ways on small values made here,
 the layouts the context chooses (binlog v1/v3/v4, FDE post-header lengths, pre-GA numbering),
 status variables (every code, unknown codes), QUERY_COMPRESSED, corrupt status blocks, typed
 errors, the CLI, and (corpus tier) no raw bodies or trailing bytes on real events."""
@@ -10,14 +10,14 @@ import sys
 import construct as c
 import pytest
 
-from binlog_schema.mysql.compression import mariadb_compress
-from binlog_schema.context import Context
-from binlog_schema.envelope import build_event, parse_event
-from binlog_schema.events.envelope import Event
-from binlog_schema.errors import BinlogError, BuildError, FormatError, TruncatedError
-from binlog_schema.events.query import BODIES, StatusVars
-from binlog_schema.event_forms import to_plain
-from binlog_schema.stream import BinlogReader, BinlogWriter
+from binlog_schema.format.facts.compression import mariadb_compress
+from binlog_schema.format.context import Context
+from binlog_schema.format.event_codec import build_event, parse_event
+from binlog_schema.format.events.envelope import Event
+from binlog_schema.format.errors import BinlogError, BuildError, FormatError, TruncatedError
+from binlog_schema.format.events.query import BODIES, StatusVars
+from binlog_schema.format.event_forms import to_plain
+from binlog_schema.format.stream import BinlogReader, BinlogWriter
 
 V4 = Context(checksum=True, flavor="mysql", server_version="8.0.40")
 MARIA = Context(checksum=True, flavor="mariadb", server_version="10.11.19-MariaDB-log")

@@ -1,4 +1,4 @@
-"""Issue 26: one exit-status table for every command (``binlog_schema/statuses.py``), checked
+"""Issue 26: one exit-status table for every command (``binlog_schema/output/statuses.py``), checked
 command by command on a clean input, a damaged one (cut inside its last event; and with
 ``--skip-errors`` where the command has it) and one whose rows cannot be decoded
 (``tests/undecodable.py``): the status, and the stderr line that names the file, the offset
@@ -19,10 +19,11 @@ import sys
 
 import pytest
 
-from binlog_schema import cli, statuses
-from binlog_schema.statuses import CLEAN, DAMAGED, STOPPED, USAGE
+from binlog_schema import cli
+from binlog_schema.output import statuses
+from binlog_schema.output.statuses import CLEAN, DAMAGED, STOPPED, USAGE
 from binlog_schema.synthetic import generate
-from binlog_schema.stream import BinlogReader
+from binlog_schema.format.stream import BinlogReader
 
 from .. import undecodable
 
@@ -226,8 +227,8 @@ def test_no_command_keeps_its_own_copy_of_the_table():
     assert "exit status" not in sql_cli.SQL_NOTES
     for path in (ROOT / "binlog_schema" / "cli").glob("*.py"):
         assert "exit status:" not in path.read_text(), path
-    for path in ("binlog_schema/replication/stream_command.py",
-                 "binlog_schema/replication/serve_command.py",
+    for path in ("binlog_schema/wire/replication/stream_command.py",
+                 "binlog_schema/wire/replication/serve_command.py",
                  "binlog_schema/synthetic/fixtures_command.py"):
         text = (ROOT / path).read_text()
         assert "exit status:" not in text, path

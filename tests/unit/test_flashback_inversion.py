@@ -1,4 +1,4 @@
-"""Flashback inversion (binlog_schema.model.flashback) on synthetic binlogs (binlog_schema.
+"""Flashback inversion (binlog_schema.changes.flashback) on synthetic binlogs (binlog_schema.
 synthetic specs): what the corpus lacks: MariaDB compressed rows events, statements split over
 several rows events, MySQL GTIDs inside compressed payloads, MINIMAL / NOBLOB images of tables
 whose maps name their columns, bitmaps that differ, a MariaDB 11.5+ GTID with its thread id,
@@ -10,15 +10,15 @@ import io
 
 import pytest
 
-from binlog_schema.envelope import build_event
-from binlog_schema.model.flashback import (MARIADB_BEGIN_STATUS, FlashbackError,
+from binlog_schema.format.event_codec import build_event
+from binlog_schema.changes.flashback import (MARIADB_BEGIN_STATUS, FlashbackError,
                                            invert_rows_event, invert_transaction)
-from binlog_schema.model.table_map import table_map_from_event
-from binlog_schema.mysql import codes
-from binlog_schema.mysql.flavor import checksum_length
-from binlog_schema.stream import BinlogReader, BinlogWriter
+from binlog_schema.changes.table_map import table_map_from_event
+from binlog_schema.format.facts import codes
+from binlog_schema.format.facts.flavor import checksum_length
+from binlog_schema.format.stream import BinlogReader, BinlogWriter
 from binlog_schema.synthetic import generate
-from binlog_schema.values.rows import RowsCodec
+from binlog_schema.format.values.rows import RowsCodec
 
 TABLE = {"name": "t1", "columns": [
     {"name": "id", "type": "INT", "nullable": False},

@@ -1,4 +1,4 @@
-"""The one registry of output formats (``binlog_schema/serial/formats.py``): every format it
+"""The one registry of output formats (``binlog_schema/output/formats.py``): every format it
 lists is a ``--format`` of ``decode`` and of ``stream`` (and nothing else is), and runs through
 both: ``decode`` of a synthetic binlog, and ``stream`` of an in-process ``serve`` of the same
 file, which writes exactly what ``decode`` writes. A format registered but missed by a reader
@@ -11,8 +11,8 @@ import re
 import pytest
 
 from binlog_schema import cli
-from binlog_schema.replication.server import BinlogServer, ServerConfig
-from binlog_schema.serial.formats import FORMATS, STREAM_FORMATS
+from binlog_schema.wire.replication.server import BinlogServer, ServerConfig
+from binlog_schema.output.formats import FORMATS, STREAM_FORMATS
 from binlog_schema.synthetic.randomspec import random_spec
 from binlog_schema.synthetic.writer import generate
 

@@ -13,13 +13,13 @@ from binlog_schema.construct_ext import errors
 import pytest
 
 from binlog_schema import Context, build_event, parse_event
-from binlog_schema.errors import BuildError
-from binlog_schema.values.forms import from_jsonable, jsonable
-from binlog_schema.model.table_map import Column, TableMap
-from binlog_schema.values import temporal as t
-from binlog_schema.values.codecs import SetValue
-from binlog_schema.values.decimal_bin import decimal_build
-from binlog_schema.values.rows import JsonDiff, RowsCodec
+from binlog_schema.format.errors import BuildError
+from binlog_schema.format.values.forms import from_jsonable, jsonable
+from binlog_schema.changes.table_map import Column, TableMap
+from binlog_schema.format.values import temporal as t
+from binlog_schema.format.values.codecs import SetValue
+from binlog_schema.format.values.decimal_bin import decimal_build
+from binlog_schema.format.values.rows import JsonDiff, RowsCodec
 
 
 def table(*cols, flavor="mysql"):
@@ -140,7 +140,7 @@ def test_decimal_build_refuses(value, p, s):
 def test_decimal_build_keeps_trailing_zeros_allowed():
     out = bytearray()
     decimal_build(decimal.Decimal("1.500"), out, 5, 2)
-    from binlog_schema.values.decimal_bin import decimal_parse
+    from binlog_schema.format.values.decimal_bin import decimal_parse
     assert decimal_parse(bytes(out), 0, 5, 2)[0] == decimal.Decimal("1.50")
 
 
@@ -157,7 +157,7 @@ def test_enum_member_outside_its_charset_is_a_build_error():
 def test_typed_table_map_keeps_every_tlv_it_cannot_regenerate():
     """Two SIGNEDNESS TLVs (the second wins on the columns): the first is kept raw at its
     position, and the model rebuilds the event."""
-    from binlog_schema.model.table_map import table_map_from_event
+    from binlog_schema.changes.table_map import table_map_from_event
     ctx = Context(server_version="8.0.40", flavor="mysql")
     event = {"header": {"timestamp": 0, "type_code": 19, "server_id": 1, "log_pos": None,
                         "flags": []},
@@ -180,8 +180,8 @@ def test_a_bad_event_inside_a_transaction_payload_loses_no_other():
     import io
 
     from binlog_schema import BinlogReader, BinlogWriter
-    from binlog_schema.errors import BinlogError as Typed
-    from binlog_schema.mysql.compression import payload_body
+    from binlog_schema.format.errors import BinlogError as Typed
+    from binlog_schema.format.facts.compression import payload_body
     ctx = Context(checksum=False)
     inner = [build_event(table(*[{"type": "LONG"}] * k).to_event(), ctx) for k in (1, 2, 3)]
     bad = bytearray(inner[1])
@@ -213,7 +213,7 @@ def test_a_bad_event_inside_a_transaction_payload_loses_no_other():
 def test_json_safe_stored_nans_rebuild_their_bytes(ty, raw):
     """A NaN read from a row keeps its stored bytes through the JSON-safe form (a VECTOR with
     a NaN: each element)."""
-    from binlog_schema.values.codecs import codec_for
+    from binlog_schema.format.values.codecs import codec_for
     col = Column(0, ty, pack_length={"FLOAT": 4, "DOUBLE": 8, "VECTOR": 4}[ty])
     codec = codec_for(col)
     data = bytes.fromhex(raw) if raw else b"\x0c\x00\x00\x00" + bytes.fromhex(
@@ -229,7 +229,7 @@ def test_json_safe_stored_nans_rebuild_their_bytes(ty, raw):
 def test_old_time_every_three_byte_pattern_at_the_edges_rebuilds(raw):
     """Fuzz finding (rows target): the old TIME's most negative value, -2^23 (bytes 00 00
     80), decoded to -838:86:08 and was refused by the builder as out of range."""
-    from binlog_schema.values import temporal as t
+    from binlog_schema.format.values import temporal as t
     data = bytes.fromhex(raw)
     value, end = t.time_old_parse(data, 0)
     out = bytearray()
@@ -241,8 +241,8 @@ def test_json_diff_in_a_non_canonical_encoding_survives_the_json_safe_form():
     """Fuzz finding (rows target): a PARTIAL_UPDATE JSON diff whose lengths are not in their
     shortest encoding decodes to a document holding the operations and the raw bytes (so it
     rebuilds exactly); its JSON-safe form assumed a plain list of operations."""
-    from binlog_schema.values.json_binary import JsonDocument, decode_diff, encode_diff
-    from binlog_schema.values.rows import JsonDiff
+    from binlog_schema.format.values.json_binary import JsonDocument, decode_diff, encode_diff
+    from binlog_schema.format.values.rows import JsonDiff
     # REPLACE at path "" with a JSON null literal; the path length 0 written in 3 bytes
     canonical = bytes([0, 0, 2, 4, 0])  # op, path length 0, value length 2, literal null
     longer = bytes([0, 0xfc, 0, 0, 2, 4, 0])
@@ -258,7 +258,7 @@ def test_columns_of_one_name_keep_a_key_each():
     """A table map whose two columns have one name (no server's; a damaged or built one):
     the row dict was keyed by the name, so the second column's value replaced the first's
     and the row rebuilt wrong (the mutation test's finding: NULL, 0 read as {'_': 0})."""
-    from binlog_schema.model.row_change import column_names
+    from binlog_schema.changes.row_change import column_names
     tm = table({"type": "TINY", "name": "_", "nullable": True},
                {"type": "TINY", "name": "_", "nullable": True},
                {"type": "TINY", "name": "@2", "nullable": True})

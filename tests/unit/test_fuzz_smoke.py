@@ -117,7 +117,7 @@ def test_planted_crash_converted_by_parse_event_is_found():
     """parse_event turns every exception into a typed error; one that was a crash keeps it
     as ``.original``, and the harness reports it."""
     from binlog_schema import parse_event
-    from binlog_schema.errors import BinlogError
+    from binlog_schema.format.errors import BinlogError
     data = harness.make_event(19, bytes(20), harness.Context())
     with pytest.raises(BinlogError) as e:
         parse_event(data, _CrashingContext())
@@ -133,7 +133,7 @@ def test_planted_crash_converted_by_parse_event_is_found():
 def test_planted_lossy_build_is_found(monkeypatch):
     """A model that loses a fact (here: the table map's flags) is reported by the
     table_map target."""
-    from binlog_schema.model import table_map as model
+    from binlog_schema.changes import table_map as model
     real = model.TableMap.body
     monkeypatch.setattr(model.TableMap, "body", lambda self: {**real(self), "flags": []})
     with pytest.raises(harness.Finding, match="does not rebuild"):
@@ -189,7 +189,7 @@ def test_a_fuzzer_started_by_a_large_process_measures_its_own_peak():
 def test_stream_target_checks_coverage_of_the_file(monkeypatch, corpus):
     """Recovery mode must account for every byte: a reader that silently drops a range is a
     finding."""
-    from binlog_schema import stream
+    from binlog_schema.format import stream
     seeds = [d for _, d in harness.seeds("stream", small=True)]
     real = stream.BinlogReader._skipped
 
@@ -211,8 +211,8 @@ def test_stream_target_checks_coverage_of_the_file(monkeypatch, corpus):
 
 
 def test_known_float_snan():
-    from binlog_schema.model.table_map import Column
-    from binlog_schema.values.codecs import codec_for
+    from binlog_schema.changes.table_map import Column
+    from binlog_schema.format.values.codecs import codec_for
     codec = codec_for(Column(0, "FLOAT", pack_length=4))
     value, _ = codec.parse(bytes.fromhex("0100807f"), 0)
     out = bytearray()
@@ -223,8 +223,8 @@ def test_known_float_snan():
 @pytest.mark.parametrize("real, value", [("ENUM", -1), ("ENUM", 70000), ("SET", -1),
                                          ("SET", 1 << 16)])
 def test_known_codecs_overflow(real, value):
-    from binlog_schema.model.table_map import Column
-    from binlog_schema.values.codecs import EnumValue, SetValue, codec_for
+    from binlog_schema.changes.table_map import Column
+    from binlog_schema.format.values.codecs import EnumValue, SetValue, codec_for
     codec = codec_for(Column(0, "STRING", real_type=real, pack_length=2))
     v = EnumValue(value) if real == "ENUM" else SetValue(value)
     with pytest.raises(errors.LayoutError):
@@ -233,8 +233,8 @@ def test_known_codecs_overflow(real, value):
 
 @pytest.mark.parametrize("ty, value", [("GEOMETRY", "srid"), ("VECTOR", [1e39])])
 def test_known_geometry_vector_overflow(ty, value):
-    from binlog_schema.model.table_map import Column
-    from binlog_schema.values.codecs import Geometry, codec_for
+    from binlog_schema.changes.table_map import Column
+    from binlog_schema.format.values.codecs import Geometry, codec_for
     codec = codec_for(Column(0, ty, pack_length=4))
     v = Geometry(1 << 32, b"") if value == "srid" else value
     with pytest.raises(errors.LayoutError):
@@ -242,8 +242,8 @@ def test_known_geometry_vector_overflow(ty, value):
 
 
 def test_known_vector_snan():
-    from binlog_schema.model.table_map import Column
-    from binlog_schema.values.codecs import codec_for
+    from binlog_schema.changes.table_map import Column
+    from binlog_schema.format.values.codecs import codec_for
     codec = codec_for(Column(0, "VECTOR", pack_length=4))
     data = b"\x04\x00\x00\x00" + bytes.fromhex("0100807f")
     value, _ = codec.parse(data, 0)
@@ -254,7 +254,7 @@ def test_known_vector_snan():
 
 def test_known_rows_query_length():
     from binlog_schema import Context, build_event, parse_event
-    from binlog_schema.errors import BinlogError
+    from binlog_schema.format.errors import BinlogError
     # a ROWS_QUERY whose length byte (0x61) is not its text's length (5)
     ctx = Context(checksum=False)
     data = harness.make_event(29, b"\x61hello", ctx)

@@ -6,9 +6,9 @@
 * a module's private names stay in it: no ``from x import _y`` of the package, no
   ``mod._name`` on a module of the package, no ``obj._attr`` of a name that only another
   module of the package defines (construct's own protocol excepted, listed below);
-* one fact, one place: the event type codes are written only in ``mysql/codes.py`` (no other
+* one fact, one place: the event type codes are written only in ``format/facts/codes.py`` (no other
   table of them, no comparison of a type code against a number elsewhere); the server version
-  is read only in ``mysql/flavor.py``;
+  is read only in ``format/facts/flavor.py``;
 * the command line is made from its declarations: no argparse private name (``_actions``,
   ``_SubParsersAction``, ...) in the package or ``scripts/``.
 
@@ -419,8 +419,8 @@ def test_no_private_name_is_used_across_modules():
 
 # --------------------------------------------------------------------------- one fact, one place
 
-CODES_MODULE = f"{PACKAGE}.mysql.codes"
-FLAVOR_MODULE = f"{PACKAGE}.mysql.flavor"
+CODES_MODULE = f"{PACKAGE}.format.facts.codes"
+FLAVOR_MODULE = f"{PACKAGE}.format.facts.flavor"
 
 
 def _int(node, among=None) -> bool:
@@ -445,7 +445,7 @@ CODE_NAMES = frozenset({"type_code", "event_type", "type", "code", "kind", "_kin
 NOT_EVENT_CODES = {
     ("binlog_schema/construct_ext/ints.py", "code == 1"):
         "a GTID set's format code (GTID_SET_FORMATS: 1 = TAGGED), not an event type",
-    ("binlog_schema/mysql/compression.py", "kind != 0"):
+    ("binlog_schema/format/facts/compression.py", "kind != 0"):
         "a TRANSACTION_PAYLOAD's compression type (0 = ZSTD), not an event type",
 }
 
@@ -510,7 +510,7 @@ def test_event_type_codes_are_written_only_in_codes():
     mods = modules_of(PACKAGE)
     assert any(_event_code_table(n) for n in ast.walk(mods[CODES_MODULE].tree))
     found = event_code_literals(mods)
-    assert not found, f"{len(found)} event type codes written outside mysql/codes.py:\n" + \
+    assert not found, f"{len(found)} event type codes written outside format/facts/codes.py:\n" + \
         "\n".join(found)
 
 
@@ -568,7 +568,7 @@ def version_parsing(mods: dict) -> list:
 
 def test_the_server_version_is_read_only_in_flavor():
     found = version_parsing(modules_of(PACKAGE))
-    assert not found, f"{len(found)} server versions read outside mysql/flavor.py:\n" + \
+    assert not found, f"{len(found)} server versions read outside format/facts/flavor.py:\n" + \
         "\n".join(found)
 
 

@@ -1,4 +1,5 @@
-"""MySQL binary JSON (binlog_schema.values.json_binary): known bytes, the serializer's choices,
+"""MySQL binary JSON (binlog_schema.format.values.json_binary): known bytes, the serializer's
+choices,
 the lossless fallback, malformed input, property tests and the shared corpus."""
 
 import datetime as dt
@@ -11,12 +12,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from binlog_schema.values import temporal
-from binlog_schema.values.json_binary import (
+from binlog_schema.format.values import temporal
+from binlog_schema.format.values.json_binary import (
     MAX_DEPTH, JsonDate, JsonDateTime, JsonDecimal, JsonDiffOp, JsonDocument, JsonOpaque,
     JsonTimestamp, JsonUInt, JsonZeroTimestamp, decode, decode_diff, encode, encode_diff,
 )
-from binlog_schema.values.forms import (from_jsonable, from_typed_json, jsonable,
+from binlog_schema.format.values.forms import (from_jsonable, from_typed_json, jsonable,
                                               to_jsonable, to_typed_json)
 
 ERRORS = (errors.ValidationError, errors.StreamError)
@@ -265,7 +266,7 @@ def test_zero_dates_inside_arrays_and_objects():
 def test_a_zero_date_document_in_a_row_keeps_its_json_type():
     """A JSON column whose whole document is a zero date: its row form is tagged (a DATE
     column's zero date is plain text), and reads back to the same bytes."""
-    from binlog_schema.model.table_map import Column
+    from binlog_schema.changes.table_map import Column
     col = Column(index=0, type="JSON")
     for data, form in ((H("0f0a08" + "00" * 8), {"$date": "0000-00-00"}),
                        (H("0f0c08" + "00" * 8), {"$datetime": "0000-00-00 00:00:00.000000"}),
@@ -639,8 +640,8 @@ FIXED_WIDTH = {"TINY": 1, "SHORT": 2, "INT24": 3, "LONG": 4, "LONGLONG": 8, "FLO
 
 def _json_values(path):
     """(kind, bytes) of every JSON column value in the file's rows events: "doc" or "diff"."""
-    from binlog_schema.model.table_map import table_map_from_event
-    from binlog_schema.stream import BinlogReader
+    from binlog_schema.changes.table_map import table_map_from_event
+    from binlog_schema.format.stream import BinlogReader
 
     maps = {}
     for rec in BinlogReader(str(path)):

@@ -22,17 +22,17 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from binlog_schema import BinlogWriter, Context, build_event, parse_event
-from binlog_schema.mysql.framing import event_crc as _crc
-from binlog_schema.errors import BinlogError
-from binlog_schema.mysql.flavor import checksum_length
-from binlog_schema.model.row_change import RowDecoder
-from binlog_schema.model.table_map import Column, TableMap
-from binlog_schema.event_forms import from_plain
+from binlog_schema.format.facts.framing import event_crc as _crc
+from binlog_schema.format.errors import BinlogError
+from binlog_schema.format.facts.flavor import checksum_length
+from binlog_schema.changes.row_change import RowDecoder
+from binlog_schema.changes.table_map import Column, TableMap
+from binlog_schema.format.event_forms import from_plain
 from binlog_schema.construct_ext.ints import packed_build, packed_parse
-from binlog_schema.stream import EventRecord
-from binlog_schema.values import temporal
-from binlog_schema.values.rows import RowsCodec
-from binlog_schema.vectors import context_of
+from binlog_schema.format.stream import EventRecord
+from binlog_schema.format.values import temporal
+from binlog_schema.format.values.rows import RowsCodec
+from binlog_schema.synthetic.vector_checks import context_of
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -258,7 +258,7 @@ def test_table_map_mutants(tm, data):
     mutant = apply(raw, ctx, mut, data.draw(st.booleans()), data.draw(st.booleans()))
     value = check_event(mutant, ctx)
     if value is not None and value["header"]["type_code"] == 19:
-        from binlog_schema.model.table_map import table_map_from_event
+        from binlog_schema.changes.table_map import table_map_from_event
         again = TableMap.from_dict(table_map_from_event(value, ctx).to_dict()).to_bytes()
         assert again == mutant[:value["header"]["event_size"]], "the model lost a byte"
 
@@ -320,11 +320,11 @@ def values_for(col, flavor):
             return st.binary(max_size=20)
         return st.text(alphabet="ab é" if col.collation_id == 8 else "ab é€ж", max_size=10)
     if t == "ENUM":
-        from binlog_schema.values.codecs import EnumValue
+        from binlog_schema.format.values.codecs import EnumValue
         return st.integers(1, len(col.enum_values)).map(
             lambda i: EnumValue(i, col.enum_values[i - 1]))
     if t == "SET":
-        from binlog_schema.values.codecs import SetValue
+        from binlog_schema.format.values.codecs import SetValue
         return st.integers(0, (1 << len(col.set_values)) - 1).map(
             lambda b: SetValue(b, tuple(m for k, m in enumerate(col.set_values) if b >> k & 1)))
     if t == "BIT":
@@ -336,7 +336,7 @@ def values_for(col, flavor):
                             lambda inner: st.lists(inner, max_size=3)
                             | st.dictionaries(text, inner, max_size=3), max_leaves=6)
     if t == "GEOMETRY":
-        from binlog_schema.values.codecs import Geometry
+        from binlog_schema.format.values.codecs import Geometry
         return st.builds(Geometry, st.integers(0, 4326), st.binary(max_size=21))
     raise AssertionError(t)
 

@@ -130,7 +130,7 @@ def test_ifmore_and_repeat_until():
 
 def test_compiled_source_has_no_linked_fallbacks():
     """Every construct in the event declaration compiles (no interpreted links)."""
-    from binlog_schema.events.envelope import Event
+    from binlog_schema.format.events.envelope import Event
     src = module_source(Event)  # (it raises when anything would run linked, interpreted)
     assert "linkedparsers" not in src and "linkedbuilders" not in src
     assert "import construct" not in src and "from construct" not in src
@@ -142,7 +142,7 @@ FLAG_NAMES = NameTable(__name__, "FLAG_NAMES", {1: "ONE", 2: "TWO"})  # (compile
 def test_expressions_emit_once_and_evaluate_the_same():
     """Every expression gives its source through emit(code), which the constructs holding it
     ask for (this package's If here); repr is a plain description, never code."""
-    from binlog_schema.construct_ext import exprs
+    from binlog_schema.construct_ext import context_functions as exprs
     from binlog_schema.construct_ext.expressions import (Apply, Call, CtxKey, Expression,
                                                          Field, FieldIs, FlagSet)
     from binlog_schema.construct_ext.primitives import If

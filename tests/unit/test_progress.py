@@ -9,9 +9,9 @@ import sys
 
 import pytest
 
-from binlog_schema.mysql.codes import FORMAT_DESCRIPTION_EVENT, QUERY_EVENT
-from binlog_schema.serial.progress import MIN_TOTAL
-from binlog_schema.stream import BinlogWriter
+from binlog_schema.format.facts.codes import FORMAT_DESCRIPTION_EVENT, QUERY_EVENT
+from binlog_schema.output.progress import MIN_TOTAL
+from binlog_schema.format.stream import BinlogWriter
 
 
 @pytest.fixture(scope="module")

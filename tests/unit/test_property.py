@@ -5,11 +5,11 @@ package's typed errors."""
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from binlog_schema.context import Context
-from binlog_schema.envelope import build_event, parse_event
-from binlog_schema.errors import BinlogError
-from binlog_schema.model.table_map import Column, TableMap, table_map_from_event
-from binlog_schema.event_forms import to_plain
+from binlog_schema.format.context import Context
+from binlog_schema.format.event_codec import build_event, parse_event
+from binlog_schema.format.errors import BinlogError
+from binlog_schema.changes.table_map import Column, TableMap, table_map_from_event
+from binlog_schema.format.event_forms import to_plain
 
 u8 = st.integers(0, 255)
 u16 = st.integers(0, 0xFFFF)

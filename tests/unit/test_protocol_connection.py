@@ -1,7 +1,7 @@
-"""The connection-phase packets (binlog_schema.protocol.connection) against the bytes a real
+"""The connection-phase packets (binlog_schema.wire.protocol.connection) against the bytes a real
 MariaDB server and real clients exchanged (specs/protocol/connection.yaml), both ways; the
-password scrambles (binlog_schema.protocol.auth) against a real client's; the SQL answers of
-``serve`` (binlog_schema.replication.server_sql) over a folder of synthetic fixtures."""
+password scrambles (binlog_schema.wire.protocol.auth) against a real client's; the SQL answers of
+``serve`` (binlog_schema.wire.replication.server_sql) over a folder of synthetic fixtures."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import construct as c
 import pytest
 import yaml
 
-from binlog_schema.protocol import auth, connection
-from binlog_schema.replication import server_sql
-from binlog_schema.replication.server_files import BinlogFolder, parse_gtid_state
-from binlog_schema.event_forms import from_plain, to_plain
+from binlog_schema.wire.protocol import auth, connection
+from binlog_schema.wire.replication import server_sql
+from binlog_schema.wire.replication.server_files import BinlogFolder, parse_gtid_state
+from binlog_schema.format.event_forms import from_plain, to_plain
 
 SPEC = pathlib.Path(__file__).resolve().parents[2] / "specs" / "protocol" / "connection.yaml"
 VECTORS = [d for d in yaml.safe_load_all(SPEC.read_text(encoding="utf-8")) if d]
@@ -78,8 +78,8 @@ def test_result_set_packets_build_and_parse():
 
 
 def test_truncated_packets_raise_typed_errors():
-    from binlog_schema.errors import BinlogError
-    from binlog_schema.replication.server import parse_packet
+    from binlog_schema.format.errors import BinlogError
+    from binlog_schema.wire.replication.server import parse_packet
     data = bytes.fromhex(_vector("handshake-response-41-pymysql")["hex"])
     for cut in (0, 5, 33, 40, len(data) - 3):
         with pytest.raises(BinlogError):

@@ -1,4 +1,4 @@
-"""Packet framing (16 MiB pieces) and the replication packets (binlog_schema.protocol): the
+"""Packet framing (16 MiB pieces) and the replication packets (binlog_schema.wire.protocol): the
 vectors of specs/protocol/ both ways through ``validate``'s checker, pieces at the 0xffffff
 boundaries, typed errors for a connection cut short or a length over the limit, and the GTID
 set text of ``stream --gtid`` as COM_BINLOG_DUMP_GTID carries it."""
@@ -12,11 +12,11 @@ import construct as c
 import pytest
 
 from binlog_schema.construct_ext.errors import ConstError
-from binlog_schema.errors import LimitError, TruncatedError
-from binlog_schema.protocol import framing, replication
-from binlog_schema.protocol.vectors import check_packet_vector
-from binlog_schema.replication.client import mysql_gtid_set
-from binlog_schema.vectors import summary, validate
+from binlog_schema.format.errors import LimitError, TruncatedError
+from binlog_schema.wire.protocol import framing, replication
+from binlog_schema.wire.protocol.packet_vectors import check_packet_vector
+from binlog_schema.wire.replication.client import mysql_gtid_set
+from binlog_schema.synthetic.vector_checks import summary, validate
 
 from ..conftest import ROOT
 
@@ -102,7 +102,7 @@ def test_compiled_stream_packet_and_header_agree_with_the_declarations():
     a packet without the semi-sync header the context asks for fails in both."""
     import yaml
 
-    from binlog_schema import compiled
+    from binlog_schema.format import compiled
     parse = compiled.unit("stream_packet.parse")["parse"]
     build = compiled.unit("stream_packet.build")["build"]
     docs = [d for d in yaml.safe_load_all(

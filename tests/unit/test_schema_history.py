@@ -3,10 +3,10 @@ variables, seeds, refusals, and agreement with TABLE_MAPs."""
 
 import pytest
 
-from binlog_schema.model.table_map import Column as MapColumn, TableMap
-from binlog_schema.schema import DDLRefused, SchemaHistory, Session
-from binlog_schema.schema.ddl import DDLError, parse_statement, tables_from_ddl
-from binlog_schema.schema.seed import seed_statements, split_statements
+from binlog_schema.changes.table_map import Column as MapColumn, TableMap
+from binlog_schema.changes.schema import DDLRefused, SchemaHistory, Session
+from binlog_schema.changes.schema.ddl import DDLError, parse_statement, tables_from_ddl
+from binlog_schema.changes.schema.seed import seed_statements, split_statements
 
 
 def mariadb():

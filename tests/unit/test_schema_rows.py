@@ -13,12 +13,12 @@ import sys
 
 import pytest
 
-from binlog_schema.errors import SchemaMismatch
-from binlog_schema.model.row_change import RowDecoder
-from binlog_schema.model.statements import statement_verb
-from binlog_schema.model.table_map import Column, TableMap
-from binlog_schema.schema import SchemaHistory, history_for
-from binlog_schema.stream import BinlogReader
+from binlog_schema.format.errors import SchemaMismatch
+from binlog_schema.changes.row_change import RowDecoder
+from binlog_schema.changes.statements import statement_verb
+from binlog_schema.changes.table_map import Column, TableMap
+from binlog_schema.changes.schema import SchemaHistory, history_for
+from binlog_schema.format.stream import BinlogReader
 from binlog_schema.synthetic import generate
 
 from ..conftest import ROOT

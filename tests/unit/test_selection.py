@@ -1,11 +1,11 @@
-"""The filters decode, sql and flashback share (model/selection.py): GTID sets, tables,
+"""The filters decode, sql and flashback share (changes/selection.py): GTID sets, tables,
 operations, time windows, and decode's event filter on a synthetic binlog."""
 
 from __future__ import annotations
 
 import pytest
 
-from binlog_schema.model.selection import GtidSet, Selection, SelectionError, parse_datetime
+from binlog_schema.changes.selection import GtidSet, Selection, SelectionError, parse_datetime
 
 UUID = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
 

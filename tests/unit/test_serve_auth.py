@@ -1,5 +1,5 @@
-"""caching_sha2_password's full authentication helpers (binlog_schema.protocol.auth) against
-PyMySQL's client side of them, and serve's TLS/RSA key files (binlog_schema.replication.
+"""caching_sha2_password's full authentication helpers (binlog_schema.wire.protocol.auth) against
+PyMySQL's client side of them, and serve's TLS/RSA key files (binlog_schema.wire.replication.
 server_auth; ``serve``'s one-line refusals of bad files)."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import sys
 import construct as c
 import pytest
 
-from binlog_schema.protocol import auth, connection
-from binlog_schema.replication import server_auth
+from binlog_schema.wire.protocol import auth, connection
+from binlog_schema.wire.replication import server_auth
 
 from ..conftest import ROOT
 from ..tls_certs import make_ca, make_server_cert

@@ -27,12 +27,12 @@ import sys
 
 import pytest
 
-from binlog_schema.context import Context
-from binlog_schema.mysql.codes import ROTATE_EVENT
-from binlog_schema.protocol import framing, replication as rp
-from binlog_schema.replication.client import RepeatError, ReplicationStream
-from binlog_schema.replication.server_files import BinlogFolder
-from binlog_schema.stream import BinlogReader, read_events
+from binlog_schema.format.context import Context
+from binlog_schema.format.facts.codes import ROTATE_EVENT
+from binlog_schema.wire.protocol import framing, replication as rp
+from binlog_schema.wire.replication.client import RepeatError, ReplicationStream
+from binlog_schema.wire.replication.server_files import BinlogFolder
+from binlog_schema.format.stream import BinlogReader, read_events
 from binlog_schema.synthetic.randomspec import random_spec
 from binlog_schema.synthetic.writer import generate
 
@@ -302,7 +302,7 @@ def events():
 
 
 def _artificial_rotate(file, position):
-    from binlog_schema.envelope import build_event
+    from binlog_schema.format.event_codec import build_event
     return build_event({"header": {"timestamp": 0, "type_code": ROTATE_EVENT, "server_id": 1,
                                    "log_pos": 0, "flags": ["ARTIFICIAL"]},
                         "body": {"position": position, "next_file": file}},
@@ -311,7 +311,7 @@ def _artificial_rotate(file, position):
 
 def _with_log_pos_0(raw):
     """A FORMAT_DESCRIPTION as a server sends it to a dump that starts past it."""
-    from binlog_schema.envelope import build_event, parse_event
+    from binlog_schema.format.event_codec import build_event, parse_event
     value = parse_event(raw, Context(checksum=False))
     value["header"]["log_pos"] = 0
     return build_event(value, Context(checksum=False).replace(offset=4))
@@ -359,7 +359,7 @@ def _offsets(events):
 
 
 def test_a_server_that_sends_its_file_again_is_stopped(events):
-    from binlog_schema.envelope import build_event, parse_event
+    from binlog_schema.format.event_codec import build_event, parse_event
     whole = [_artificial_rotate(FILE, 4), *events[:-1]]
     offsets = _offsets(events)
     # the file's ROTATE names the file itself

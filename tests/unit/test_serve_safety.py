@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from binlog_schema.replication.serve_command import loopback
-from binlog_schema.statuses import STOPPED, USAGE
+from binlog_schema.wire.replication.serve_command import loopback
+from binlog_schema.output.statuses import STOPPED, USAGE
 
 from ..conftest import ROOT
 

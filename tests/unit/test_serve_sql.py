@@ -1,5 +1,5 @@
 """What ``serve`` answers CDC clients beyond the replication commands, against an in-process
-:class:`~binlog_schema.replication.server.BinlogServer` of the shop fixture (MINIMAL table
+:class:`~binlog_schema.wire.replication.server.BinlogServer` of the shop fixture (MINIMAL table
 maps, ``orders`` made before the file, an ALTER ADD COLUMN in it) and real clients (PyMySQL,
 python-mysql-replication):
 
@@ -20,8 +20,8 @@ import time
 
 import pytest
 
-from binlog_schema.replication import server_sql
-from binlog_schema.replication.server import BinlogServer, ServerConfig
+from binlog_schema.wire.replication import server_sql
+from binlog_schema.wire.replication.server import BinlogServer, ServerConfig
 from binlog_schema.synthetic.writer import generate
 
 from ..conftest import ROOT
@@ -117,7 +117,7 @@ def _dump_under_way(server, timeout=30):
 
 @pytest.mark.parametrize("how", ["", "CONNECTION ", "QUERY "])
 def test_kill_ends_another_connections_dump(serve, how):
-    from binlog_schema.replication.client import ReplicationStream
+    from binlog_schema.wire.replication.client import ReplicationStream
     stream = ReplicationStream("127.0.0.1", serve.port, "u", "", server_id=55, blocking=True)
     ended = []
 

@@ -1,4 +1,4 @@
-"""Issue 29: a sink's deliveries in groups (``binlog_schema/sinks/delivery.py``), on a broker
+"""Issue 29: a sink's deliveries in groups (``binlog_schema/wire/sinks/delivery.py``), on a broker
 kept in memory that takes what is published, acknowledges it at ``confirm`` and can lose its
 connection: the transactions of a group are handed over (so the checkpoint moves) once every
 message of the group is acknowledged, a group closes at ``group`` records or transactions,
@@ -8,8 +8,8 @@ the whole group published again, each message once more, in order."""
 
 from __future__ import annotations
 
-from binlog_schema.sinks.base import Message, SinkUnavailable
-from binlog_schema.sinks.delivery import Delivery
+from binlog_schema.wire.sinks.base import Message, SinkUnavailable
+from binlog_schema.wire.sinks.delivery import Delivery
 
 
 class Broker:

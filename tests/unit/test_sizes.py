@@ -1,4 +1,4 @@
-"""Sizes (``8m``, ``512k``, ``1g``) have one reading, :func:`binlog_schema.sizes.parse_size`:
+"""Sizes (``8m``, ``512k``, ``1g``) have one reading, :func:`binlog_schema.output.sizes.parse_size`:
 the command line's checked option values (``--split-size``, ``--max-event-size``) and the
 Spark pipeline's settings (``split_size``, the ``binlog`` source's ``splitSize``) use it, so a
 size the command line lets through is the size the pipeline cuts by."""
@@ -11,7 +11,7 @@ import ast
 import pytest
 
 from binlog_schema.cli.values import byte_count, size
-from binlog_schema.sizes import parse_size
+from binlog_schema.output.sizes import parse_size
 
 from .test_house import PACKAGE, modules_of
 
@@ -46,16 +46,16 @@ def test_a_good_size_is_the_same_number_on_both_paths(text):
 
 def test_the_pipeline_reads_sizes_with_the_one_parser():
     """No module but ``sizes.py`` defines a size reader, and every module that reads a size
-    (``parse_size``) imports it from ``binlog_schema.sizes``."""
+    (``parse_size``) imports it from ``binlog_schema.output.sizes``."""
     wrong, users = [], set()
     for name, mod in modules_of(PACKAGE).items():
         for node in ast.walk(mod.tree):
             if isinstance(node, ast.FunctionDef) and node.name == "parse_size" and \
-                    name != f"{PACKAGE}.sizes":
+                    name != f"{PACKAGE}.output.sizes":
                 wrong.append(f"{mod.where(node)}: a size reader of its own")
             if isinstance(node, ast.ImportFrom) and \
                     any(a.name == "parse_size" for a in node.names):
-                if mod.resolve(node) != f"{PACKAGE}.sizes":
+                if mod.resolve(node) != f"{PACKAGE}.output.sizes":
                     wrong.append(f"{mod.where(node)}: parse_size from {mod.resolve(node)}")
                 users.add(name)
     assert not wrong, "\n".join(wrong)

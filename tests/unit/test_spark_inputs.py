@@ -6,7 +6,7 @@ Python over a listing.)"""
 
 import pytest
 
-from binlog_schema.mysql.companions import companion, index_entries, resolve_entry
+from binlog_schema.format.facts.companions import companion, index_entries, resolve_entry
 from binlog_schema.pipeline.driver.plan import NoInputError, arrange
 
 # the names a MySQL 8 / MariaDB 10.11+ binlog folder (or data directory) holds besides its

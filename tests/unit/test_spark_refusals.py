@@ -15,7 +15,7 @@ from binlog_schema.pipeline.jobs import fixtures as fixtures_job
 from binlog_schema.pipeline.jobs import stats as stats_job
 from binlog_schema.pipeline.jobs import validate as validate_job
 from binlog_schema.pipeline.tables import result
-from binlog_schema.statuses import STOPPED, USAGE
+from binlog_schema.output.statuses import STOPPED, USAGE
 
 SPARK = SimpleNamespace(version="0", sparkContext=SimpleNamespace(master="local",
                                                                   defaultParallelism=1))

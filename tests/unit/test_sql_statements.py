@@ -1,4 +1,4 @@
-"""Row changes as SQL statements and their inverses (serial/sql_statements.py): keys, keyless
+"""Row changes as SQL statements and their inverses (output/sql_statements.py): keys, keyless
 tables, partial images refused with the missing columns named, MySQL partial JSON applied to
 the before document."""
 
@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from binlog_schema.model.row_change import RowChange
-from binlog_schema.model.table_map import Column, TableMap
-from binlog_schema.serial.sql_statements import SqlRefused, SqlTable
-from binlog_schema.values.image import JsonDiff
-from binlog_schema.values.json_binary import JsonDiffOp
+from binlog_schema.changes.row_change import RowChange
+from binlog_schema.changes.table_map import Column, TableMap
+from binlog_schema.output.sql_statements import SqlRefused, SqlTable
+from binlog_schema.format.values.image import JsonDiff
+from binlog_schema.format.values.json_binary import JsonDiffOp
 
 UTF8MB4 = 255
 

@@ -1,4 +1,4 @@
-"""binlog_schema.serial.sql_text: the exact SQL literal of every decoded row value, WHERE terms,
+"""binlog_schema.output.sql_text: the exact SQL literal of every decoded row value, WHERE terms,
 partial JSON, and the synthetic fixtures' use of it. Values and table maps come from the golden
 row vectors (specs/rows: real MariaDB and MySQL table maps and rows) where they have them."""
 
@@ -12,23 +12,23 @@ import struct
 
 import pytest
 
-from binlog_schema.envelope import parse_event
-from binlog_schema.model.table_map import Column, table_map_from_event
-from binlog_schema.mysql.charsets import (MYSQL_CHARSETS, bin_collation, collation_id,
+from binlog_schema.format.event_codec import parse_event
+from binlog_schema.changes.table_map import Column, table_map_from_event
+from binlog_schema.format.facts.charsets import (MYSQL_CHARSETS, bin_collation, collation_id,
                                           text_codec)
-from binlog_schema.mysql.collation_data import MARIADB_CHARSETS
-from binlog_schema.serial import sql_text
-from binlog_schema.serial.sql_text import (SESSION_SQL, SqlValueError, apply_json_diffs,
+from binlog_schema.format.facts.collation_data import MARIADB_CHARSETS
+from binlog_schema.output import sql_text
+from binlog_schema.output.sql_text import (SESSION_SQL, SqlValueError, apply_json_diffs,
                                            condition, literal, qi, qs)
-from binlog_schema.stream import EventRecord
-from binlog_schema.values import json_binary, temporal
-from binlog_schema.values.codecs import Compressed, EnumValue, Geometry, NaNFloat, SetValue
-from binlog_schema.values.image import JsonDiff
-from binlog_schema.values.json_binary import (JsonDate, JsonDateTime, JsonDecimal, JsonDiffOp,
-                                              JsonDocument, JsonOpaque, JsonUInt,
-                                              JsonZeroTimestamp)
-from binlog_schema.values.rows import RowsCodec
-from binlog_schema.vectors import context_of, documents, hex_bytes
+from binlog_schema.format.stream import EventRecord
+from binlog_schema.format.values import json_binary, temporal
+from binlog_schema.format.values.codecs import Compressed, EnumValue, Geometry, NaNFloat, SetValue
+from binlog_schema.format.values.image import JsonDiff
+from binlog_schema.format.values.json_binary import (JsonDate, JsonDateTime, JsonDecimal,
+                                                     JsonDiffOp, JsonDocument, JsonOpaque,
+                                                     JsonUInt, JsonZeroTimestamp)
+from binlog_schema.format.values.rows import RowsCodec
+from binlog_schema.synthetic.vector_checks import context_of, documents, hex_bytes
 
 from ..conftest import ROOT
 

@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 
-from binlog_schema.statuses import CLEAN, STOPPED
+from binlog_schema.output.statuses import CLEAN, STOPPED
 
 from tests.conftest import ROOT
 

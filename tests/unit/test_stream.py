@@ -6,10 +6,10 @@ import zlib
 
 import pytest
 
-from binlog_schema.context import Context
-from binlog_schema.envelope import build_event
-from binlog_schema.errors import ChecksumError, FormatError, LimitError
-from binlog_schema.stream import BinlogReader, BinlogWriter, read_events
+from binlog_schema.format.context import Context
+from binlog_schema.format.event_codec import build_event
+from binlog_schema.format.errors import ChecksumError, FormatError, LimitError
+from binlog_schema.format.stream import BinlogReader, BinlogWriter, read_events
 
 FDE = {"binlog_version": 4, "server_version": "8.0.40", "create_timestamp": 0,
        "header_length": 19, "post_header_lengths": [0] * 41, "checksum_alg": 1}
@@ -139,7 +139,7 @@ class CountingFile(io.RawIOBase):
 
 
 def test_reading_is_streaming_not_whole_file():
-    from binlog_schema.stream import _BLOCK
+    from binlog_schema.format.stream import _BLOCK
     f = CountingFile(40000)  # about 2.6 MB: several of the reader's blocks
     n = sum(1 for _ in BinlogReader(f, decode=False))
     assert n == 40001
@@ -200,7 +200,7 @@ def test_recovery_resynchronises_after_a_corrupted_event():
 
 
 def test_recovery_after_a_crc_mismatch_and_a_garbage_run():
-    from binlog_schema.errors import ChecksumError
+    from binlog_schema.format.errors import ChecksumError
     data = bytearray(make_file(6))
     offs = offsets(bytes(data))
     data[offs[2] + 25] ^= 0x01  # CRC mismatch, size intact
@@ -229,8 +229,8 @@ def assert_tiles(recs, size):
 
 def test_limits_give_typed_errors_quickly():
     import time
-    from binlog_schema.envelope import parse_event
-    from binlog_schema.errors import TruncatedError
+    from binlog_schema.format.event_codec import parse_event
+    from binlog_schema.format.errors import TruncatedError
     ctx = Context(checksum=False)
     head = bytes.fromhex("00000000" "13" "01000000") + (0).to_bytes(4, "little") + \
         (0).to_bytes(4, "little") + b"\0\0"
@@ -263,8 +263,8 @@ def test_limits_give_typed_errors_quickly():
 
 def test_decompression_bombs_are_refused():
     import zstandard
-    from binlog_schema.mysql.compression import mariadb_compress, mariadb_uncompress
-    from binlog_schema.mysql.compression import payload_body, payload_events_bytes
+    from binlog_schema.format.facts.compression import mariadb_compress, mariadb_uncompress
+    from binlog_schema.format.facts.compression import payload_body, payload_events_bytes
     from binlog_schema.construct_ext.errors import LimitExceeded
     bomb = bytes(64 << 20)  # 64 MiB of zeros compress to a few KiB
     body = payload_body(bomb)

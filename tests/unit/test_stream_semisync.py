@@ -1,4 +1,4 @@
-"""Semi-synchronous replication in the stream client (binlog_schema.replication.client),
+"""Semi-synchronous replication in the stream client (binlog_schema.wire.replication.client),
 without a server: the ack built for an event (SemiSyncAck: 0xef, the event's end position,
 the file name); a semi-sync stream fed the events of a synthetic binlog, each packet with the
 semi-sync header, acks exactly the events the "server" flagged, each once its transaction was
@@ -15,13 +15,13 @@ import sys
 
 import pytest
 
-from binlog_schema.context import Context
-from binlog_schema.errors import ReplicationError
-from binlog_schema.mysql.codes import GTID_KINDS, XID_EVENT
-from binlog_schema.mysql.framing import LOG_POS_AT, LOG_POS_END
-from binlog_schema.protocol import framing, replication as rp
-from binlog_schema.replication.client import ReplicationStream, semi_sync_ack
-from binlog_schema.stream import BinlogReader, read_events
+from binlog_schema.format.context import Context
+from binlog_schema.format.errors import ReplicationError
+from binlog_schema.format.facts.codes import GTID_KINDS, XID_EVENT
+from binlog_schema.format.facts.framing import LOG_POS_AT, LOG_POS_END
+from binlog_schema.wire.protocol import framing, replication as rp
+from binlog_schema.wire.replication.client import ReplicationStream, semi_sync_ack
+from binlog_schema.format.stream import BinlogReader, read_events
 
 FILE = "mariadb-bin.000007"
 

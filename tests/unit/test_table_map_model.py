@@ -3,10 +3,10 @@ builder (TLV choice and order, DEFAULT_ vs COLUMN_CHARSET)."""
 
 import pytest
 
-from binlog_schema.context import Context
-from binlog_schema.envelope import parse_event
-from binlog_schema.mysql.flavor import flavor_for
-from binlog_schema.model.table_map import Column, TableMap, _charset_tlv, table_map_from_event
+from binlog_schema.format.context import Context
+from binlog_schema.format.event_codec import parse_event
+from binlog_schema.format.facts.flavor import flavor_for
+from binlog_schema.changes.table_map import Column, TableMap, _charset_tlv, table_map_from_event
 
 
 def _tm(cols, **kw):

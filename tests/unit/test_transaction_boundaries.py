@@ -1,4 +1,4 @@
-"""One transaction-boundary rule (model/statements.py's table, model/transactions.py's
+"""One transaction-boundary rule (changes/statements.py's table, changes/transactions.py's
 Boundary), read the same by every reader: the table-driven check that the ``Transactions``
 model, the Spark pre-scan (its byte-level recognition and its cuts) and split decoding (the
 ``events`` table's transaction column) place every statement of the table alike, in binlogs
@@ -12,15 +12,15 @@ import os
 
 import pytest
 
-from binlog_schema.model.statements import BEGINS, BELONGS, ENDS, statement_role
-from binlog_schema.model.transactions import (CLOSES, INSIDE, OPENS, Transactions)
-from binlog_schema.mysql.codes import FORMAT_DESCRIPTION_EVENT, GTID_KINDS, QUERY_EVENT
+from binlog_schema.changes.statements import BEGINS, BELONGS, ENDS, statement_role
+from binlog_schema.changes.transactions import (CLOSES, INSIDE, OPENS, Transactions)
+from binlog_schema.format.facts.codes import FORMAT_DESCRIPTION_EVENT, GTID_KINDS, QUERY_EVENT
 from binlog_schema.pipeline.tasks.decode import decode_split
 from binlog_schema.pipeline.tasks.prescan import _boundary_facts, prescan
 from binlog_schema.pipeline.tasks.split import Split
 from binlog_schema.pipeline.tasks.split_context import file_context
-from binlog_schema.scanning import Blocks
-from binlog_schema.stream import BinlogReader, BinlogWriter
+from binlog_schema.format.scanning import Blocks
+from binlog_schema.format.stream import BinlogReader, BinlogWriter
 from binlog_schema.synthetic import generate
 
 # (statement, its role): what MySQL and MariaDB write, and the forms a user types

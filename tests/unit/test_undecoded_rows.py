@@ -10,13 +10,13 @@ import os
 import pytest
 
 from binlog_schema import change_records
-from binlog_schema.errors import BinlogError, FormatError, RowsError, TruncatedError
-from binlog_schema.model.selection import Selection
-from binlog_schema.roundtrip import roundtrip_file
-from binlog_schema.serial import parallel
-from binlog_schema.serial.sql_write import write_sql
-from binlog_schema.serial.write import Output, write_events
-from binlog_schema.statuses import DAMAGED, STOPPED
+from binlog_schema.format.errors import BinlogError, FormatError, RowsError, TruncatedError
+from binlog_schema.changes.selection import Selection
+from binlog_schema.output.roundtrip import roundtrip_file
+from binlog_schema.output import parallel
+from binlog_schema.output.sql_write import write_sql
+from binlog_schema.output.write import Output, write_events
+from binlog_schema.output.statuses import DAMAGED, STOPPED
 
 from .. import undecodable
 
@@ -126,7 +126,7 @@ def test_jsonl_says_the_precise_rows_error_after_the_compiled_writer_fails(tmp_p
     """The rows written straight from the bytes fail on the bad rows event; the codecs then
     say why, as the line's ``rows_error`` (counted as a fallback); the others' rows are
     written straight (no fallback)."""
-    from binlog_schema.serial import jsonl
+    from binlog_schema.output import jsonl
     bad = undecodable.write(tmp_path / "bad.000001", bad="middle", transactions=3)
     before = jsonl.FALLBACKS["rows"]
     status, out, err = _sequential(bad.path, fmt="jsonl", rows=True)
@@ -145,7 +145,7 @@ def test_jsonl_says_the_precise_rows_error_after_the_compiled_writer_fails(tmp_p
 def test_jsonl_does_not_hide_a_bug_of_the_compiled_writer(tmp_path, monkeypatch):
     """Only what bytes short or odd raise sends the rows to the codecs: another exception
     from the rows written straight from the bytes (a bug) is not swallowed."""
-    from binlog_schema.serial import row_images
+    from binlog_schema.output import row_images
 
     def broken(codec, body, kind):
         raise RuntimeError("a bug in the compiled writer")
@@ -158,7 +158,7 @@ def test_jsonl_does_not_hide_a_bug_of_the_compiled_writer(tmp_path, monkeypatch)
 def test_jsonl_rows_the_compiled_writer_declines_are_the_typed_rows(tmp_path, monkeypatch):
     """What the compiled writer leaves to the typed rows (a ValueError, as for a NaN) gives
     the same line as the compiled writer's."""
-    from binlog_schema.serial import row_images
+    from binlog_schema.output import row_images
     path = tmp_path / "ok.000001"
     undecodable.write(path, bad="middle", transactions=3)
     want = _sequential(path, fmt="jsonl", rows=True)

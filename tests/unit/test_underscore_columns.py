@@ -1,5 +1,5 @@
 """A column whose name starts with "_" is a column: the JSON writers drop only the keys a row
-keeps beside its columns (values/image.py's IMAGE_KEYS), not every "_" name."""
+keeps beside its columns (format/values/image.py's IMAGE_KEYS), not every "_" name."""
 
 import json
 import subprocess

@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from binlog_schema.model.table_map import Column, TableMap
-from binlog_schema.values import temporal as t
-from binlog_schema.values.codecs import EnumValue, SetValue, codec_for
-from binlog_schema.values.decimal_bin import decimal_build, decimal_parse
-from binlog_schema.values.rows import RowsCodec
+from binlog_schema.changes.table_map import Column, TableMap
+from binlog_schema.format.values import temporal as t
+from binlog_schema.format.values.codecs import EnumValue, SetValue, codec_for
+from binlog_schema.format.values.decimal_bin import decimal_build, decimal_parse
+from binlog_schema.format.values.rows import RowsCodec
 
 
 def col(ty, **kw):
@@ -162,8 +162,8 @@ def test_one_plan_per_image_shape_gives_the_reader_the_builder_and_the_json():
     generated reader give the same rows (with the null bitmap's unusual bits kept, pre-GA
     leading bit included), the rows build back to the bytes, and the JSON written straight
     from the bytes by the same plan is the typed rows' JSON."""
-    from binlog_schema.serial.row_images import images_json, rows_json_direct, rows_text
-    from binlog_schema.values.image import NullBitmap
+    from binlog_schema.output.row_images import images_json, rows_json_direct, rows_text
+    from binlog_schema.format.values.image import NullBitmap
     tm = _tm([dict(type="LONG", unsigned=False), dict(type="VARCHAR", max_length=10,
                                                        collation_id=255),
               dict(type="DOUBLE"), dict(type="YEAR")])

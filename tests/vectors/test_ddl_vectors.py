@@ -6,7 +6,7 @@ import pathlib
 import pytest
 import yaml
 
-from binlog_schema.schema.vectors import check_ddl_vector, run_ddl_vector, table_dict
+from binlog_schema.changes.schema.ddl_vectors import check_ddl_vector, run_ddl_vector, table_dict
 
 DDL = pathlib.Path(__file__).resolve().parents[2] / "specs" / "ddl"
 FILES = sorted(DDL.glob("*.ddl"))
@@ -63,7 +63,7 @@ def _validate(path):
 
 
 def test_validate_checks_the_ddl_vectors_by_kind():
-    from binlog_schema.vectors import summary, validate
+    from binlog_schema.synthetic.vector_checks import summary, validate
     results = validate(DDL.parent)
     ddl = [r for r in results if r.kind == "ddl"]
     assert sorted(r.file for r in ddl) == [str(f) for f in FILES]

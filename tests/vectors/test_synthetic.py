@@ -13,17 +13,17 @@ import sys
 import pytest
 import yaml
 
-from binlog_schema.roundtrip import roundtrip_file
+from binlog_schema.output.roundtrip import roundtrip_file
 from binlog_schema.synthetic import (SERVERS, SpecError, generate, load_spec, random_spec,
                                     server_for, tables_from_ddl)
-from binlog_schema.schema.ddl import DDLError, parse_column_type
+from binlog_schema.changes.schema.ddl import DDLError, parse_column_type
 from binlog_schema.synthetic.writer import Generator
 from binlog_schema.synthetic.sql import create_table, expected_text
 from binlog_schema.synthetic.vector import event_vector
-from binlog_schema.mysql.charsets import collation_id, default_collation
-from binlog_schema.model.row_change import RowDecoder
-from binlog_schema.stream import BinlogReader
-from binlog_schema.vectors import check_vector, iter_vectors
+from binlog_schema.format.facts.charsets import collation_id, default_collation
+from binlog_schema.changes.row_change import RowDecoder
+from binlog_schema.format.stream import BinlogReader
+from binlog_schema.synthetic.vector_checks import check_vector, iter_vectors
 
 from ..conftest import ROOT
 
@@ -455,7 +455,7 @@ def test_rows_events_split_at_the_maximum_size():
 def decoded_state(data):
     """Replay a generated file's row changes through the package's RowDecoder: the final
     rows per table, as column name -> JSON-safe value."""
-    from binlog_schema.values.forms import jsonable
+    from binlog_schema.format.values.forms import jsonable
     dec = RowDecoder()
     state = collections.defaultdict(list)
     for rec in BinlogReader(data):
@@ -474,7 +474,7 @@ def decoded_state(data):
 
 
 def spec_state(fx):
-    from binlog_schema.values.forms import jsonable
+    from binlog_schema.format.values.forms import jsonable
     out = {}
     for key, rows in fx.state.items():
         table = fx.tables[key]

@@ -4,7 +4,7 @@ import pathlib
 
 import pytest
 
-from binlog_schema.vectors import check_vector, iter_vectors
+from binlog_schema.synthetic.vector_checks import check_vector, iter_vectors
 
 SPECS = pathlib.Path(__file__).resolve().parents[2] / "specs"
 VECTORS = list(iter_vectors(SPECS))

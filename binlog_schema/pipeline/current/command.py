@@ -9,7 +9,7 @@ import sys
 
 def run_current(args, conf: dict) -> int:
     """``args``: the command's arguments; ``conf``: its ``--conf`` items parsed."""
-    from ...statuses import STOPPED, USAGE
+    from ...output.statuses import STOPPED, USAGE
     from binlog_schema.pipeline.current.job import CurrentError, current
     from binlog_schema.pipeline.jobs.decode import SchemaFileError
     from binlog_schema.pipeline.driver.plan import NoInputError

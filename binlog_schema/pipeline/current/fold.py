@@ -3,7 +3,7 @@ by the row they change (:func:`key_batches`), then, sorted by key and order, fol
 row each key holds at the end (:func:`fold_batches`).
 
 The driver's :class:`FoldPlan` says, from the schema history's table lives
-(:mod:`binlog_schema.schema.lives`), which table each (database, table) name meant at each
+(:mod:`binlog_schema.changes.schema.lives`), which table each (database, table) name meant at each
 order key, and for each table: its versions (column name -> column origin, the value a
 column missing from an insert image takes: its DEFAULT then, and the primary key in force),
 its final columns and primary key (origins), the value a column added later gives the rows

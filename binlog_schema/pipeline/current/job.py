@@ -3,7 +3,7 @@
 
 1. The schema history: the statements of every file (the decode job's schema plan, seeded
    with ``--schema`` or a previous run's recorded schema), replayed into table lives
-   (:mod:`binlog_schema.schema.lives`): which table each name meant where, its versions,
+   (:mod:`binlog_schema.changes.schema.lives`): which table each name meant where, its versions,
    renames, truncations and drop; as the tasks' :class:`~.fold.FoldPlan`
    (:mod:`.plan`).
 2. The row changes: the decode job (its Arrow engine), names at event time from that history.
@@ -52,7 +52,7 @@ class CurrentResult:
 
     @property
     def status(self) -> int:
-        from ...statuses import CLEAN, DAMAGED, worst
+        from ...output.statuses import CLEAN, DAMAGED, worst
         from binlog_schema.pipeline.driver.report import exit_status
         rc = exit_status(self.files) if self.files else CLEAN
         notes = self.inputs is not None and self.inputs.notes
@@ -121,7 +121,7 @@ def current(inputs, spark=None, *, out: str, base: str | None = None, schema=Non
     and :class:`~.plan.NoInputError` when the inputs hold no binlog (nothing is written)."""
     from contextlib import nullcontext
     from binlog_schema.pipeline.jobs.decode import decode
-    from ...model.transactions import file_sequence
+    from ...changes.transactions import file_sequence
     from binlog_schema.pipeline.tasks.history import plan_schema
     from binlog_schema.pipeline.driver.plan import binlog_inputs
     from binlog_schema.pipeline.driver.session import start_session
@@ -155,7 +155,7 @@ def current(inputs, spark=None, *, out: str, base: str | None = None, schema=Non
     # (okey, body) of every schema statement the base applied
     applied_statements = _unpack((state or {}).get("schema", {}).get("statements", ""))
     with stage("schema statements"):
-        from ...schema import DDLError
+        from ...changes.schema import DDLError
         from binlog_schema.pipeline.jobs.decode import SchemaFileError
         try:
             plan = plan_schema(spark, files, list(schema or []), seed=seed)
@@ -234,7 +234,7 @@ def _refusal(e, okey, names, by: str = "") -> tuple:
     """(tables, message) of a schema statement the history refused (a DDLRefused at the
     order key ``okey``; ``names``: file names by sequence number): the table it names is not
     known from there, its rows not applied, the table not written."""
-    from ...model.transactions import order_key_fields
+    from ...changes.transactions import order_key_fields
     seq, offset = order_key_fields(okey)[:2]
     tables = ", ".join(".".join(t) for t in e.tables)
     return (tables, f"{names.get(seq, f'binlog {seq}')}: at {offset}: schema statement "
@@ -258,7 +258,7 @@ def _prepare(spark, out, base, overwrite):
 
 def _okeys(plan):
     """(file index, offset) -> the order key of an event there (a statement's place)."""
-    from ...model.transactions import file_sequence, order_key
+    from ...changes.transactions import file_sequence, order_key
     seq = {i: file_sequence(uri) for uri, i in plan.order.items()}
 
     def okey(i, offset):
@@ -270,7 +270,7 @@ def _lives(plan, applied, new, spark):
     """The table lives of the history (the seed and the base's ``applied`` statements, then
     the ``new`` ones: (okey, body) pairs) and the tasks' fold plan."""
     from dataclasses import replace
-    from ...schema.lives import Lives
+    from ...changes.schema.lives import Lives
     from binlog_schema.pipeline.tables.arrow import arrow_type
     from binlog_schema.pipeline.current.plan import fold_plan
     from binlog_schema.pipeline.tables.schema import VALUE
@@ -284,11 +284,11 @@ def _lives(plan, applied, new, spark):
 
 def statement_role_column(query):
     """The Spark SQL form of the one table of transaction statements
-    (model/statements.py's :data:`TRANSACTION_STATEMENTS`): a Column that is, for a
+    (changes/statements.py's :data:`TRANSACTION_STATEMENTS`): a Column that is, for a
     statement Column ``query``, the role of the entry it starts with ("begins", "ends",
     "belongs"), null for an ordinary statement (as :func:`statement_role` says in Python)."""
     from pyspark.sql import functions as F
-    from ...model.statements import ROLE_OF_WORDS, ROLE_PATTERN
+    from ...changes.statements import ROLE_OF_WORDS, ROLE_PATTERN
     words = F.upper(F.regexp_replace(F.regexp_extract(query, ROLE_PATTERN, 1),
                                      r"[ \t\n\r\f\x0B]+", " "))
     roles = F.create_map(*[F.lit(x) for w, role in ROLE_OF_WORDS.items() if role is not None
@@ -303,11 +303,11 @@ def _last_complete(spark, tables, okey_of) -> dict | None:
     :func:`statement_role_column`'s; an ordinary statement inside a transaction ends it only
     in a GTID's group of one statement (a DDL), which the events table does not say: when one
     comes after a file's last certain end, the file is read from its transaction's start by
-    the one rule (model/transactions.py's :class:`Boundary`) to find the last end."""
+    the one rule (changes/transactions.py's :class:`Boundary`) to find the last end."""
     from pyspark.sql import functions as F
-    from ...model.statements import ENDS
-    from ...model.transactions import file_sequence, order_key
-    from ...mysql.codes import STATEMENT_KINDS, XA_PREPARE_LOG_EVENT, XID_EVENT, type_name
+    from ...changes.statements import ENDS
+    from ...changes.transactions import file_sequence, order_key
+    from ...format.facts.codes import STATEMENT_KINDS, XA_PREPARE_LOG_EVENT, XID_EVENT, type_name
     ev = tables.events
     role = statement_role_column(F.col("query"))
     statement = F.col("type").isin(*[type_name(k) for k in STATEMENT_KINDS]) & \
@@ -347,11 +347,11 @@ def _last_complete(spark, tables, okey_of) -> dict | None:
 
 def _last_end_after(uri: str, start: int) -> dict | None:
     """The last event at or after ``start`` (where a transaction begins) that ends a
-    transaction by the one rule (model/transactions.py's :class:`Boundary`: it closes one, or
+    transaction by the one rule (changes/transactions.py's :class:`Boundary`: it closes one, or
     is a statement of its own), the file read from there as a split is: ``{"at", "inner",
     "size"}`` as the events table places it; None when there is none."""
-    from ...errors import BinlogError
-    from ...model.transactions import ALONE, CLOSES, Boundary
+    from ...format.errors import BinlogError
+    from ...changes.transactions import ALONE, CLOSES, Boundary
     from binlog_schema.pipeline.tasks.reading import split_records
     from binlog_schema.pipeline.tasks.split import Split
     from binlog_schema.pipeline.tasks.split_context import file_context

@@ -1,5 +1,5 @@
 """The driver's side of ``spark current`` before any row moves: the table lives of the schema
-history (:mod:`binlog_schema.schema.lives`) as the :class:`~.fold.FoldPlan` the tasks
+history (:mod:`binlog_schema.changes.schema.lives`) as the :class:`~.fold.FoldPlan` the tasks
 fold by, with the value each column gives a row that lacks it (:func:`fill_value`: its
 DEFAULT, or the server's implicit one), and the typed column of each final column
 (:func:`column_facts`)."""
@@ -10,9 +10,9 @@ import decimal
 import re
 import struct
 
-from ...mysql.charsets import BINARY_ID
-from ...values import temporal
-from ...values.codecs import EnumValue, SetValue
+from ...format.facts.charsets import BINARY_ID
+from ...format.values import temporal
+from ...format.values.codecs import EnumValue, SetValue
 from binlog_schema.pipeline.current.fold import UNKNOWN, FoldPlan, TableFold
 
 _INTS = {"TINY", "SHORT", "INT24", "LONG", "LONGLONG", "YEAR", "BIT"}
@@ -124,7 +124,7 @@ def fold_plan(lives, vtype) -> FoldPlan:
 
 def _key(table) -> list:
     """The origins of a table version's primary key (the key the server treats as primary:
-    :meth:`~binlog_schema.schema.model.Table.effective_primary_key`); [] without one."""
+    :meth:`~binlog_schema.changes.schema.model.Table.effective_primary_key`); [] without one."""
     by_name = {c.name.lower(): c.origin for c in table.columns}
     return [by_name[n.lower()] for n in table.effective_primary_key()[0]]
 

@@ -16,9 +16,9 @@ import datetime
 import decimal
 import json
 
-from ...mysql.charsets import BINARY_ID
-from ...values import temporal
-from ...values.codecs import EnumValue, SetValue
+from ...format.facts.charsets import BINARY_ID
+from ...format.values import temporal
+from ...format.values.codecs import EnumValue, SetValue
 
 DAY_US = 86_400_000_000
 TIME_MODES = ("time", "interval", "micros")

@@ -73,7 +73,7 @@ class Inputs:
     """The inputs of a job, listed: ``files`` ((uri, size)) to read as binlogs, in stream
     order (name order, but the files a binlog index names in its order); ``missing``
     ((input, reason)): inputs that name nothing; ``companions`` ((uri, kind, what)): the
-    files a server keeps beside its binlogs (:mod:`binlog_schema.mysql.companions`), not
+    files a server keeps beside its binlogs (:mod:`binlog_schema.format.facts.companions`), not
     read as binlogs; ``notes`` ((where, message)): what an index said that cannot be
     followed (a file it names that is not there, an index that cannot be read)."""
 
@@ -102,7 +102,7 @@ class Inputs:
 def arrange(given, files, missing, read_text) -> Inputs:
     """:class:`Inputs` of a listing (``files`` and ``missing`` as :func:`list_inputs` gives
     them); ``read_text(uri)``: the text of a small file (an index), raising OSError."""
-    from binlog_schema.mysql.companions import (companion, index_entries, is_order_index,
+    from binlog_schema.format.facts.companions import (companion, index_entries, is_order_index,
                                                 resolve_entry)
     out = Inputs(list(given), missing=list(missing))
     binlogs = []
@@ -147,7 +147,7 @@ def arrange(given, files, missing, read_text) -> Inputs:
 
 def _reason(e) -> str:
     if isinstance(e, OSError):
-        from binlog_schema.serial.write import os_problem
+        from binlog_schema.output.write import os_problem
         return os_problem(e)
     return f"not text: {e}"
 

@@ -14,8 +14,8 @@ import time
 from binlog_schema.pipeline.tables.reconcile import MAGIC_SIZE
 # exit statuses of ``spark decode``: the single-process commands' (a file not reconciled
 # is the pipeline's reading that stopped), and argparse's for usage
-from binlog_schema.statuses import CLEAN, DAMAGED, USAGE  # noqa: F401 - (USAGE: the commands')
-from binlog_schema.statuses import STOPPED as NOT_RECONCILED
+from binlog_schema.output.statuses import CLEAN, DAMAGED, USAGE  # noqa: F401 - (USAGE: the commands')
+from binlog_schema.output.statuses import STOPPED as NOT_RECONCILED
 
 
 class Progress:
@@ -139,8 +139,8 @@ PROBLEM_LIMIT = 100   # error rows said on stderr (the errors table holds them a
 def problem_lines(error_rows, files_rows, total: int | None = None,
                   limit: int = PROBLEM_LIMIT) -> list:
     """One stderr line per file that could not be read (its reason, in the words of the
-    single-process ``decode``: :func:`binlog_schema.errors.not_a_binlog`,
-    :func:`binlog_schema.serial.write.os_problem`) and per ``errors`` row of the damaged
+    single-process ``decode``: :func:`binlog_schema.format.errors.not_a_binlog`,
+    :func:`binlog_schema.output.write.os_problem`) and per ``errors`` row of the damaged
     ones (file, offset, what, reason), the first ``limit`` of those, then how many more
     (``total``: how many such rows there are, when ``error_rows`` holds only some)."""
     from binlog_schema.pipeline.tables.reconcile import FAILURE_STAGES
@@ -198,7 +198,7 @@ def _short(name: str) -> str:
 
 def exit_status(files_rows) -> int:
     """``spark decode``'s exit status, as the single-process commands' with
-    ``--skip-errors`` (:mod:`binlog_schema.serial.write`): 1 when a file does not reconcile
+    ``--skip-errors`` (:mod:`binlog_schema.output.write`): 1 when a file does not reconcile
     (its bytes or events are not all accounted for: a file that is not a binlog, an input
     that could not be read, a task that failed), else 3 when a file is damaged (an ``errors``
     row: a quarantined event, a skipped range, a rows event that could not be decoded, a

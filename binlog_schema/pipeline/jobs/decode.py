@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from contextlib import nullcontext
 
-from binlog_schema.sizes import parse_size
+from binlog_schema.output.sizes import parse_size
 from binlog_schema.pipeline.tasks.decode import decode_group
 from binlog_schema.pipeline.tasks.split import STAT, TABLE_MAP
 from binlog_schema.pipeline.driver.plan import (DEFAULT_SPLIT, EarlyPrescan, Inputs, binlog_inputs,
@@ -79,7 +79,7 @@ def decode(inputs, spark=None, *, out: str | None = None, engine: str = "auto",
     plan = schema_plan if rows else None
     if rows and plan is None:   # (the schema history, on by default; ``schema`` seeds it)
         from binlog_schema.pipeline.tasks.history import plan_schema
-        from binlog_schema.schema import DDLError
+        from binlog_schema.changes.schema import DDLError
         with progress.stage("schema statements") if progress else nullcontext():
             try:
                 plan = plan_schema(spark, files, [schema] if isinstance(schema, str)

@@ -1,5 +1,5 @@
 """The stats job (``binlog-schema spark stats``): the figures of ``binlog-schema stats``
-(:class:`~binlog_schema.model.stats.Stats`) of an archive, counted by Spark tasks and merged
+(:class:`~binlog_schema.changes.stats.Stats`) of an archive, counted by Spark tasks and merged
 on the driver (:func:`stats`): the same document as ``stats --format json`` on the same
 files, in the same order.
 
@@ -17,7 +17,7 @@ is checked). The driver merges the splits' counts in file and split order
 
 A split's count is used only when it cannot differ from the whole file's. A file is counted
 again whole, by one task, as the single-process command counts it
-(:func:`~binlog_schema.serial.stats_read.file_stats`: first plainly, then with recovery), when
+(:func:`~binlog_schema.output.stats_read.file_stats`: first plainly, then with recovery), when
 one of its splits met damage (a byte range skipped, an event or rows that do not decode: after
 damage the pre-scan's cuts are no longer sure to be where the whole reading's transactions
 begin), could not be read (no binlog, an I/O error), or ended inside a transaction that the
@@ -29,8 +29,8 @@ from __future__ import annotations
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 
-from binlog_schema.model.stats import DEFAULT_MAX_EVENT_SIZE, DEFAULT_TOP, Stats
-from binlog_schema.sizes import parse_size
+from binlog_schema.changes.stats import DEFAULT_MAX_EVENT_SIZE, DEFAULT_TOP, Stats
+from binlog_schema.output.sizes import parse_size
 from binlog_schema.pipeline.driver.plan import (DEFAULT_SPLIT, Inputs, binlog_inputs, pack,
                                                 plan_splits, task_count)
 
@@ -38,8 +38,8 @@ from binlog_schema.pipeline.driver.plan import (DEFAULT_SPLIT, Inputs, binlog_in
 def count_split(split, file_index: int, last: bool, top: int, max_event_size: int):
     """The :class:`Stats` of one split (``last``: the last of its file), or None when the
     file is to be counted whole (see the module's docstring)."""
-    from binlog_schema.model.row_change import RowDecoder
-    from binlog_schema.model.transactions import Transactions
+    from binlog_schema.changes.row_change import RowDecoder
+    from binlog_schema.changes.transactions import Transactions
     from binlog_schema.pipeline.fsio import display_name, open_input
     from binlog_schema.pipeline.tasks.reading import split_records
     from binlog_schema.pipeline.tasks.split_context import file_context
@@ -64,12 +64,12 @@ def count_split(split, file_index: int, last: bool, top: int, max_event_size: in
 def _next_ends_alike(f, at: int, begun: bool, rows: int) -> bool:
     """Whether the event at ``at`` (the next split's first: one the pre-scan saw begin a
     transaction) ends the transaction a split left open as the whole file's reading ends it
-    (:class:`~binlog_schema.model.transactions.Transactions`, the one rule): a GTID ends any
+    (:class:`~binlog_schema.changes.transactions.Transactions`, the one rule): a GTID ends any
     (uncommitted, as the split's end does); a BEGIN ends one begun by a BEGIN (or by its
     rows) that holds rows, but it continues a GTID's group not yet begun, and an open
     transaction without rows is dropped when a BEGIN opens the next."""
-    from binlog_schema.mysql.codes import GTID_KINDS
-    from binlog_schema.mysql.framing import HEADER_SIZE, TYPE_AT
+    from binlog_schema.format.facts.codes import GTID_KINDS
+    from binlog_schema.format.facts.framing import HEADER_SIZE, TYPE_AT
     from binlog_schema.pipeline.tasks.split_context import file_context
     ctx = file_context(f)
     f.seek(at)
@@ -83,7 +83,7 @@ def count_whole(uri: str, file_index: int, top: int, max_event_size: int):
     """(the :class:`Stats` of a whole file or None, its status, its stderr lines), counted
     by this process as ``binlog-schema stats`` counts a file."""
     from binlog_schema.pipeline.fsio import display_name, local_path, open_input
-    from binlog_schema.serial.stats_read import file_stats
+    from binlog_schema.output.stats_read import file_stats
     local = local_path(uri)
     if local is not None:
         return file_stats(local, top=top, max_event_size=max_event_size,
@@ -159,7 +159,7 @@ def merge_counts(listing: Inputs, parts, counted: dict, top: int = DEFAULT_TOP,
     that named nothing and the notes of the indexes said."""
     from binlog_schema.pipeline.fsio import display_name
     from binlog_schema.pipeline.driver.report import note_lines
-    from binlog_schema.statuses import CLEAN, DAMAGED, STOPPED, worst
+    from binlog_schema.output.statuses import CLEAN, DAMAGED, STOPPED, worst
     files = listing.files
     by_file = {}
     for i, _, part in sorted(parts, key=lambda p: p[:2]):

@@ -1,5 +1,6 @@
 """The validate job (``spark validate``): golden vectors checked and binlog files
-round-tripped (:func:`binlog_schema.roundtrip.roundtrip_file`) by Spark tasks, into one report
+round-tripped (:func:`binlog_schema.output.roundtrip.roundtrip_file`) by Spark tasks, into one
+report
 table (:func:`validate`, :func:`report_schema`)."""
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from binlog_schema.pipeline.fsio import display_name, open_input
 
 def _check_specs(path: str, text: str):
     import yaml
-    from binlog_schema.vectors import check_document, vector_kind
+    from binlog_schema.synthetic.vector_checks import check_document, vector_kind
     kind = vector_kind(path)   # (an event or a DDL vector file)
     t0 = time.perf_counter()
     try:
@@ -34,9 +35,9 @@ def _check_specs(path: str, text: str):
 
 
 def _roundtrip(uri: str):
-    from binlog_schema.errors import BinlogError
-    from binlog_schema.roundtrip import roundtrip_file
-    from binlog_schema.serial.write import os_problem
+    from binlog_schema.format.errors import BinlogError
+    from binlog_schema.output.roundtrip import roundtrip_file
+    from binlog_schema.output.write import os_problem
     name = display_name(uri)
     t0 = time.perf_counter()
     try:
@@ -73,10 +74,10 @@ def _unread(name, why, seconds):
 
 
 def status_of(row) -> int:
-    """The exit status a report row calls for (:mod:`binlog_schema.statuses`): 0 passed; 3
+    """The exit status a report row calls for (:mod:`binlog_schema.output.statuses`): 0 passed; 3
     a file whose only fault is rows not decodable (reported); 1 anything else that failed (a
     vector, a file not read, an event that differs or fails, a last event cut short)."""
-    from binlog_schema.statuses import CLEAN, DAMAGED, STOPPED
+    from binlog_schema.output.statuses import CLEAN, DAMAGED, STOPPED
     if row["ok"]:
         return CLEAN
     only_rows = row["check"] == "roundtrip" and row["rows_failed"] and not row["differ"] \
@@ -116,7 +117,7 @@ def validate(spark, specs=(), roundtrip=(), listing=None):
     file that is not a binlog fail. Raises :class:`~..driver.plan.NoInputError` when ``roundtrip``
     names no file. Raises OSError for a ``specs`` folder that cannot be read."""
     from binlog_schema.pipeline.driver.plan import binlog_inputs   # (the driver's; tasks need none)
-    from binlog_schema.vectors import VECTOR_KINDS
+    from binlog_schema.synthetic.vector_checks import VECTOR_KINDS
     items = []
     for d in specs:
         if not os.path.isdir(d):

@@ -36,7 +36,7 @@ from pyspark.sql.datasource import DataSource, DataSourceReader
 
 from binlog_schema.pipeline.tables import schema as tables
 from binlog_schema.pipeline.fsio import list_files
-from binlog_schema.sizes import parse_size
+from binlog_schema.output.sizes import parse_size
 from binlog_schema.pipeline.driver.plan import (DEFAULT_SPLIT, arrange, plan_here, read_small)
 from binlog_schema.pipeline.sources.partition import SplitPartition, read_split
 

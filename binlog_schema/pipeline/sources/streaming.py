@@ -35,9 +35,9 @@ from __future__ import annotations
 
 from pyspark.sql.datasource import DataSourceStreamReader
 
-from binlog_schema.errors import BinlogError
-from binlog_schema.mysql.codes import GTID_KINDS, STATEMENT_KINDS
-from binlog_schema.model.transactions import Boundary
+from binlog_schema.format.errors import BinlogError
+from binlog_schema.format.facts.codes import GTID_KINDS, STATEMENT_KINDS
+from binlog_schema.changes.transactions import Boundary
 from binlog_schema.pipeline.tasks.decode import follow_transaction
 from binlog_schema.pipeline.tasks.prescan import REAL_GTID_KINDS, prescan
 from binlog_schema.pipeline.tasks.reading import split_records
@@ -45,7 +45,7 @@ from binlog_schema.pipeline.tasks.split import Split
 from binlog_schema.pipeline.tasks.split_context import file_context
 from binlog_schema.pipeline.fsio import list_files, open_input
 from binlog_schema.pipeline.sources.partition import SplitPartition, read_split
-from binlog_schema.stream import MAGIC
+from binlog_schema.format.stream import MAGIC
 
 try:   # (Spark 4.2+: Trigger.AvailableNow)
     from pyspark.sql.streaming.datasource import SupportsTriggerAvailableNow
@@ -62,7 +62,7 @@ class _Transaction:
     def __init__(self):
         self.gtid = self.txn = None
         self.open = False
-        self.boundary = Boundary()   # (the one rule: model/transactions.py)
+        self.boundary = Boundary()   # (the one rule: changes/transactions.py)
 
 
 def boundaries(uri: str, size: int, start: int = START, gtid_at: int | None = None):

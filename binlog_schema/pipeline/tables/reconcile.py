@@ -5,7 +5,7 @@ Parquet parts) into the rows of the ``files`` table (:func:`files_rows`)."""
 
 from __future__ import annotations
 
-from binlog_schema.stream import MAGIC
+from binlog_schema.format.stream import MAGIC
 
 # the errors rows that stand for bytes not decoded: quarantined events, skipped ranges (a
 # last event cut short: ``tail``)

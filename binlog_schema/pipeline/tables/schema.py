@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from pyspark.sql import types as T
 
-from binlog_schema.mysql.charsets import BINARY_ID
+from binlog_schema.format.facts.charsets import BINARY_ID
 
 VALUE = T.StructType([
     T.StructField("long", T.LongType()),
@@ -131,7 +131,7 @@ ROW_CHANGES = T.StructType([
     T.StructField("after", IMAGE),
     T.StructField("signedness_known", T.BooleanType()),
     T.StructField("event_type", T.StringType()),
-    # the change's place (model/transactions.py, as decode --format maxwell gives it): the
+    # the change's place (changes/transactions.py, as decode --format maxwell gives it): the
     # order key; its transaction's commit XID (past 2^63-1: wrapped negative) and commit
     # event's time, null when the split ends before the commit; the table's schema version
     # (with --schema)

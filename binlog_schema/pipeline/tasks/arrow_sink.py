@@ -49,7 +49,7 @@ def _signed64(xid):
 class RowsColumns:
     """The ``row_changes`` of a batch: per-event facts once per rows event, row indexes and
     images per row. The transaction's columns (``xid``, ``commit_timestamp``) are read from
-    each event's :class:`~binlog_schema.model.transactions.Transaction` when the batch is
+    each event's :class:`~binlog_schema.changes.transactions.Transaction` when the batch is
     made; ``order_key`` is the event's prefix joined to the padded row index."""
 
     def __init__(self, schema: pa.Schema):

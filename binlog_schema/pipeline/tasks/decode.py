@@ -17,18 +17,18 @@ import hashlib
 import json
 import time
 
-from ...envelope import HEADER_SIZE, parse_event
-from ...errors import BinlogError, TruncatedError
-from ...mysql.codes import (GTID_KINDS, QUERY_KINDS, ROWS_KINDS, STATEMENT_KINDS,
+from ...format.event_codec import HEADER_SIZE, parse_event
+from ...format.errors import BinlogError, TruncatedError
+from ...format.facts.codes import (GTID_KINDS, QUERY_KINDS, ROWS_KINDS, STATEMENT_KINDS,
                             TABLE_MAP_EVENT, XID_EVENT, type_name)
-from ...mysql.flavor import checksum_length
-from ...mysql.framing import SIZE_AT, SIZE_END, TYPE_AT
-from ...context import Context
-from ...model.row_change import RowDecoder, gtid_of
-from ...model.statements import statement_role
-from ...model.transactions import (BOUNDARY_KINDS, CLOSES, OPENS, Boundary, Transactions,
+from ...format.facts.flavor import checksum_length
+from ...format.facts.framing import SIZE_AT, SIZE_END, TYPE_AT
+from ...format.context import Context
+from ...changes.row_change import RowDecoder, gtid_of
+from ...changes.statements import statement_role
+from ...changes.transactions import (BOUNDARY_KINDS, CLOSES, OPENS, Boundary, Transactions,
                                    file_sequence, gtid_standalone)
-from ...stream import EventRecord
+from ...format.stream import EventRecord
 from ..fsio import display_name, open_input
 from .event_parser import EventParser
 from .reading import split_records
@@ -76,7 +76,7 @@ class _SplitState:
         self.gtid = None              # GTID of the current transaction (events table)
         self.txn = None               # offset of the event that started it
         self.open = False             # inside a transaction
-        self.boundary = Boundary()    # (the one rule's state: model/transactions.py)
+        self.boundary = Boundary()    # (the one rule's state: changes/transactions.py)
         self.statements = 0           # statement-based changes (QUERY events: not rows)
 
 
@@ -323,7 +323,7 @@ def _event_row(st, r, kind, top, decoder, nrows):
 
 def follow_transaction(st, r, kind, body, top) -> bool:
     """The transaction an event is in, as the ``events`` table tells it (``st``: ``gtid``,
-    ``txn``, ``open``, and ``boundary``, the one rule's state: model/transactions.py's
+    ``txn``, ``open``, and ``boundary``, the one rule's state: changes/transactions.py's
     :class:`Boundary`): a GTID, or a BEGIN outside one, opens it; XID, COMMIT, ROLLBACK,
     XA_PREPARE close it, as does the statement of a DDL group (a MySQL GTID followed by a
     statement rather than BEGIN; a MariaDB GTID flagged STANDALONE); a statement outside any
@@ -357,7 +357,7 @@ def _note_shape(st, r, decoder):
     if hit is None:
         tm = decoder.table_maps.get(r.value["body"]["table_id"])
         if tm is None:
-            from ...model.table_map import table_map_from_event
+            from ...changes.table_map import table_map_from_event
             tm = table_map_from_event(r.value, r.ctx)
         hit = shape_of(tm)
         if len(st.shape_cache) > 4096:

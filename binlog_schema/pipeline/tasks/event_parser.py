@@ -4,11 +4,11 @@ CRC32 of every event are still checked)."""
 
 from __future__ import annotations
 
-from ... import envelope
-from ...envelope import HEADER_SIZE
-from ...mysql.codes import TABLE_MAP_EVENT
-from ...mysql.flavor import checksum_length
-from ...mysql.framing import TYPE_AT, event_parse
+from ...format import event_codec as envelope
+from ...format.event_codec import HEADER_SIZE
+from ...format.facts.codes import TABLE_MAP_EVENT
+from ...format.facts.flavor import checksum_length
+from ...format.facts.framing import TYPE_AT, event_parse
 
 class _Bodies:
     """The compiled body parsers, TABLE_MAP's answering with a body already parsed."""

@@ -9,7 +9,7 @@ over). :class:`SchemaPlan` holds them in stream order -- the files in name order
 index's), as one
 server's binlog sequence -- and each task builds the history at its split's start
 (:meth:`SchemaPlan.history_at`: the seed, then every statement before that place); its
-:class:`~binlog_schema.model.row_change.RowDecoder` replays the split's own statements on from
+:class:`~binlog_schema.changes.row_change.RowDecoder` replays the split's own statements on from
 there.
 """
 
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ...errors import BinlogError
-from ...mysql.codes import EXECUTE_LOAD_QUERY_EVENT, QUERY_COMPRESSED_EVENT, QUERY_EVENT
+from ...format.errors import BinlogError
+from ...format.facts.codes import EXECUTE_LOAD_QUERY_EVENT, QUERY_COMPRESSED_EVENT, QUERY_EVENT
 from binlog_schema.pipeline.fsio import open_input
 
 QUERY_CODES = [QUERY_EVENT, QUERY_COMPRESSED_EVENT, EXECUTE_LOAD_QUERY_EVENT]
@@ -46,8 +46,8 @@ def statements_of(uri: str) -> tuple:
     """(uri, flavor, server version, [(offset, QUERY body)]) of one file: the statements that
     may change the schema (their default database, statement and status variables), read
     past damage as ``decode --skip-errors`` reads."""
-    from ...model.row_change import is_schema_statement, query_verb
-    from ...stream import BinlogReader
+    from ...changes.row_change import is_schema_statement, query_verb
+    from ...format.stream import BinlogReader
     out = []
     flavor = version = None
     try:
@@ -101,7 +101,7 @@ class SchemaPlan:
         """The seeded history (raises DDLRefused for a schema file it cannot use; a previous
         run's statement it refuses is in its ``refused``, the table it names unknown, as
         when that run replayed it)."""
-        from ...schema.history import DDLRefused, SchemaHistory
+        from ...changes.schema.history import DDLRefused, SchemaHistory
         history = SchemaHistory(self.flavor or "mysql", self.version)
         for text in self.seed:
             history.seed(text)
@@ -117,7 +117,7 @@ class SchemaPlan:
         are replayed as their own file's server wrote them (its flavor and version: a 5.1
         file's DATETIME is not a 5.7 file's), as ``decode --rows`` replays each from its
         record's context."""
-        from ...schema.history import DDLRefused
+        from ...changes.schema.history import DDLRefused
         index = self.order.get(uri, len(self.order))
         history = self.check_seed()
         for i, offset, body in self.statements:

@@ -4,18 +4,18 @@ COMMIT, a cut only where an event is confirmed."""
 
 from __future__ import annotations
 
-from ... import scanning
-from ...envelope import HEADER_SIZE
-from ...errors import BinlogError
-from ...mysql.codes import (CONTEXT_KINDS, GTID_KINDS, MARIA_GTID_EVENT, NAMED_GTID_KINDS,
+from ...format import scanning
+from ...format.event_codec import HEADER_SIZE
+from ...format.errors import BinlogError
+from ...format.facts.codes import (CONTEXT_KINDS, GTID_KINDS, MARIA_GTID_EVENT, NAMED_GTID_KINDS,
                             QUERY_EVENT, START_ENCRYPTION_EVENT)
-from ...mysql.flavor import checksum_length
-from ...mysql.framing import LOG_POS_AT, LOG_POS_END
-from ...mysql.post_header import MARIA_GTID_FLAGS2_AT, query_statement_at
-from ...context import Context
-from ...model.statements import statement_role
-from ...model.transactions import BOUNDARY_KINDS, OPENS, Boundary, gtid_standalone
-from ...stream import MAGIC, MAX_EVENT_SIZE
+from ...format.facts.flavor import checksum_length
+from ...format.facts.framing import LOG_POS_AT, LOG_POS_END
+from ...format.facts.post_header import MARIA_GTID_FLAGS2_AT, query_statement_at
+from ...format.context import Context
+from ...changes.statements import statement_role
+from ...changes.transactions import BOUNDARY_KINDS, OPENS, Boundary, gtid_standalone
+from ...format.stream import MAGIC, MAX_EVENT_SIZE
 from ..fsio import open_input
 from .split import EVENT_WEIGHT, LOG_POS_WRAP, MAX_SCAN, Split
 from .split_context import context_event
@@ -26,7 +26,7 @@ MAX_QUERY_PEEK = 512
 
 def _query_text(raw: bytes, ctx: Context) -> bytes:
     """The statement of a QUERY event from its bytes (post-header, status variables and
-    database skipped: :func:`~binlog_schema.mysql.post_header.query_statement_at`): enough to
+    database skipped: :func:`~binlog_schema.format.facts.post_header.query_statement_at`): enough to
     recognise BEGIN/COMMIT without decoding the event (which costs ten times as much); the
     CRC32's length flavor.py's rule."""
     body = raw[HEADER_SIZE:len(raw) - checksum_length(QUERY_EVENT, None, ctx)]
@@ -52,7 +52,7 @@ def _boundary_facts(blocks, pos: int, n: int, kind: int, ctx: Context) -> tuple:
 
 class _SecondFile:
     """Where a second file starts (a magic number, then a confirmed FORMAT_DESCRIPTION:
-    :func:`binlog_schema.scanning.second_file_at`), looked for in every block the pre-scan
+    :func:`binlog_schema.format.scanning.second_file_at`), looked for in every block the pre-scan
     reads (:meth:`block`, its ``scanning.Blocks`` watch), and in the bytes between them that it
     passes over (read here, a block at a time): ``second`` (None while none was seen), and
     ``searched``, the offset below which every position was looked at."""
@@ -92,7 +92,8 @@ def prescan(uri: str, size: int, split_bytes: int) -> list:
     transaction start after ``split_bytes`` of work since the previous cut (work: bytes plus
     ``EVENT_WEIGHT`` per event, as many small events cost more than one large one).
 
-    A cut is made only where an event is *confirmed* (:func:`binlog_schema.scanning.event_at`:
+    A cut is made only where an event is *confirmed*
+    (:func:`binlog_schema.format.scanning.event_at`:
     its CRC32 verifies, or its log position or the header after it vouches for its size), so
     every split starts where an event starts. Damage (a size out of bounds or past the end;
     without checksums, a size that neither its log position nor a plausible header after it
@@ -177,7 +178,7 @@ def prescan(uri: str, size: int, split_bytes: int) -> list:
                     second.ctx = ctx
                 elif not contexts:
                     return whole   # no FORMAT_DESCRIPTION first: one split, read as a whole
-                elif kind in BOUNDARY_KINDS:   # (the one rule: model/transactions.py)
+                elif kind in BOUNDARY_KINDS:   # (the one rule: changes/transactions.py)
                     candidate = boundary.step(kind, *_boundary_facts(blocks, pos, n, kind,
                                                                      ctx)) == OPENS
                 elif kind == START_ENCRYPTION_EVENT:

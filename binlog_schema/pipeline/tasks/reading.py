@@ -6,14 +6,14 @@ ranges) tile the range; the splits of a file tile ``[4, size)``."""
 
 from __future__ import annotations
 
-from ... import scanning
-from ...envelope import HEADER_SIZE
-from ...errors import FormatError
-from ...mysql.codes import CONTEXT_KINDS, FORMAT_DESCRIPTION_EVENT
-from ...mysql.flavor import checksum_length, checksummed
-from ...mysql.framing import LOG_POS_AT, LOG_POS_END, TYPE_AT
-from ...context import Context
-from ...stream import MAGIC, MAX_EVENT_SIZE, BinlogReader, EventRecord
+from ...format import scanning
+from ...format.event_codec import HEADER_SIZE
+from ...format.errors import FormatError
+from ...format.facts.codes import CONTEXT_KINDS, FORMAT_DESCRIPTION_EVENT
+from ...format.facts.flavor import checksum_length, checksummed
+from ...format.facts.framing import LOG_POS_AT, LOG_POS_END, TYPE_AT
+from ...format.context import Context
+from ...format.stream import MAGIC, MAX_EVENT_SIZE, BinlogReader, EventRecord
 from .split import LOG_POS_WRAP, Split
 
 class Clip:
@@ -59,7 +59,7 @@ def split_records(f, split: Split, ctx: Context | None = None, parse=None):
     every reader stops at the split's end (``stop``). The framing is followed by the plain
     reader while every event is confirmed as the recovering reader confirms it (its CRC32,
     which the event's parse checks; without checksums its log positions, or the header after
-    it: :func:`binlog_schema.scanning.confirmed`); from the first event that is not (an
+    it: :func:`binlog_schema.format.scanning.confirmed`); from the first event that is not (an
     error, a size out of bounds, an event cut short, a size nothing vouches for), the recovering
     reader takes over from that event, with the context in force there (so does an event
     without a CRC32 over a FORMAT_DESCRIPTION whose CRC32 verifies; an event that

@@ -9,11 +9,11 @@ import datetime as _dt
 import decimal
 import json
 
-from ...mysql.flavor import json_is_binary
-from ...model.row_change import column_names
-from ...values.forms import jsonable
-from ...values import temporal
-from ...values.codecs import Compressed, EnumValue, Geometry, SetValue
+from ...format.facts.flavor import json_is_binary
+from ...changes.row_change import column_names
+from ...format.values.forms import jsonable
+from ...format.values import temporal
+from ...format.values.codecs import Compressed, EnumValue, Geometry, SetValue
 
 FIELDS = ("long", "decimal", "double", "string", "binary", "date", "datetime", "timestamp",
           "time", "vector", "json", "text")

@@ -4,14 +4,15 @@ self-contained (:func:`table_maps_before`: the file's headers before it scanned)
 
 from __future__ import annotations
 
-from ... import scanning
-from ...envelope import HEADER_SIZE, parse_event
-from ...errors import BinlogError, FormatError
-from ...mysql.codes import CONTEXT_KINDS, FORMAT_DESCRIPTION_EVENT, TABLE_MAP_EVENT, WRITTEN_KINDS
-from ...mysql.flavor import context_from_fde, context_from_start_v3
-from ...mysql.framing import SIZE_AT, SIZE_END, TYPE_AT
-from ...context import Context
-from ...stream import MAX_EVENT_SIZE, EventRecord
+from ...format import scanning
+from ...format.event_codec import HEADER_SIZE, parse_event
+from ...format.errors import BinlogError, FormatError
+from ...format.facts.codes import (CONTEXT_KINDS, FORMAT_DESCRIPTION_EVENT, TABLE_MAP_EVENT,
+                                   WRITTEN_KINDS)
+from ...format.facts.flavor import context_from_fde, context_from_start_v3
+from ...format.facts.framing import SIZE_AT, SIZE_END, TYPE_AT
+from ...format.context import Context
+from ...format.stream import MAX_EVENT_SIZE, EventRecord
 from .split import MAX_SCAN
 
 def context_event(raw: bytes, ctx: Context, pos: int) -> Context:

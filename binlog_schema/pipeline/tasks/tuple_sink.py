@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import decimal
 
-from ...model.transactions import Held
+from ...changes.transactions import Held
 from .spark_values import as_text, image
 from .split import ERROR, EVENT, ROW, STAT, TABLE_MAP
 
@@ -14,7 +14,7 @@ class TupleSink:
     """Tagged tuples in Spark's internal form (see ``schema.UNIFIED``), one per output row:
     what the ``spark`` engine sends through the JVM. The rows of a transaction wait for its
     end (:meth:`end`: its XID and commit time), in memory up to a bound, then pickled to a
-    temporary file (:class:`~binlog_schema.model.transactions.Held`)."""
+    temporary file (:class:`~binlog_schema.changes.transactions.Held`)."""
 
     def __init__(self):
         self.pending: list = []

@@ -23,8 +23,8 @@ from operator import attrgetter, itemgetter
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ...values import temporal
-from ...values.codecs import Compressed, EnumValue, Geometry, SetValue
+from ...format.values import temporal
+from ...format.values.codecs import Compressed, EnumValue, Geometry, SetValue
 from . import spark_values
 from .spark_values import (BINARY, DATE, DATETIME, DECIMAL, DOUBLE, JSON, LONG, STRING, TEXT,
                            TIME, TIMESTAMP, JsonDoc)

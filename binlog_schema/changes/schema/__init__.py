@@ -1,0 +1,31 @@
+"""The schema of databases and tables at event time: the history of the DDL in a binlog.
+
+- :mod:`.ddl`: the MySQL/MariaDB DDL grammar (CREATE TABLE as the fixtures generator reads
+  it; ALTER, RENAME, DROP, TRUNCATE, CREATE SEQUENCE, ... for the history);
+- :mod:`.model`: databases, tables (a version per change) and columns resolved to the facts
+  a TABLE_MAP carries for them, per flavor;
+- :mod:`.history`: :class:`SchemaHistory`, the replay of statements (of QUERY events) in
+  order, with the session's default database and character sets;
+- :mod:`.seed`: the schema at the start, from ``mysqldump --no-data`` or ``SHOW CREATE
+  TABLE`` output;
+- :mod:`.vectors`: the checker of the DDL vectors (``specs/ddl/``).
+
+The names below are loaded when first used: this package imports none of its modules when
+it is imported (a module of it, whose import runs this file first, is never imported by it
+half-way: no import cycle).
+"""
+
+from __future__ import annotations
+
+from ...format.lazy import exports
+
+_EXPORTS = {
+    "DDLError": "ddl", "DDLRefused": "history", "Outcome": "history",
+    "SchemaHistory": "history", "Session": "history", "Column": "model",
+    "Database": "model", "SchemaError": "model", "Table": "model", "UniqueKey": "model",
+    "history_for": "history",
+}
+__all__ = sorted(_EXPORTS)  # noqa: PLE0605 - a list, sorted
+
+
+__getattr__, __dir__ = exports(__name__, _EXPORTS)

@@ -1,0 +1,265 @@
+"""Row images as JSON text, compiled per table shape: for the columns an image holds, one
+converter per column chosen from its codec once (an int column's value is written with
+``int.__repr__``, a text column's quoted, a temporal column's ISO text quoted, ...; any other
+value through :func:`.value_forms.jsonable` and the encoder), and a function per set of
+columns that writes an image's object in one expression. The text is what encoding the
+:func:`~.value_forms.jsonable` forms gives (the tests compare them over the corpus)."""
+
+from __future__ import annotations
+
+from ..format.facts.codes import PARTIAL_UPDATE_ROWS_EVENT
+from ..format.facts.coltypes import TEMPORAL_TYPES
+from ..format.values.image import IMAGE_KEYS, ValueEmitter, compile_image, read_rows
+from ..format.values.temporal import date_text, datetime_text, time_text, timestamp_text
+from ..construct_ext.jsontext import quote
+from ..construct_ext.run import execute
+from ..format.values.forms import jsonable
+
+try:
+    from _json import make_encoder as _make_encoder
+except ImportError:  # pragma: no cover
+    _make_encoder = None
+
+
+def _encoder(item: str, key: str):
+    if _make_encoder is not None:
+        enc = _make_encoder(None, None, quote, None, key, item, False, False, True)
+        return lambda obj: "".join(enc(obj, 0))
+    import json  # pragma: no cover
+    return json.JSONEncoder(ensure_ascii=False, separators=(item, key)).encode
+
+
+def _converter(codec, binary: str, dumps):
+    """value (not None) -> its JSON text, for a column of this codec."""
+    def generic(v):
+        return dumps(jsonable(v, binary))
+
+    fixed, prefixed, ty = codec.fixed, codec.prefixed, codec.type_name
+    if fixed is not None:
+        if fixed[1] == "float":
+            finite = float.__repr__
+
+            def float_json(v):
+                if v - v == 0.0:  # finite (a NaN or an infinity gives NaN)
+                    return finite(v)
+                return generic(v)
+            return float_json
+        return int.__repr__
+    if ty in ("INT24", "BIT"):
+        return int.__repr__
+    if prefixed is not None:
+        def text_json(v):
+            if type(v) is str:
+                return quote(v)
+            return generic(v)
+        return text_json
+    if ty in TEMPORAL_TYPES:
+        return lambda v: '"' + v.isoformat() + '"'
+    if ty == "NEWDECIMAL":
+        return lambda v: '"' + format(v, "f") + '"'
+    if ty == "ENUM":
+        def enum_json(v):  # (as jsonable: the name, or the index for the error value or when
+            name = v.name  # no names were logged)
+            if name is not None and v.index:
+                return quote(name) if type(name) is str else generic(v)
+            return int.__repr__(v.index)
+        return enum_json
+    return generic
+
+
+class ImagesJson:
+    """The JSON of the images of one table (``codec``: its :class:`RowsCodec`), for one way
+    of writing binary values and one pair of separators."""
+
+    def __init__(self, codec, binary: str = "hex", item: str = ",", key: str = ":"):
+        self.dumps = _encoder(item, key)
+        self.item, self.key = item, key
+        self.converters = {k: _converter(c, binary, self.dumps)
+                           for k, c in zip(codec.keys, codec.codecs)}
+        self.images: dict = {}
+
+    def __call__(self, row) -> str:
+        keys = tuple(row)
+        image = self.images.get(keys)
+        if image is None:
+            image = self.images[keys] = self._compile(keys)
+        return image(row)
+
+    def _compile(self, keys):
+        ns, lines, parts = {}, ["def image(row):"], []
+        for j, k in enumerate(keys):
+            if k in IMAGE_KEYS:
+                continue
+            ns[f"C{j}"] = self.converters[k]
+            lines.append(f"    v = row[{k!r}]")
+            lines.append(f"    a{j} = 'null' if v is None else C{j}(v)")
+            parts.append((quote(str(k)) + self.key, f"a{j}"))
+        if not parts:
+            lines.append("    return '{}'")
+        else:
+            pieces = []
+            for n, (name, var) in enumerate(parts):
+                pieces.append(repr(("{" if n == 0 else self.item) + name))
+                pieces.append(var)
+            lines.append("    return " + " + ".join(pieces) + " + '}'")
+        return execute("\n".join(lines), "<row image json>", ns)["image"]
+
+
+def images_json(codec, binary: str = "hex", item: str = ",", key: str = ":") -> ImagesJson:
+    """The :class:`ImagesJson` of a table's codec (made once per codec and settings)."""
+    cache = codec.__dict__.setdefault("_json_images", {})
+    images = cache.get((binary, item, key))
+    if images is None:
+        images = cache[(binary, item, key)] = ImagesJson(codec, binary, item, key)
+    return images
+
+
+def rows_text(decoded, images: ImagesJson) -> str:
+    """A rows event's decoded rows as a JSON array (``{"before", "after"}`` for updates)."""
+    parts = []
+    k = images.key
+    before, after = '{"before"' + k, images.item + '"after"' + k
+    for x in decoded:
+        if type(x) is tuple:
+            parts.append(before + images(x[0]) + after + images(x[1]) + "}")
+        else:
+            parts.append(images(x))
+    return "[" + images.item.join(parts) + "]"
+
+
+# ---------------------------------------------------------------------------------------
+# straight from the row bytes: JSON Lines' images without the typed values in between
+
+
+def _fields_json(codec, dumps):
+    """fields (as the codec's ``fields`` reads them) -> JSON text, for its type; None when
+    the type has no such form here."""
+    ty = codec.type_name
+    if ty in ("DATE", "NEWDATE"):
+        return lambda f: '"' + date_text(*f) + '"'
+    if ty in ("DATETIME", "DATETIME2"):
+        return lambda f: '"' + datetime_text(*f) + '"'
+    if ty in ("TIME", "TIME2"):
+        return lambda f: '"' + time_text(*f) + '"'
+    if ty in ("TIMESTAMP", "TIMESTAMP2"):
+        return lambda f: '"' + timestamp_text(*f) + '"'
+    if ty == "NEWDECIMAL":
+        return lambda f: '"' + f + '"'
+    if ty in ("INT24", "BIT"):
+        return int.__repr__
+    members = codec.members
+    if ty == "ENUM":  # jsonable's rule: the member's name, else the index
+        known: dict = {}
+
+        def enum_json(i):
+            text = known.get(i)
+            if text is None:
+                name = members[i - 1] if members and 0 < i <= len(members) else None
+                text = int.__repr__(i) if name is None else (
+                    quote(name) if type(name) is str else dumps(name))
+                if len(known) < 4096:
+                    known[i] = text
+            return text
+        return enum_json
+    if ty == "SET":  # the names when every set bit has one, else the bits
+        known = {}
+
+        def set_json(bits):
+            text = known.get(bits)
+            if text is None:
+                names = [n for i, n in enumerate(members) if bits >> i & 1] if members \
+                    else None
+                text = dumps(names) if names is not None and len(names) == bin(
+                    bits).count("1") else int.__repr__(bits)
+                if len(known) < 4096:
+                    known[bits] = text
+            return text
+        return set_json
+    return None
+
+
+class JsonEmitter(ValueEmitter):
+    """An image's JSON text (compact, binary values as hex): what encoding the
+    :func:`~.value_forms.jsonable` forms of the typed image gives, without making the typed
+    values where a type's fields have a text of their own (integers, text, temporal values,
+    decimals, ENUM, SET)."""
+
+    null = "'null'"
+
+    def __init__(self, ns):
+        super().__init__(ns)
+        self.dumps = _encoder(",", ":")
+        ns.update(quote=quote, dumps=self.dumps, jsonable=jsonable, repr_int=int.__repr__,
+                  repr_float=float.__repr__, float_value=_float_value)
+
+    def fixed(self, j, codec, v, raw):
+        post = codec.fixed[1]
+        if post == "year":
+            return f"repr_int(1900 + {v} if {v} else 0)"
+        if post == "float":
+            return (f"(repr_float({v}) if {v} - {v} == 0.0 else "
+                    f"dumps(jsonable(float_value({v}), 'hex')))")
+        return f"repr_int({v})"
+
+    def value(self, j, codec, key):
+        ns = self.ns
+        if codec.prefixed is not None:
+            width, dec = codec.prefixed
+            ns[f"D{j}"] = dec
+            return self.length_lines(width) + [
+                f"s = D{j}(data[pos:pos + n])", "pos += n",
+                f"a{j} = quote(s) if type(s) is str else '{{\"hex\":\"' + s.hex() + '\"}}'"]
+        to_json = _fields_json(codec, self.dumps) if codec.fields is not None else None
+        if to_json is not None:
+            ns[f"F{j}"], ns[f"C{j}"] = codec.fields, to_json
+            return [f"f, pos = F{j}(data, pos)", f"a{j} = C{j}(f)"]
+        ns[f"P{j}"] = codec.parse
+        return [f"v, pos = P{j}(data, pos)",
+                f"a{j} = 'null' if v is None else dumps(jsonable(v, 'hex'))"]
+
+    def result(self, plan, kept):  # (the kept bits are not the JSON's)
+        shown = [(j, k) for j, k in enumerate(plan.keys) if k not in IMAGE_KEYS]
+        if not shown:
+            return "'{}'"
+        parts = []
+        for m, (j, k) in enumerate(shown):
+            parts.append(repr(("{" if m == 0 else ",") + quote(str(k)) + ":"))
+            parts.append(f"a{j}")
+        return " + ".join(parts) + " + '}'"
+
+
+def compile_image_json(plan):
+    """``image(data, pos) -> (JSON text, pos)`` for the images of ``plan`` (an
+    :class:`~binlog_schema.format.values.image.ImagePlan`), straight from the bytes: the plan's
+    generated reader (:func:`~binlog_schema.format.values.image.compile_image`) with the
+    :class:`JsonEmitter`. It raises on anything short or odd; the caller then decodes through
+    the codecs, for the precise error."""
+    return compile_image(plan, JsonEmitter, "row image json")
+
+
+def _float_value(v):
+    """A NaN or an infinity as the typed path has it (jsonable keeps the stored bits of a
+    NaN: the compiled path leaves those to the codecs, so it refuses them here)."""
+    if v != v:
+        raise ValueError("a NaN: decoded through the codecs")
+    return v
+
+
+def _pair_json(rows) -> list:
+    return ['{"before":' + a + ',"after":' + b + "}" for a, b in rows]
+
+
+def rows_json_direct(codec, body, kind) -> str:
+    """A rows event's rows as a JSON array, straight from the bytes (see
+    :func:`compile_image_json`), through ``codec`` (the table's RowsCodec): its image plans,
+    read by :func:`~binlog_schema.format.values.image.read_rows`."""
+    if kind == PARTIAL_UPDATE_ROWS_EVENT:
+        raise ValueError("partial updates: decoded through the codecs")
+    rows_field = body["rows"]
+    data = rows_field["data"] if isinstance(rows_field, dict) else rows_field
+    first, second = codec.plans(body, kind)
+    first = first.compiled_as("json", compile_image_json)
+    if second is None:
+        return "[" + ",".join(read_rows(data, first)) + "]"
+    rows = read_rows(data, first, second.compiled_as("json", compile_image_json))
+    return "[" + ",".join(_pair_json(rows)) + "]"
