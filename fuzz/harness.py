@@ -865,9 +865,10 @@ def damage(data: bytes):
             raise Finding(f"untouched event at {off} ({len(raw)} bytes, type {raw[4]}) lost "
                           "though log positions prove its size")
         end = off + len(raw)
-        # its size unconfirmable: the header after it damaged, its log position shifted
-        unconfirmable = end < len(buf) and end not in untouched and \
-            int.from_bytes(raw[13:17], "little") != end
+        # its size unconfirmable: the header after it damaged, and its own log position does
+        # not name its end (only v4's does: v3's names its start, v1's nothing)
+        unconfirmable = end < len(buf) and end not in untouched and (
+            version < 4 or int.from_bytes(raw[13:17], "little") != end)
         # or a record the log positions prove overlaps it or the untouched events after it
         # (a header the damage left whole over bytes these events own: the proof wins)
         run = end

@@ -315,7 +315,12 @@ DAMAGE_FINDINGS = {
                # untouched after a damaged header; an INTVAR header spliced from the STOP's
                # last bytes and a copy, whose log positions chain with the copy after it,
                # was taken as proof over them (the QUERY was SKIPPED)
-               "479340c2bfbfbfff93bbff40bbbbbbbbbbbbbbbbbbbbbb1fbbbbbbcfbbbbbbbbbbbbbbbbbbbb"],
+               "479340c2bfbfbfff93bbff40bbbbbbbbbbbbbbbbbbbbbb1fbbbbbbcfbbbbbbbbbbbbbbbbbbbb",
+               # (the harness's) a v3 file's last event, a ROTATE, moved 44 bytes back by a
+               # deleted range, the bytes after it from the middle of a QUERY: nothing can
+               # confirm its size and the reader SKIPS it, rightly; the harness took its log
+               # position (in v3 its original start) for its end, which it equals by chance
+               "ffffffb2b2b27d090a00b2b2b2b221b247b2b2b2ffffffb2b2b27d0900e5000a00b24f"],
     # a v3 file whose START_EVENT_V3 has bytes inserted and its size 76: no event for the
     # whole-file reader, one for the split reader
     "split": ["59eaec711f0b65dc",
