@@ -25,7 +25,7 @@ class Hang(BaseException):
 
 def origin(e: BaseException):
     """The crash a typed error was converted from by one of the package's catch-alls
-    (``envelope.convert_error`` and RowDecoder keep it as ``.original``); None for errors
+    (``event_codec.convert_error`` and RowDecoder keep it as ``.original``); None for errors
     raised as such or converted deliberately (``except zlib.error: raise ...``)."""
     return getattr(e, "original", None)
 

@@ -19,7 +19,7 @@ documents):
 * what could not be read: byte ranges skipped, events that do not decode, rows events whose
   rows cannot be counted; and the statement-based changes (QUERY events: counted, no rows).
 
-Rows are counted without making their values (:func:`..values.row_count.count_rows`). With a
+Rows are counted without making their values (:func:`..format.values.row_count.count_rows`). With a
 row predicate (``--where``: :class:`.row_match.RowMatcher`) only the matching row changes
 count, and only the transactions holding one.
 """

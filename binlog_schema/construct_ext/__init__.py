@@ -7,7 +7,8 @@ Modules without construct (the generated code and the hot path import only these
 * :mod:`.streams` - byte streams that remember offsets, bounded reads
 * :mod:`.names` - ``NameTable``: code <-> name tables (flags, type codes)
 * :mod:`.ints`, :mod:`.text`, :mod:`.bits`, :mod:`.blocks`, :mod:`.serialization`,
-  :mod:`.exprs` - each primitive's parse and build functions (both directions in one place)
+  :mod:`.context_functions` - each primitive's parse and build functions (both directions in one
+  place)
 * :mod:`.jsontext` - the JSON text of parsed values (the compiled JSON direction's pieces)
 * :mod:`.cache` - compiled declarations cached on disk and loaded by name
 * :mod:`.run` - ``execute``: the one place generated code is run (every ``exec``)

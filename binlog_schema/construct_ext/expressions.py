@@ -8,7 +8,7 @@ its source. The constructs that hold one (this package's ``If``, ``Switch``, ``R
 ``Default``, leaves and wrappers) ask for it directly (:func:`.codegen.emit_value`); construct's
 own classes, which would paste ``repr(expr)`` into their code, do not hold these expressions
 (``repr`` is a description only).
-The functions the expressions call live in the construct-free modules (:mod:`.exprs`,
+The functions the expressions call live in the construct-free modules (:mod:`.context_functions`,
 :mod:`binlog_schema.format.facts`); their Kaitai forms are ``ksy_expr`` (:mod:`.kaitai`).
 """
 

@@ -153,7 +153,8 @@ def object_of(texts: dict) -> str:
 
 
 def generic_text(v) -> str:
-    """Any other value: its JSON-safe form (:func:`.value_forms.jsonable`, bytes as base64)."""
+    """Any other value: its JSON-safe form (:func:`..format.values.forms.jsonable`, bytes as
+    base64)."""
     from ..format.values.forms import jsonable
     if isinstance(v, float) and not math.isfinite(v):
         return "null"

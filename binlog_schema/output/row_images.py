@@ -1,7 +1,7 @@
 """Row images as JSON text, compiled per table shape: for the columns an image holds, one
 converter per column chosen from its codec once (an int column's value is written with
 ``int.__repr__``, a text column's quoted, a temporal column's ISO text quoted, ...; any other
-value through :func:`.value_forms.jsonable` and the encoder), and a function per set of
+value through :func:`..format.values.forms.jsonable` and the encoder), and a function per set of
 columns that writes an image's object in one expression. The text is what encoding the
 :func:`~.value_forms.jsonable` forms gives (the tests compare them over the corpus)."""
 

@@ -14,7 +14,7 @@ block per transaction::
 Forward, the transactions and statements are in binlog order; a schema change in the range
 is a comment (the statements replay row changes only). With ``flashback`` the transactions
 come last first, each one's statements last first, each the inverse of its change; the files
-are read backwards by transaction (:mod:`..model.backwards`): memory stays flat in the files'
+are read backwards by transaction (:mod:`..changes.backwards`): memory stays flat in the files'
 size, and what cannot be inverted is refused before anything is written (a schema change in
 the range ends the range before it, said on stderr).
 """
@@ -183,7 +183,7 @@ def _op(kind) -> str:
 
 
 def flashback_statements(index, *, schema=None, matcher=None):
-    """The SQL lines that undo the indexed transactions (:func:`..model.backwards.index_files`),
+    """The SQL lines that undo the indexed transactions (:func:`..changes.backwards.index_files`),
     last first (no header). ``matcher``: a :class:`~..model.row_match.RowMatcher`: only the
     matching rows are undone."""
     from ..changes.backwards import transactions_backwards

@@ -20,7 +20,7 @@ holds the order):
 * :mod:`.current` (``spark current``: the current state of every source table) and
   :mod:`.sources` (the ``binlog`` Spark data source, batch and stream), each built on the
   decode job's plan and tasks;
-* :mod:`.commands`: ``binlog-schema spark ...`` (arguments, what each command prints, the file
+* :mod:`..cli.spark`: ``binlog-schema spark ...`` (arguments, what each command prints, the file
   spark-submit runs).
 
 pyspark is imported only when a job runs.

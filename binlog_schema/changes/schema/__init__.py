@@ -8,7 +8,7 @@
   order, with the session's default database and character sets;
 - :mod:`.seed`: the schema at the start, from ``mysqldump --no-data`` or ``SHOW CREATE
   TABLE`` output;
-- :mod:`.vectors`: the checker of the DDL vectors (``specs/ddl/``).
+- :mod:`.ddl_vectors`: the checker of the DDL vectors (``specs/ddl/``).
 
 The names below are loaded when first used: this package imports none of its modules when
 it is imported (a module of it, whose import runs this file first, is never imported by it

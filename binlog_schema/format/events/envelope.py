@@ -12,7 +12,7 @@ from . import BODIES
 
 CommonHeader = Struct(
     "timestamp" / c.Int32ul,                 # 4  seconds since the epoch
-    "type_code" / c.Int8ul,                  # 1  event type (mysql.codes)
+    "type_code" / c.Int8ul,                  # 1  event type (format.facts.codes)
     "server_id" / c.Int32ul,                 # 4  the originating server
     "event_size" / c.Int32ul,                # 4  header + body + CRC (computed on build)
     "log_pos" / c.Int32ul,                   # 4  offset of the next event (computed when None)

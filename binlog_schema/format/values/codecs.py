@@ -3,7 +3,7 @@
 ``codec_for(column)`` returns a :class:`Codec` whose ``parse(data, pos) -> (value, pos)`` and
 ``build(value, out: bytearray)`` are the two directions of one layout, specialised once per
 column (widths, signedness, lengths, charsets) so that decoding a row is a list of calls.
-Text is read in its collation's character set by :func:`..mysql.charsets.text_codec`.
+Text is read in its collation's character set by :func:`..facts.charsets.text_codec`.
 
 These are hand-written parse/build pairs, not construct declarations, for speed (a value is
 a few bytes: a construct call per value would cost more than the value): each is a primitive
@@ -213,7 +213,7 @@ def _length_prefixed(width: int):
     return read, write
 
 
-_text = text_codec  # (also importable from here, as before it moved to ..mysql.charsets)
+_text = text_codec  # (also importable from here, as before it moved to ..facts.charsets)
 
 
 def _string(width, collation_id, name) -> Codec:

@@ -16,14 +16,14 @@ One image of a rows event (per row: write and delete one, update two, before the
 The present columns are the rows event's ``columns_present`` (``columns_after`` for an update's
 after image): with a MINIMAL or NOBLOB row image the others are absent, not NULL. The plan of
 one set of present columns holds their codecs and keys, the null bitmap (:class:`NullBitmap`,
-through the bitmap primitive of :mod:`..construct_ext.bits`) and, for partial after images,
+through the bitmap primitive of :mod:`...construct_ext.bits`) and, for partial after images,
 :class:`PartialJson`. From it come:
 
 * :meth:`ImagePlan.parse` and :meth:`ImagePlan.build`: the codecs one column after the
   other, both directions (the precise path: its errors name what is wrong);
 * :func:`compile_image`: ``image(data, pos) -> (result, pos)`` generated from the plan,
   the fast path, given a :class:`ValueEmitter` that says what each value becomes: the typed
-  row (:class:`RowEmitter`, here) or its JSON text (``serial.row_images``). The walk (null
+  row (:class:`RowEmitter`, here) or its JSON text (``output.row_images``). The walk (null
   bitmap, fixed-size values in one unpack, each value behind its null bit) is this one;
 * :func:`read_rows`: the images of a rows event, one after the other.
 """

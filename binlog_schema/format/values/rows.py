@@ -5,7 +5,7 @@ A rows event's ``rows`` bytes hold, per row, one image (write: after; delete: be
 then the non-NULL values by their codecs; PARTIAL_UPDATE_ROWS after images' value_options and
 partial-JSON bitmap) is declared once, in :mod:`.image`: one :class:`~.image.ImagePlan` per
 set of present columns, from which come the codecs' reading and building and the code
-generated per table shape (here the typed rows, in ``serial.row_images`` their JSON text).
+generated per table shape (here the typed rows, in ``output.row_images`` their JSON text).
 
 A row is a dict ``{column key: value}`` over the present columns (None = NULL), keyed by the
 column index (or the keys the codec was made with, e.g. column names). Servers

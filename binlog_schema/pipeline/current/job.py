@@ -12,7 +12,7 @@
 3. Keyed (:func:`~.fold.key_rows`), with the base's rows as puts before everything,
    shuffled by key, sorted by order key, folded (:func:`~.fold.fold_rows`); then each
    live table is typed (:mod:`.types`) and written: Parquet, or Delta (one commit per
-   table, :mod:`.delta`).
+   table, :mod:`..tables.delta`).
 4. ``OUT/_binlog_schema/state.json``: what was applied (the last order key, its file and
    position, the files), the schema statements replayed (so the next run's history starts
    where this one ends), and per table its rows, inserted/updated/deleted and, in Delta, its
