@@ -22,7 +22,7 @@ fi
 # bytecode of the package's modules, and the compiled declarations in their cache: read by every
 # later process (even with PYTHONDONTWRITEBYTECODE set, Python reads the .pyc files it finds)
 .venv/bin/python -m compileall -q binlog_schema >/dev/null
-.venv/bin/python -c "from binlog_schema import compiled; compiled.warm()"
+.venv/bin/python -c "from binlog_schema.format import compiled; compiled.warm()"
 if java_home=$(bash scripts/find_java.sh); then
     echo "$java_home" > .venv/java-home
 else
