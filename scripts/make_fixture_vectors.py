@@ -1,8 +1,7 @@
 #!/usr/bin/env python3
 """Regenerate the generator's golden vectors, specs/fixtures/<server>.yaml: every event of a
 small fixture per server profile, each a vector of binlog_schema.synthetic.vector_checks (checked
-both ways by
-``binlog-schema validate``) with the spec that generates it under ``fixture``
+both ways by ``binlog-schema validate``) with the spec that generates it under ``fixture``
 (tests/vectors/test_synthetic.py regenerates the event from it and compares the bytes).
 
     .venv/bin/python scripts/make_fixture_vectors.py

@@ -10,39 +10,40 @@ meta:
   bit-endian: le
 doc: "The binlog file format as Kaitai Struct, exported from the declarations.\n\n:func:`export` gives\
   \ ``specs/binlog.ksy`` (``scripts/make_ksy.py`` writes it): construct's\n``export_ksy()`` of :data:`FILE`,\
-  \ whose events are :data:`binlog_schema.format.events.envelope.Event`\n(every field comes from the declarations\
-  \ in :mod:`binlog_schema.format.events`, through the Kaitai\nemitters of their primitives, :mod:`binlog_schema.construct_ext.kaitai`).\
-  \ This module gives\nKaitai the rules the declarations take from the context and from :mod:`.flavor`,\
-  \ as Kaitai\nexpressions.\n\nWhat the description says:\n\n* the file: the magic, then events to\
-  \ the end of the file;\n* each event: the 19-byte common header; the body, switched on the type\
-  \ code (the\n  WL#2325 5.2.2 development tree's own numbering mapped to the standard codes, from\
-  \ its\n  FORMAT_DESCRIPTION, as :func:`.flavor.numbering_of` does); the CRC32 when there is one;\n\
-  * the context an event is read in: the FORMAT_DESCRIPTION_EVENT (or START_EVENT_V3) in\n  force,\
-  \ found through the event param ``ctx_index`` (its index in ``events``, -1 before\n  any), which\
-  \ each event passes on to the next. From it: whether events end in a CRC32\n  (the FDE's ``checksum_alg``\
-  \ is 1), the post-header lengths (QUERY's status block, ROTATE's\n  position, TABLE_MAP's 4- or\
-  \ 6-byte table id), the binlog version;\n* the FORMAT_DESCRIPTION's own CRC32 and checksum-algorithm\
-  \ byte: present when its server\n  version is MySQL 5.6.1+ or MariaDB 5.3+ (:func:`.flavor.fde_has_checksum`);\
-  \ the version\n  is read as numbers by the ``server_version`` type;\n* bodies expressed field by\
-  \ field: FORMAT_DESCRIPTION, START_EVENT_V3, QUERY, ROTATE, XID,\n  TABLE_MAP (column types, the\
-  \ per-column metadata block, the null bitmap), MySQL's GTID and\n  ANONYMOUS_GTID, MariaDB's GTID.\
-  \ Every other type's body is bytes (``body`` is the body's\n  bytes when the type code has no case).\n\
-  \nWhat Kaitai cannot say, and is kept as bytes (each with a ``doc``) or left out:\n\n* QUERY's status\
-  \ variables: a list of (code, value) items that ends at a code without a\n  known layout, the rest\
-  \ of the block raw: kept as the block's bytes;\n* TABLE_MAP's optional metadata (TLVs to the end\
-  \ of the body): kept as bytes;\n* text is bytes: the library gives a ``str`` when the bytes are\
-  \ valid UTF-8 and the bytes\n  otherwise; Kaitai's ``str`` would fail on the second;\n* a CRC32\
-  \ is read, not verified (Kaitai has no CRC32); the FORMAT_DESCRIPTION's is\n  computed with its\
-  \ in-use flag cleared;\n* \"MariaDB\" in the server version: Kaitai has no substring search; the\
-  \ description\n  looks for \"-MariaDB\" right after the version number (where every MariaDB server\n\
-  \  writes it), the library for \"mariadb\" anywhere. It matters only for MariaDB 5.3-5.5;\n* a server\
-  \ version not of the form \"N.N.N...\" (the library reads it as 0.0.0): Kaitai\n  cannot turn it\
-  \ into numbers and fails;\n* a QUERY whose status block runs past the body (the servers reject it):\
-  \ the body is\n  ``raw``, as in the library, by the same rule;\n* bytes the body's layout leaves\
-  \ unread (the library's ``trailing``): not shown;\n* limits (column counts, sizes) and what the\
-  \ library refuses as not the servers' own\n  (padding not zero, a packed integer not in its shortest\
-  \ form): not checked;\n* a file cut inside its last event: Kaitai fails at that event (the events\
-  \ before it are\n  read); binlog v1 (MySQL 3.23, 13-byte headers) is not described.\n"
+  \ whose events are\n:data:`binlog_schema.format.events.envelope.Event` (every field comes from the\
+  \ declarations\nin :mod:`binlog_schema.format.events`, through the Kaitai emitters of their primitives,\n\
+  :mod:`binlog_schema.construct_ext.kaitai`). This module gives Kaitai the rules the\ndeclarations\
+  \ take from the context and from :mod:`..format.facts.flavor`, as Kaitai\nexpressions.\n\nWhat the\
+  \ description says:\n\n* the file: the magic, then events to the end of the file;\n* each event:\
+  \ the 19-byte common header; the body, switched on the type code (the\n  WL#2325 5.2.2 development\
+  \ tree's own numbering mapped to the standard codes, from its\n  FORMAT_DESCRIPTION, as :func:`..format.facts.flavor.numbering_of`\
+  \ does); the CRC32 when\n  there is one;\n* the context an event is read in: the FORMAT_DESCRIPTION_EVENT\
+  \ (or START_EVENT_V3) in\n  force, found through the event param ``ctx_index`` (its index in ``events``,\
+  \ -1 before\n  any), which each event passes on to the next. From it: whether events end in a CRC32\n\
+  \  (the FDE's ``checksum_alg`` is 1), the post-header lengths (QUERY's status block, ROTATE's\n\
+  \  position, TABLE_MAP's 4- or 6-byte table id), the binlog version;\n* the FORMAT_DESCRIPTION's\
+  \ own CRC32 and checksum-algorithm byte: present when its server\n  version is MySQL 5.6.1+ or MariaDB\
+  \ 5.3+ (:func:`..format.facts.flavor.fde_has_checksum`);\n  the version is read as numbers by the\
+  \ ``server_version`` type;\n* bodies expressed field by field: FORMAT_DESCRIPTION, START_EVENT_V3,\
+  \ QUERY, ROTATE, XID,\n  TABLE_MAP (column types, the per-column metadata block, the null bitmap),\
+  \ MySQL's GTID and\n  ANONYMOUS_GTID, MariaDB's GTID. Every other type's body is bytes (``body``\
+  \ is the body's\n  bytes when the type code has no case).\n\nWhat Kaitai cannot say, and is kept\
+  \ as bytes (each with a ``doc``) or left out:\n\n* QUERY's status variables: a list of (code, value)\
+  \ items that ends at a code without a\n  known layout, the rest of the block raw: kept as the block's\
+  \ bytes;\n* TABLE_MAP's optional metadata (TLVs to the end of the body): kept as bytes;\n* text\
+  \ is bytes: the library gives a ``str`` when the bytes are valid UTF-8 and the bytes\n  otherwise;\
+  \ Kaitai's ``str`` would fail on the second;\n* a CRC32 is read, not verified (Kaitai has no CRC32);\
+  \ the FORMAT_DESCRIPTION's is\n  computed with its in-use flag cleared;\n* \"MariaDB\" in the server\
+  \ version: Kaitai has no substring search; the description\n  looks for \"-MariaDB\" right after\
+  \ the version number (where every MariaDB server\n  writes it), the library for \"mariadb\" anywhere.\
+  \ It matters only for MariaDB 5.3-5.5;\n* a server version not of the form \"N.N.N...\" (the library\
+  \ reads it as 0.0.0): Kaitai\n  cannot turn it into numbers and fails;\n* a QUERY whose status block\
+  \ runs past the body (the servers reject it): the body is\n  ``raw``, as in the library, by the\
+  \ same rule;\n* bytes the body's layout leaves unread (the library's ``trailing``): not shown;\n\
+  * limits (column counts, sizes) and what the library refuses as not the servers' own\n  (padding\
+  \ not zero, a packed integer not in its shortest form): not checked;\n* a file cut inside its last\
+  \ event: Kaitai fails at that event (the events before it are\n  read); binlog v1 (MySQL 3.23, 13-byte\
+  \ headers) is not described.\n"
 seq:
 - id: magic
   contents:

@@ -253,8 +253,7 @@ class RowDecoder:
         """The decoded rows of one rows event (list of dicts, or (before, after) pairs), with
         the typed table map it was decoded through. Rows that cannot be decoded raise a
         :class:`~binlog_schema.format.errors.RowsError` (file, offset, table, column, reason),
-        counted
-        in :attr:`undecoded` and handed to ``on_undecoded`` first."""
+        counted in :attr:`undecoded` and handed to ``on_undecoded`` first."""
         body = rec.value["body"]
         codec = self.codec_of(rec)
         if codec is None:

@@ -536,8 +536,7 @@ def change_records(source, schema=None, *, file_index: int = 0, on_error=None, n
     :class:`~binlog_schema.format.errors.RowsError` (file, offset, table, column, reason), unless
     ``note(text)`` is given: then it is said there and passed over. A file whose last event
     is cut short raises :class:`~binlog_schema.format.errors.TruncatedError` after the records
-    before
-    it (a reader with ``skip_errors=True`` hands it to ``on_error`` as a SKIPPED range).
+    before it (a reader with ``skip_errors=True`` hands it to ``on_error`` as a SKIPPED range).
 
     A transaction's records are yielded when its end is seen, with its ``xid``,
     ``commit_timestamp`` and ``committed=True`` (a transaction whose end is not in the file:

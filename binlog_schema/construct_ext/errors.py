@@ -3,8 +3,7 @@
 They mirror construct's error classes of the same names; the construct wrappers in
 :mod:`.primitives` raise the construct class of the same name (with the field path) when a
 declaration runs interpreted, and :func:`binlog_schema.format.event_codec.convert_error` turns
-either
-family into the package's typed :class:`~binlog_schema.format.errors.BinlogError`.
+either family into the package's typed :class:`~binlog_schema.format.errors.BinlogError`.
 """
 
 from __future__ import annotations

@@ -168,18 +168,16 @@ class BinlogReader:
     ``recover`` (the default with ``skip_errors``, on a seekable source): account for every
     byte. An event is delivered when its size is confirmed (its CRC32 verifies, or the header
     after it is plausible: :mod:`binlog_schema.format.scanning`), with its error when its body
-    fails;
-    bytes that cannot be attributed to an event (damage up to the next confirmed event, a size
-    field that lies, a truncated last event, everything after a FORMAT_DESCRIPTION that is
+    fails; bytes that cannot be attributed to an event (damage up to the next confirmed event, a
+    size field that lies, a truncated last event, everything after a FORMAT_DESCRIPTION that is
     missing or cannot be honoured) are delivered as a SKIPPED record of that byte range
-    (``record.gap == (start, end)``, ``record.error`` saying why). The records then tile the
-    file from offset 4 to its end. A second magic number with its FORMAT_DESCRIPTION (two files
-    concatenated) is a 4-byte SKIPPED record, and the events after it are read in their own
-    context. Implies ``skip_errors``.
-    ``resume``: ``(offset, ctx)``, read from ``offset`` (where an event starts) with the
-    context ``ctx`` in force there, as a reader that had read the file up to it would go on
-    (the magic and the events before are not read; a seekable source); recovering, a third
-    item may say where the event before ``offset`` says the next starts
+    (``record.gap == (start, end)``, ``record.error`` saying why). The records then tile the file
+    from offset 4 to its end. A second magic number with its FORMAT_DESCRIPTION (two files
+    concatenated) is a 4-byte SKIPPED record, and the events after it are read in their own context.
+    Implies ``skip_errors``. ``resume``: ``(offset, ctx)``, read from ``offset`` (where an event
+    starts) with the context ``ctx`` in force there, as a reader that had read the file up to it
+    would go on (the magic and the events before are not read; a seekable source); recovering, a
+    third item may say where the event before ``offset`` says the next starts
     (:func:`binlog_schema.format.scanning.log_next`: a proof of the sizes without checksums).
     """
 

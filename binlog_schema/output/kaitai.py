@@ -2,28 +2,27 @@
 
 :func:`export` gives ``specs/binlog.ksy`` (``scripts/make_ksy.py`` writes it): construct's
 ``export_ksy()`` of :data:`FILE`, whose events are
-:data:`binlog_schema.format.events.envelope.Event`
-(every field comes from the declarations in :mod:`binlog_schema.format.events`, through the Kaitai
-emitters of their primitives, :mod:`binlog_schema.construct_ext.kaitai`). This module gives
-Kaitai the rules the declarations take from the context and from
-:mod:`..format.facts.flavor`, as Kaitai expressions.
+:data:`binlog_schema.format.events.envelope.Event` (every field comes from the declarations
+in :mod:`binlog_schema.format.events`, through the Kaitai emitters of their primitives,
+:mod:`binlog_schema.construct_ext.kaitai`). This module gives Kaitai the rules the
+declarations take from the context and from :mod:`..format.facts.flavor`, as Kaitai
+expressions.
 
 What the description says:
 
 * the file: the magic, then events to the end of the file;
 * each event: the 19-byte common header; the body, switched on the type code (the
   WL#2325 5.2.2 development tree's own numbering mapped to the standard codes, from its
-  FORMAT_DESCRIPTION, as :func:`..format.facts.flavor.numbering_of` does); the CRC32 when there is
-  one;
+  FORMAT_DESCRIPTION, as :func:`..format.facts.flavor.numbering_of` does); the CRC32 when
+  there is one;
 * the context an event is read in: the FORMAT_DESCRIPTION_EVENT (or START_EVENT_V3) in
   force, found through the event param ``ctx_index`` (its index in ``events``, -1 before
   any), which each event passes on to the next. From it: whether events end in a CRC32
   (the FDE's ``checksum_alg`` is 1), the post-header lengths (QUERY's status block, ROTATE's
   position, TABLE_MAP's 4- or 6-byte table id), the binlog version;
 * the FORMAT_DESCRIPTION's own CRC32 and checksum-algorithm byte: present when its server
-  version is MySQL 5.6.1+ or MariaDB 5.3+ (:func:`..format.facts.flavor.fde_has_checksum`); the
-  version
-  is read as numbers by the ``server_version`` type;
+  version is MySQL 5.6.1+ or MariaDB 5.3+ (:func:`..format.facts.flavor.fde_has_checksum`);
+  the version is read as numbers by the ``server_version`` type;
 * bodies expressed field by field: FORMAT_DESCRIPTION, START_EVENT_V3, QUERY, ROTATE, XID,
   TABLE_MAP (column types, the per-column metadata block, the null bitmap), MySQL's GTID and
   ANONYMOUS_GTID, MariaDB's GTID. Every other type's body is bytes (``body`` is the body's

@@ -20,8 +20,8 @@ Only what is plain is cut. The segments after the first are read with the contex
 first event (its FORMAT_DESCRIPTION), so the plan stops at any other context event (a relay log's
 next FDE, START_ENCRYPTION) and at anything the framing does not explain (a size out of bounds, a
 truncated end; the headers are walked by :class:`binlog_schema.format.scanning.Blocks`): the rest
-of the
-file is the last segment, read as the sequential loop reads it, which reports what it finds there.
+of the file is the last segment, read as the sequential loop reads it, which reports what it finds
+there.
 """
 
 from __future__ import annotations

@@ -242,11 +242,10 @@ def sql_statements(paths, *, flashback: bool = False, selection=None, start=None
     :class:`~binlog_schema.changes.selection.Selection` (default: everything); ``start`` /
     ``stop``: byte positions in the first / last file; ``schema``: a
     :class:`~binlog_schema.changes.schema.SchemaHistory` at the start of the first file (column
-    names
-    for MINIMAL metadata). ``note(text)`` hears what is passed over or where a flashback
-    stops early. Raises :class:`~.sql_statements.SqlRefused` (a change that cannot be written
-    or inverted) or the reader's :class:`~binlog_schema.format.errors.BinlogError`; with
-    ``flashback`` every refusal of the reading pass comes before the first line."""
+    names for MINIMAL metadata). ``note(text)`` hears what is passed over or where a flashback stops
+    early. Raises :class:`~.sql_statements.SqlRefused` (a change that cannot be written or inverted)
+    or the reader's :class:`~binlog_schema.format.errors.BinlogError`; with ``flashback`` every
+    refusal of the reading pass comes before the first line."""
     from ..changes.selection import Selection
     selection = selection or Selection()
     paths = [paths] if isinstance(paths, (str, bytes)) or hasattr(paths, "__fspath__") \

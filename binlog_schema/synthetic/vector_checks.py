@@ -18,9 +18,8 @@ Vector files come in kinds, told by their suffix (:data:`VECTOR_KINDS`): event v
 (``.yaml``, ``.yml``: the above, :func:`check_vector`) and DDL vectors (``.ddl``: statements
 replayed from a starting schema and the table models they leave,
 :func:`binlog_schema.changes.schema.ddl_vectors.check_ddl_vector`). :func:`validate` checks every
-kind
-under a folder, each document by its file's kind (:func:`check_document`), and
-:func:`summary` counts them.
+kind under a folder, each document by its file's kind (:func:`check_document`), and :func:`summary`
+counts them.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
 """One collation table (binlog_schema.format.facts.charsets): ENUM/SET member names and row values
-of
-the same collation read the same text; the fixtures write what servers store; the generated
-data is complete and agrees with itself; no module keeps a second table."""
+of the same collation read the same text; the fixtures write what servers store; the generated data
+is complete and agrees with itself; no module keeps a second table."""
 
 from __future__ import annotations
 
@@ -143,8 +142,7 @@ def test_every_character_set_has_a_decoder():
 
 def test_no_second_collation_table_in_the_package():
     """Collation ids, charsets and codecs live in format/facts/charsets.py and its two generated
-    data
-    modules; no other module lists collation ids or picks a text codec."""
+    data modules; no other module lists collation ids or picks a text codec."""
     own = {"format/facts/charsets.py", "format/facts/charset_data.py",
            "format/facts/collation_data.py"}
     latin1_ids = re.compile(r"\b5,\s*8,\s*15,\s*31\b|\b47,\s*48,\s*49\b")

@@ -1,6 +1,5 @@
 """MySQL binary JSON (binlog_schema.format.values.json_binary): known bytes, the serializer's
-choices,
-the lossless fallback, malformed input, property tests and the shared corpus."""
+choices, the lossless fallback, malformed input, property tests and the shared corpus."""
 
 import datetime as dt
 import decimal

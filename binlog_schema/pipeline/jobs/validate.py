@@ -1,7 +1,6 @@
 """The validate job (``spark validate``): golden vectors checked and binlog files
 round-tripped (:func:`binlog_schema.output.roundtrip.roundtrip_file`) by Spark tasks, into one
-report
-table (:func:`validate`, :func:`report_schema`)."""
+report table (:func:`validate`, :func:`report_schema`)."""
 
 from __future__ import annotations
 

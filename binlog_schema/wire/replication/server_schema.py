@@ -1,8 +1,7 @@
 """The schema a :mod:`.server` answers ``INFORMATION_SCHEMA.COLUMNS`` from: the history of the
 DDL in the files it serves (:class:`~binlog_schema.changes.schema.history.SchemaHistory`, seeded
-with
-``serve --schema FILE`` for the tables created before them), replayed in name order as far as
-a question needs, and the point of that history a question is answered at.
+with ``serve --schema FILE`` for the tables created before them), replayed in name order as far as a
+question needs, and the point of that history a question is answered at.
 
 The point. A CDC client asks for a table's columns when a TABLE_MAP without names reaches it,
 on a second connection (python-mysql-replication's "ctl" connection). Its dump is the dump of
