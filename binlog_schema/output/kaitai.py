@@ -137,7 +137,8 @@ EXPRESSIONS.update({flavor.fde_has_checksum: _has_checksum_ksy,
 def _post_header_length(k, code) -> str:
     """post_header.post_header_length: the FDE's entry for the code the file stores, else by
     the binlog version; an instance of the event type (``post_header_length_<code>``)."""
-    v4, old, v1 = post_header.POST_HEADER_BY_VERSION[code]
+    by_version = post_header.POST_HEADER_BY_VERSION[code]
+    v4, old, v1 = by_version.v4, by_version.v3, by_version.v1
     scope = k.context_scope()
     file_code = str(code)
     inverse = {v: f for f, v in flavor.WL2325_REMAP.items()}
