@@ -26,7 +26,8 @@ sys.path.insert(0, str(ROOT))
 
 from binlog_schema import BinlogReader, table_map_from_event  # noqa: E402
 from binlog_schema.changes.schema import DDLRefused, SchemaHistory  # noqa: E402
-from binlog_schema.changes.schema.ddl import parse_statement, DDLError  # noqa: E402
+from binlog_schema.changes.schema.ddl.statements import parse_statement  # noqa: E402
+from binlog_schema.changes.schema.ddl.tokens import DDLError  # noqa: E402
 
 DDL_START = re.compile(r"(?is)\s*(?:/\*.*?\*/\s*)?(create|alter|drop|rename|truncate)\b")
 

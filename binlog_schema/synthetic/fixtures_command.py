@@ -24,7 +24,8 @@ def _write_text(path, text):
 
 
 def cmd_fixtures(args) -> int:
-    from ..changes.schema.ddl import DDLError, tables_from_ddl
+    from ..changes.schema.ddl.tables import tables_from_ddl
+    from ..changes.schema.ddl.tokens import DDLError
     from .servers import SERVERS, ServerError, server_for
     from .spec import SpecError
     try:

@@ -5,7 +5,9 @@ import pytest
 
 from binlog_schema.changes.table_map import Column as MapColumn, TableMap
 from binlog_schema.changes.schema import DDLRefused, SchemaHistory, Session
-from binlog_schema.changes.schema.ddl import DDLError, parse_statement, tables_from_ddl
+from binlog_schema.changes.schema.ddl.statements import parse_statement
+from binlog_schema.changes.schema.ddl.tables import tables_from_ddl
+from binlog_schema.changes.schema.ddl.tokens import DDLError
 from binlog_schema.changes.schema.seed import seed_statements, split_statements
 
 

@@ -16,7 +16,8 @@ import yaml
 from binlog_schema.output.roundtrip import roundtrip_file
 from binlog_schema.synthetic import (SERVERS, SpecError, generate, load_spec, random_spec,
                                     server_for, tables_from_ddl)
-from binlog_schema.changes.schema.ddl import DDLError, parse_column_type
+from binlog_schema.changes.schema.ddl.column_types import parse_column_type
+from binlog_schema.changes.schema.ddl.tokens import DDLError
 from binlog_schema.synthetic.writer import Generator
 from binlog_schema.synthetic.sql import create_table, expected_text
 from binlog_schema.synthetic.vector import event_vector

@@ -1,7 +1,8 @@
 """The schema of databases and tables at event time: the history of the DDL in a binlog.
 
 - :mod:`.ddl`: the MySQL/MariaDB DDL grammar (CREATE TABLE as the fixtures generator reads
-  it; ALTER, RENAME, DROP, TRUNCATE, CREATE SEQUENCE, ... for the history);
+  it; ALTER, RENAME, DROP, TRUNCATE, CREATE SEQUENCE, ... for the history), a package of
+  its layers (tokens, cursor, column types, columns, tables, statements);
 - :mod:`.model`: databases, tables (a version per change) and columns resolved to the facts
   a TABLE_MAP carries for them, per flavor;
 - :mod:`.history`: :class:`SchemaHistory`, the replay of statements (of QUERY events) in
@@ -20,7 +21,7 @@ from __future__ import annotations
 from ...format.lazy import exports
 
 _EXPORTS = {
-    "DDLError": "ddl", "DDLRefused": "history", "Outcome": "history",
+    "DDLError": "ddl.tokens", "DDLRefused": "history", "Outcome": "history",
     "SchemaHistory": "history", "Session": "history", "Column": "model",
     "Database": "model", "SchemaError": "model", "Table": "model", "UniqueKey": "model",
     "history_for": "history",

@@ -38,7 +38,8 @@ from dataclasses import dataclass, field
 
 from ...format.facts import charsets as coll
 from ...format.facts.flavor import version_tuple
-from .ddl import DDLError, parse_statement
+from .ddl.statements import parse_statement
+from .ddl.tokens import DDLError
 from .model import (BLOB_TYPES, TEXT_TYPES, Column, Database, Resolver, SchemaError, Table,
                     UniqueKey, default_overrides, default_server_charset)
 
@@ -875,7 +876,7 @@ def given_history(binlogs, schema_files=()) -> SchemaHistory:
     """The history a command decodes ``binlogs`` with: empty, the files' DDL replayed from
     nothing (the default), or seeded from the ``--schema`` files ``schema_files``
     (:func:`history_for`). Raises OSError (``filename``: the schema file) or
-    :class:`~.ddl.DDLError` naming the schema file."""
+    :class:`~.ddl.tokens.DDLError` naming the schema file."""
     flavor, version = server_of(binlogs)
     history = SchemaHistory(flavor or "mysql", version)
     for path in schema_files:

@@ -13,7 +13,8 @@ not shown, as the server does not show them.
 from __future__ import annotations
 
 from ...format.facts.flavor import version_tuple
-from .ddl import DDLError, split_type
+from .ddl.column_types import split_type
+from .ddl.tokens import DDLError
 from .model import BLOB_TYPES, INT_BINLOG, TEXT_TYPES, Column, Table
 
 # the display width an integer type gets without one (signed, unsigned)

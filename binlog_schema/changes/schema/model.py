@@ -35,7 +35,8 @@ from dataclasses import dataclass, field
 from ...format.facts import charsets as coll
 from ...format.facts.coltypes import OLD_TEMPORAL
 from ...format.facts.flavor import json_is_binary, version_tuple
-from .ddl import DDLError, split_type
+from .ddl.column_types import split_type
+from .ddl.tokens import DDLError
 
 
 class SchemaError(DDLError):
