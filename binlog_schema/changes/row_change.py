@@ -418,7 +418,7 @@ class RowDecoder:
         if not self.schema.seeded:   # (quiet: replayed when a table map needs it)
             self.schema.defer(rec, self._position(rec))
             return
-        from .schema.history import DDLRefused
+        from .schema.session import DDLRefused
         try:
             self.schema.apply_query(rec.value["body"], rec.ctx, self._position(rec))
         except DDLRefused as e:

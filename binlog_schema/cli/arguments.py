@@ -49,10 +49,10 @@ def progress_of(args, what: str):
 
 def load_schema(paths, files):
     """The :class:`~binlog_schema.changes.schema.SchemaHistory` for ``files`` (see
-    :func:`binlog_schema.changes.schema.history.given_history`); None, said on stderr, when a
+    :func:`binlog_schema.changes.schema.building.given_history`); None, said on stderr, when a
     ``--schema`` file cannot be read or holds DDL the history refuses."""
     from ..changes.schema import DDLError
-    from ..changes.schema.history import given_history
+    from ..changes.schema.building import given_history
     from ..output.write import os_problem
     try:
         return given_history(files, paths)

@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 
-from binlog_schema.changes.schema.history import history_for
+from binlog_schema.changes.schema.building import history_for
 from binlog_schema.output.write import Output, write_events
 
 from ..conftest import ROOT, corpus_file

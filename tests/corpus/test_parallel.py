@@ -154,7 +154,7 @@ def test_the_command_decodes_a_large_file_with_workers(corpus, tmp_path):
 
 
 def _history(path, seed=None):
-    from binlog_schema.changes.schema.history import history_for
+    from binlog_schema.changes.schema.building import history_for
     return history_for([str(path)], text=seed)
 
 

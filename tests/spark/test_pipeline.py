@@ -64,7 +64,7 @@ def check_rows(tables, paths, problems=None):
     """row_changes equal the single-process RowDecoder output, file by file, with the schema
     history on (the files' DDL replayed from nothing, in the pipeline's order: the paths'),
     as ``decode --rows`` decodes them."""
-    from binlog_schema.changes.schema.history import given_history
+    from binlog_schema.changes.schema.building import given_history
     got = {}
     for r in collect_rows(tables):
         got.setdefault(r["file"], []).append(r)

@@ -6,7 +6,11 @@
 - :mod:`.model`: databases, tables (a version per change) and columns resolved to the facts
   a TABLE_MAP carries for them, per flavor;
 - :mod:`.history`: :class:`SchemaHistory`, the replay of statements (of QUERY events) in
-  order, with the session's default database and character sets;
+  order, with the session's default database and character sets; its statement handlers in
+  :mod:`.table_statements` (CREATE / DROP / RENAME of databases, tables, sequences),
+  :mod:`.alter_table` (ALTER TABLE) and :mod:`.table_keys` (keys, the columns the server
+  adds); the session, a statement's outcome and a refusal in :mod:`.session`;
+- :mod:`.building`: a history for binlog files (their server, ``--schema`` seeds);
 - :mod:`.seed`: the schema at the start, from ``mysqldump --no-data`` or ``SHOW CREATE
   TABLE`` output;
 - :mod:`.ddl_vectors`: the checker of the DDL vectors (``specs/ddl/``).
@@ -21,10 +25,10 @@ from __future__ import annotations
 from ...format.lazy import exports
 
 _EXPORTS = {
-    "DDLError": "ddl.tokens", "DDLRefused": "history", "Outcome": "history",
-    "SchemaHistory": "history", "Session": "history", "Column": "model",
+    "DDLError": "ddl.tokens", "DDLRefused": "session", "Outcome": "session",
+    "SchemaHistory": "history", "Session": "session", "Column": "model",
     "Database": "model", "SchemaError": "model", "Table": "model", "UniqueKey": "model",
-    "history_for": "history",
+    "history_for": "building",
 }
 __all__ = sorted(_EXPORTS)  # noqa: PLE0605 - a list, sorted
 

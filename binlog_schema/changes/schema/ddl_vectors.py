@@ -32,7 +32,8 @@ checks each ``.ddl`` document with :func:`check_ddl_vector`;
 
 from __future__ import annotations
 
-from .history import DDLRefused, SchemaHistory, Session
+from .history import SchemaHistory
+from .session import DDLRefused, Session
 
 
 def run_ddl_vector(doc: dict):

@@ -17,7 +17,8 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
-from .history import DDLRefused, SchemaHistory
+from .history import SchemaHistory
+from .session import DDLRefused
 
 
 @dataclass

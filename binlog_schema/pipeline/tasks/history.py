@@ -101,7 +101,8 @@ class SchemaPlan:
         """The seeded history (raises DDLRefused for a schema file it cannot use; a previous
         run's statement it refuses is in its ``refused``, the table it names unknown, as
         when that run replayed it)."""
-        from ...changes.schema.history import DDLRefused, SchemaHistory
+        from ...changes.schema.history import SchemaHistory
+        from ...changes.schema.session import DDLRefused
         history = SchemaHistory(self.flavor or "mysql", self.version)
         for text in self.seed:
             history.seed(text)
@@ -117,7 +118,7 @@ class SchemaPlan:
         are replayed as their own file's server wrote them (its flavor and version: a 5.1
         file's DATETIME is not a 5.7 file's), as ``decode --rows`` replays each from its
         record's context."""
-        from ...changes.schema.history import DDLRefused
+        from ...changes.schema.session import DDLRefused
         index = self.order.get(uri, len(self.order))
         history = self.check_seed()
         for i, offset, body in self.statements:

@@ -63,7 +63,7 @@ def cmd_serve(args) -> int:
               "magic number)", file=sys.stderr)
         return STOPPED
     if args.schema:
-        from ...changes.schema.history import DDLRefused
+        from ...changes.schema.session import DDLRefused
         try:
             server.schema.check()
         except OSError as e:

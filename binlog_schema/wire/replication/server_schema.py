@@ -76,7 +76,7 @@ class ServedSchema:
 
     def _history(self):
         if self.history is None:
-            from ...changes.schema.history import history_for
+            from ...changes.schema.building import history_for
             names = self.folder.names()
             self.history = history_for([self.folder.file(n) for n in names[:1]],
                                        self.schema_files)
@@ -147,7 +147,7 @@ class ServedSchema:
         :class:`~.server_sql.Result` of the columns ``names`` (of
         :data:`~binlog_schema.changes.schema.information_schema.COLUMNS`), or an
         :class:`~.server_sql.Err`."""
-        from ...changes.schema.history import DDLRefused
+        from ...changes.schema.session import DDLRefused
         from ...changes.schema.information_schema import NUMERIC, column_rows
         from .server_sql import TYPE_LONGLONG, TYPE_VAR_STRING, Result
         sent = self._dump_of(client)

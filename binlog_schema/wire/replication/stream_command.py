@@ -130,7 +130,8 @@ def cmd_stream(args) -> int:
     writer = None
     history = None
     if rows:   # (the schema history, on by default: the stream's DDL replayed as it comes)
-        from ...changes.schema.history import DDLError, given_history
+        from ...changes.schema.building import given_history
+        from ...changes.schema import DDLError
         try:
             history = given_history((), args.schema or ())
         except OSError as e:
