@@ -26,7 +26,7 @@ def _write_text(path, text):
 def cmd_fixtures(args) -> int:
     from ..changes.schema.ddl import DDLError, tables_from_ddl
     from .servers import SERVERS, ServerError, server_for
-    from .spec import SpecError
+    from .fixture import SpecError
     try:
         if args.list_servers:
             for key, s in SERVERS.items():
