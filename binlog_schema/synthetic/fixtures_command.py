@@ -27,7 +27,7 @@ def cmd_fixtures(args) -> int:
     from ..changes.schema.ddl.tables import tables_from_ddl
     from ..changes.schema.ddl.tokens import DDLError
     from .servers import SERVERS, ServerError, server_for
-    from .spec import SpecError
+    from .fixture import SpecError
     try:
         if args.list_servers:
             for key, s in SERVERS.items():
