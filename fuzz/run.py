@@ -24,7 +24,8 @@ with atheris.instrument_imports(include=["binlog_schema", "fuzz"]):
     import binlog_schema.changes.row_change
     import binlog_schema.changes.table_map
     import binlog_schema.format.stream
-    import binlog_schema.format.values.json_binary
+    import binlog_schema.format.values.json_diff
+    import binlog_schema.format.values.json_document
     import binlog_schema.format.values.rows  # noqa: F401
     from fuzz import gen, harness  # noqa: F401
 

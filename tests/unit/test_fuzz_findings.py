@@ -241,7 +241,8 @@ def test_json_diff_in_a_non_canonical_encoding_survives_the_json_safe_form():
     """Fuzz finding (rows target): a PARTIAL_UPDATE JSON diff whose lengths are not in their
     shortest encoding decodes to a document holding the operations and the raw bytes (so it
     rebuilds exactly); its JSON-safe form assumed a plain list of operations."""
-    from binlog_schema.format.values.json_binary import JsonDocument, decode_diff, encode_diff
+    from binlog_schema.format.values.json_binary import JsonDocument
+    from binlog_schema.format.values.json_diff import decode_diff, encode_diff
     from binlog_schema.format.values.rows import JsonDiff
     # REPLACE at path "" with a JSON null literal; the path length 0 written in 3 bytes
     canonical = bytes([0, 0, 2, 4, 0])  # op, path length 0, value length 2, literal null

@@ -1,5 +1,6 @@
-"""MySQL binary JSON (binlog_schema.format.values.json_binary): known bytes, the serializer's
-choices, the lossless fallback, malformed input, property tests and the shared corpus."""
+"""MySQL binary JSON (binlog_schema.format.values: json_binary, json_scalars, json_document,
+json_diff): known bytes, the serializer's choices, the lossless fallback, malformed input,
+property tests and the shared corpus."""
 
 import datetime as dt
 import decimal
@@ -14,8 +15,10 @@ from hypothesis import strategies as st
 from binlog_schema.format.values import temporal
 from binlog_schema.format.values.json_binary import (
     MAX_DEPTH, JsonDate, JsonDateTime, JsonDecimal, JsonDiffOp, JsonDocument, JsonOpaque,
-    JsonTimestamp, JsonUInt, JsonZeroTimestamp, decode, decode_diff, encode, encode_diff,
+    JsonTimestamp, JsonUInt, JsonZeroTimestamp,
 )
+from binlog_schema.format.values.json_diff import decode_diff, encode_diff
+from binlog_schema.format.values.json_document import decode, encode
 from binlog_schema.format.values.forms import (from_jsonable, from_typed_json, jsonable,
                                               to_jsonable, to_typed_json)
 

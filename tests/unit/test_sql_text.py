@@ -21,7 +21,7 @@ from binlog_schema.output import sql_text
 from binlog_schema.output.sql_text import (SESSION_SQL, SqlValueError, apply_json_diffs,
                                            condition, literal, qi, qs)
 from binlog_schema.format.stream import EventRecord
-from binlog_schema.format.values import json_binary, temporal
+from binlog_schema.format.values import json_document, temporal
 from binlog_schema.format.values.codecs import Compressed, EnumValue, Geometry, NaNFloat, SetValue
 from binlog_schema.format.values.image import JsonDiff
 from binlog_schema.format.values.json_binary import (JsonDate, JsonDateTime, JsonDecimal,
@@ -382,8 +382,8 @@ def test_mysql_json_text_round_trips_through_the_binary_json_reader():
                 [18446744073709551615]):   # (a top-level JSON null decodes as None: NULL)
         lit = literal(MYSQL_JSON, doc, "mysql")
         parsed = json.loads(json_text_of(lit))
-        assert json_binary.encode(parsed) == json_binary.encode(doc), doc
-    v = json_binary.decode(json_binary.encode({"k": [1, "two", 3.0]}))
+        assert json_document.encode(parsed) == json_document.encode(doc), doc
+    v = json_document.decode(json_document.encode({"k": [1, "two", 3.0]}))
     assert json_text_of(literal(MYSQL_JSON, v, "mysql")) == '{"k":[1,"two",3.0]}'
 
 

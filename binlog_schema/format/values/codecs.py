@@ -275,7 +275,7 @@ def _blob(pack_length, collation_id, name) -> Codec:
 
 
 def _json_mysql(pack_length) -> Codec:
-    from .json_binary import decode, encode  # (the module is loaded with the first such column)
+    from .json_document import decode, encode  # (the module is loaded with the first such column)
     read, write = _length_prefixed(pack_length)
 
     def parse(data, pos):

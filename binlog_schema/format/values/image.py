@@ -272,7 +272,7 @@ class ImagePlan:
 
 
 def _diff_parse(data, pos, width):
-    from .json_binary import decode_diff
+    from .json_diff import decode_diff
     if pos + width > len(data):
         raise StreamError("JSON diff length runs past the rows")
     size = int.from_bytes(data[pos:pos + width], "little")
@@ -283,7 +283,7 @@ def _diff_parse(data, pos, width):
 
 
 def _diff_build(value, out, width):
-    from .json_binary import encode_diff
+    from .json_diff import encode_diff
     raw = encode_diff(value.ops)
     out += len(raw).to_bytes(width, "little")
     out += raw
