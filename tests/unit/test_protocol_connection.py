@@ -79,7 +79,7 @@ def test_result_set_packets_build_and_parse():
 
 def test_truncated_packets_raise_typed_errors():
     from binlog_schema.format.errors import BinlogError
-    from binlog_schema.wire.replication.server import parse_packet
+    from binlog_schema.wire.replication.server_auth import parse_packet
     data = bytes.fromhex(_vector("handshake-response-41-pymysql")["hex"])
     for cut in (0, 5, 33, 40, len(data) - 3):
         with pytest.raises(BinlogError):

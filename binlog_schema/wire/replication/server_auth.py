@@ -178,8 +178,8 @@ def _flags(value) -> set:
 
 
 def handshake(client) -> bool:
-    """The connection phase of ``client`` (a :class:`.server.Connection`): True when it ends
-    with OK (the client is in), False when an ERR was sent."""
+    """The connection phase of ``client`` (a :class:`.server_connection.Connection`): True
+    when it ends with OK (the client is in), False when an ERR was sent."""
     shared: ServerAuth = client.server.auth
     nonce = auth.new_nonce()
     _greet(client, nonce, shared.tls is not None)

@@ -116,7 +116,8 @@ class ServedSchema:
     # ------------------------------------------------------------------ the dumps
 
     def sent(self, client) -> Sent:
-        """The record of a dump that ``client`` (a :class:`.server.Connection`) begins."""
+        """The record of a dump that ``client`` (a :class:`.server_connection.Connection`)
+        begins."""
         return Sent(_peer(client), client.attributes.get("_pid"))
 
     def ended(self, sent: Sent) -> None:
