@@ -21,7 +21,7 @@ _WHERE = {
     "ChecksumError": "format.errors",
     "FormatError": "format.errors", "LimitError": "format.errors",
     "TruncatedError": "format.errors",
-    "BinlogReader": "format.stream", "BinlogWriter": "format.stream",
+    "BinlogReader": "format.stream", "BinlogWriter": "format.writer",
     "EventRecord": "format.stream",
     "read_events": "format.stream",
     "TableMap": "changes.table_map", "Column": "changes.table_map",

@@ -130,7 +130,8 @@ def unchecked_copy(data: bytes, change=None) -> bytes:
     size and log position built anew, its body kept)."""
     import io
     from binlog_schema.format.facts.framing import LOG_POS_AT, LOG_POS_END
-    from binlog_schema.format.stream import BinlogWriter, EventRecord
+    from binlog_schema.format.stream import EventRecord
+    from binlog_schema.format.writer import BinlogWriter
     out = io.BytesIO()
     w = BinlogWriter(out)
     zero = []   # (where the events whose log position is 0 are written)

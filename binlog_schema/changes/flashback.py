@@ -5,7 +5,7 @@ writes the output lives elsewhere).
 :func:`invert_transaction` takes one transaction's decoded :class:`~binlog_schema.format.stream.
 EventRecord` objects in file order (the events inside a TRANSACTION_PAYLOAD come as the
 payload record's ``inner``) and returns the event values of the transaction that undoes it,
-ready for :meth:`~binlog_schema.format.stream.BinlogWriter.write` (``log_pos`` and ``event_size``
+ready for :meth:`~binlog_schema.format.writer.BinlogWriter.write` (``log_pos`` and ``event_size``
 None: computed; no ``checksum``: the build computes the CRC32 when the writer's context has
 one):
 
@@ -444,7 +444,7 @@ def inverted_events(tx, file: str | None = None, *, begin_status=None, session=N
     """The event values that undo one transaction, one at a time (the order of
     :func:`invert_transaction`; the events kept as they are come as their
     :class:`~binlog_schema.format.stream.EventRecord`, for
-    :meth:`~binlog_schema.format.stream.BinlogWriter.write_kept`), from a transaction that gives its
+    :meth:`~binlog_schema.format.writer.BinlogWriter.write_kept`), from a transaction that gives its
     parts last first: ``head``
     (its GTID / BEGIN records), ``end`` (its commit record, or None), ``statements()`` (last
     first, each with ``maps``, its TABLE_MAP records, and ``rows()``, its rows event records

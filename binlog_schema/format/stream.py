@@ -1,5 +1,6 @@
-"""Whole files and relay logs: magic, FDE-driven context, offsets, table maps in force,
-transaction payloads. Reads in constant memory: one event at a time from a buffered file."""
+"""Whole files and relay logs read: magic, FDE-driven context, offsets, table maps in force,
+transaction payloads, recovery. Reads in constant memory: one event at a time from a buffered
+file. Writing files is :mod:`binlog_schema.format.writer`'s."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import io as _io
 import os
 
 from .context import Context
-from .event_codec import build_event, kept_raw, parse_event
+from .event_codec import kept_raw, parse_event
 from .errors import BinlogError, FormatError, LimitError, TruncatedError, not_a_binlog
 from . import scanning
 from .errors import ChecksumError
@@ -613,78 +614,3 @@ def type_names() -> list:
 def read_events(source, **options):
     """All events of a file (a list; use :class:`BinlogReader` to stream)."""
     return list(BinlogReader(source, **options))
-
-
-class BinlogWriter:
-    """Write the magic and then events, each built at its offset (log_pos computed when the
-    event's header leaves it None)."""
-
-    def __init__(self, target, ctx: Context | None = None):
-        self.f, self._close = (open(target, "wb"), True) if isinstance(
-            target, (str, os.PathLike)) else (target, False)
-        self.f.write(MAGIC)
-        self.pos = 4
-        self.ctx = ctx or Context(checksum=False)
-
-    def write(self, value, ctx: Context | None = None) -> int:
-        """Build and write one event; returns its offset. An FDE changes the context for the
-        events after it."""
-        ctx = (ctx or self.ctx).replace(offset=self.pos)
-        data = build_event(value, ctx)
-        offset = self.pos
-        self.f.write(data)
-        self.pos += len(data)
-        code = data[4]
-        if code == FORMAT_DESCRIPTION_EVENT:
-            self.ctx = context_from_fde(value["body"], self.ctx)
-        elif code == START_EVENT_V3:
-            self.ctx = context_from_start_v3(value["body"], self.ctx)
-        return offset
-
-    def write_record(self, rec: EventRecord, value=None) -> int:
-        """Write an event read by :class:`BinlogReader`, possibly edited (``value``). Its log
-        position is recomputed when the original was consistent (offset + size, as a server's
-        own binlog has it); other values (0 in artificial events, a master's position in a
-        relay log) are kept."""
-        value = rec.value if value is None else value
-        header = dict(value["header"])
-        if header.get("log_pos") == (rec.offset + rec.size) & 0xFFFFFFFF:
-            header["log_pos"] = None
-        return self.write({**value, "header": header}, rec.ctx)
-
-    def write_kept(self, rec: EventRecord) -> int:
-        """Write an event read by :class:`BinlogReader` as it is, at this writer's place: its
-        body's bytes kept (not parsed, not rebuilt), its header's type, time, server id and
-        flags kept, log_pos, event_size and the CRC32 (in this writer's context) built by
-        the header's declaration (:func:`~binlog_schema.format.event_codec.frame_event`). Not for
-        context events (FORMAT_DESCRIPTION...): use :meth:`write`."""
-        from .event_codec import frame_event
-        from .facts.flavor import checksum_length
-        from .facts.framing import FLAGS_AT, HEADER_SIZE, TYPE_AT
-        raw = rec.raw
-        kind = raw[TYPE_AT]
-        header = {"type_code": kind, "timestamp": int.from_bytes(raw[:4], "little"),
-                  "server_id": int.from_bytes(raw[5:9], "little"), "log_pos": None,
-                  "flags": int.from_bytes(raw[FLAGS_AT:FLAGS_AT + 2], "little")}
-        body = raw[HEADER_SIZE:len(raw) - checksum_length(kind, None, rec.ctx)]
-        data = frame_event(header, body, self.ctx.replace(offset=self.pos))
-        offset = self.pos
-        self.f.write(data)
-        self.pos += len(data)
-        return offset
-
-    def write_raw(self, data: bytes) -> int:
-        offset = self.pos
-        self.f.write(data)
-        self.pos += len(data)
-        return offset
-
-    def close(self):
-        if self._close:
-            self.f.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()

@@ -45,7 +45,8 @@ def flashback(paths, target, selection=None, *, start=None, stop=None, note=None
     from ..changes.backwards import index_files, transactions_backwards
     from ..changes.flashback import FlashbackError, inverted_events
     from ..changes.selection import Selection
-    from ..format.stream import BinlogWriter, EventRecord
+    from ..format.stream import EventRecord
+    from ..format.writer import BinlogWriter
     paths = [str(p) for p in ([paths] if isinstance(paths, (str, os.PathLike)) else paths)]
     selection = selection or Selection()
     first = _fde(paths[0])

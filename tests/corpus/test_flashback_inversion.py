@@ -20,7 +20,8 @@ from binlog_schema.changes.flashback import (FlashbackError, invert_rows_event,
 from binlog_schema.changes.row_change import RowDecoder
 from binlog_schema.changes.statements import statement_head
 from binlog_schema.changes.table_map import table_map_from_event
-from binlog_schema.format.stream import BinlogReader, BinlogWriter
+from binlog_schema.format.stream import BinlogReader
+from binlog_schema.format.writer import BinlogWriter
 
 from ..conftest import corpus_file
 

@@ -432,7 +432,8 @@ def test_caching_sha2_password(folder):
 def _rename_rotate(source, target, next_file):
     """``source`` copied to ``target``, its ROTATE naming ``next_file`` (the CRC32 rebuilt);
     the ROTATE's offset."""
-    from binlog_schema.format.stream import BinlogReader, BinlogWriter
+    from binlog_schema.format.stream import BinlogReader
+    from binlog_schema.format.writer import BinlogWriter
     at = None
     with open(target, "wb") as out:
         w = BinlogWriter(out)

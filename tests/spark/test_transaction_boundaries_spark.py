@@ -15,7 +15,8 @@ import pytest
 
 from binlog_schema import cli
 from binlog_schema.format.facts.codes import QUERY_EVENT, XID_EVENT
-from binlog_schema.format.stream import BinlogReader, BinlogWriter
+from binlog_schema.format.stream import BinlogReader
+from binlog_schema.format.writer import BinlogWriter
 
 from ..conftest import corpus_file, unavailable
 from ..unit.test_transaction_boundaries import STATEMENTS

@@ -7,7 +7,7 @@ import zlib
 
 from binlog_schema.format.context import Context
 from binlog_schema.format.event_codec import build_event
-from binlog_schema.format.stream import BinlogWriter
+from binlog_schema.format.writer import BinlogWriter
 
 FDE_BODY = {"binlog_version": 4, "server_version": "8.0.40", "create_timestamp": 0,
             "header_length": 19, "post_header_lengths": [0] * 40, "checksum_alg": 1}

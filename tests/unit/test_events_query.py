@@ -17,7 +17,8 @@ from binlog_schema.format.events.envelope import Event
 from binlog_schema.format.errors import BinlogError, BuildError, FormatError, TruncatedError
 from binlog_schema.format.events.query import BODIES, StatusVars
 from binlog_schema.format.event_forms import to_plain
-from binlog_schema.format.stream import BinlogReader, BinlogWriter
+from binlog_schema.format.stream import BinlogReader
+from binlog_schema.format.writer import BinlogWriter
 
 V4 = Context(checksum=True, flavor="mysql", server_version="8.0.40")
 MARIA = Context(checksum=True, flavor="mariadb", server_version="10.11.19-MariaDB-log")

@@ -16,7 +16,8 @@ from binlog_schema.changes.flashback import (MARIADB_BEGIN_STATUS, FlashbackErro
 from binlog_schema.changes.table_map import table_map_from_event
 from binlog_schema.format.facts import codes
 from binlog_schema.format.facts.flavor import checksum_length
-from binlog_schema.format.stream import BinlogReader, BinlogWriter
+from binlog_schema.format.stream import BinlogReader
+from binlog_schema.format.writer import BinlogWriter
 from binlog_schema.synthetic import generate
 from binlog_schema.format.values.rows import RowsCodec
 

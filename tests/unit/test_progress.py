@@ -11,7 +11,7 @@ import pytest
 
 from binlog_schema.format.facts.codes import FORMAT_DESCRIPTION_EVENT, QUERY_EVENT
 from binlog_schema.output.progress import MIN_TOTAL
-from binlog_schema.format.stream import BinlogWriter
+from binlog_schema.format.writer import BinlogWriter
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,8 @@ import pytest
 from binlog_schema.format.context import Context
 from binlog_schema.format.event_codec import build_event
 from binlog_schema.format.errors import ChecksumError, FormatError, LimitError
-from binlog_schema.format.stream import BinlogReader, BinlogWriter, read_events
+from binlog_schema.format.stream import BinlogReader, read_events
+from binlog_schema.format.writer import BinlogWriter
 
 FDE = {"binlog_version": 4, "server_version": "8.0.40", "create_timestamp": 0,
        "header_length": 19, "post_header_lengths": [0] * 41, "checksum_alg": 1}

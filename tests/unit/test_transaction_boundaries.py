@@ -20,7 +20,8 @@ from binlog_schema.pipeline.tasks.prescan import _boundary_facts, prescan
 from binlog_schema.pipeline.tasks.split import Split
 from binlog_schema.pipeline.tasks.split_context import file_context
 from binlog_schema.format.scanning import Blocks
-from binlog_schema.format.stream import BinlogReader, BinlogWriter
+from binlog_schema.format.stream import BinlogReader
+from binlog_schema.format.writer import BinlogWriter
 from binlog_schema.synthetic import generate
 
 # (statement, its role): what MySQL and MariaDB write, and the forms a user types

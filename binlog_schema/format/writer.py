@@ -1,0 +1,90 @@
+"""Writing binlog files: :class:`BinlogWriter` writes the magic number and then events, each
+built at its offset in the context in force (which a context event written changes), or an
+event read by :class:`~binlog_schema.format.stream.BinlogReader` written back, edited or kept
+as it is. Reading files is :mod:`binlog_schema.format.stream`'s."""
+
+from __future__ import annotations
+
+import os
+
+from .context import Context
+from .event_codec import build_event
+from .facts.codes import FORMAT_DESCRIPTION_EVENT, START_EVENT_V3
+from .facts.flavor import context_from_fde, context_from_start_v3
+from .scanning import MAGIC
+from .stream import EventRecord
+
+
+class BinlogWriter:
+    """Write the magic and then events, each built at its offset (log_pos computed when the
+    event's header leaves it None)."""
+
+    def __init__(self, target, ctx: Context | None = None):
+        self.f, self._close = (open(target, "wb"), True) if isinstance(
+            target, (str, os.PathLike)) else (target, False)
+        self.f.write(MAGIC)
+        self.pos = 4
+        self.ctx = ctx or Context(checksum=False)
+
+    def write(self, value, ctx: Context | None = None) -> int:
+        """Build and write one event; returns its offset. An FDE changes the context for the
+        events after it."""
+        ctx = (ctx or self.ctx).replace(offset=self.pos)
+        data = build_event(value, ctx)
+        offset = self.pos
+        self.f.write(data)
+        self.pos += len(data)
+        code = data[4]
+        if code == FORMAT_DESCRIPTION_EVENT:
+            self.ctx = context_from_fde(value["body"], self.ctx)
+        elif code == START_EVENT_V3:
+            self.ctx = context_from_start_v3(value["body"], self.ctx)
+        return offset
+
+    def write_record(self, rec: EventRecord, value=None) -> int:
+        """Write an event read by :class:`BinlogReader`, possibly edited (``value``). Its log
+        position is recomputed when the original was consistent (offset + size, as a server's
+        own binlog has it); other values (0 in artificial events, a master's position in a
+        relay log) are kept."""
+        value = rec.value if value is None else value
+        header = dict(value["header"])
+        if header.get("log_pos") == (rec.offset + rec.size) & 0xFFFFFFFF:
+            header["log_pos"] = None
+        return self.write({**value, "header": header}, rec.ctx)
+
+    def write_kept(self, rec: EventRecord) -> int:
+        """Write an event read by :class:`BinlogReader` as it is, at this writer's place: its
+        body's bytes kept (not parsed, not rebuilt), its header's type, time, server id and
+        flags kept, log_pos, event_size and the CRC32 (in this writer's context) built by
+        the header's declaration (:func:`~binlog_schema.format.event_codec.frame_event`). Not for
+        context events (FORMAT_DESCRIPTION...): use :meth:`write`."""
+        from .event_codec import frame_event
+        from .facts.flavor import checksum_length
+        from .facts.framing import FLAGS_AT, HEADER_SIZE, TYPE_AT
+        raw = rec.raw
+        kind = raw[TYPE_AT]
+        header = {"type_code": kind, "timestamp": int.from_bytes(raw[:4], "little"),
+                  "server_id": int.from_bytes(raw[5:9], "little"), "log_pos": None,
+                  "flags": int.from_bytes(raw[FLAGS_AT:FLAGS_AT + 2], "little")}
+        body = raw[HEADER_SIZE:len(raw) - checksum_length(kind, None, rec.ctx)]
+        data = frame_event(header, body, self.ctx.replace(offset=self.pos))
+        offset = self.pos
+        self.f.write(data)
+        self.pos += len(data)
+        return offset
+
+    def write_raw(self, data: bytes) -> int:
+        offset = self.pos
+        self.f.write(data)
+        self.pos += len(data)
+        return offset
+
+    def close(self):
+        if self._close:
+            self.f.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
