@@ -16,8 +16,8 @@ from binlog_schema.format.values.json_binary import (
     MAX_DEPTH, JsonDate, JsonDateTime, JsonDecimal, JsonDiffOp, JsonDocument, JsonOpaque,
     JsonTimestamp, JsonUInt, JsonZeroTimestamp, decode, decode_diff, encode, encode_diff,
 )
-from binlog_schema.format.values.forms import (from_jsonable, from_typed_json, jsonable,
-                                              to_jsonable, to_typed_json)
+from binlog_schema.format.forms.documents import from_typed_json, to_jsonable, to_typed_json
+from binlog_schema.format.forms.json_safe import from_jsonable, jsonable
 
 ERRORS = (errors.ValidationError, errors.StreamError)
 H = bytes.fromhex
