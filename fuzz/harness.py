@@ -397,7 +397,7 @@ def rows(data: bytes):
     same bytes, and so must their JSON-safe forms (``jsonable`` then ``from_jsonable``, the
     path of the rows vectors). Errors: BinlogError, or construct's StreamError/
     ValidationError from the codecs (their documented errors)."""
-    from binlog_schema.format.values.forms import from_jsonable, jsonable
+    from binlog_schema.format.forms.json_safe import from_jsonable, jsonable
     from binlog_schema.changes.table_map import table_map_from_event
     from binlog_schema.format.values.rows import RowsCodec
     maps = table_maps()

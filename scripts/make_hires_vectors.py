@@ -107,7 +107,7 @@ def _rows(v) -> list:
     completes it (what check_vector then checks both ways)."""
     from binlog_schema.format.event_codec import parse_event
     from binlog_schema.changes.table_map import table_map_from_event
-    from binlog_schema.format.values.forms import jsonable
+    from binlog_schema.format.forms.json_safe import jsonable
     from binlog_schema.format.values.rows import RowsCodec
     from binlog_schema.synthetic.vector_checks import _with_schema, context_of
     ctx = context_of(v)

@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from binlog_schema.format.facts.codes import ANNOTATE_ROWS_EVENT, ROWS_KINDS, TABLE_MAP_EVENT  # noqa: E402
-from binlog_schema.format.values.forms import jsonable  # noqa: E402
+from binlog_schema.format.forms.json_safe import jsonable  # noqa: E402
 from binlog_schema.changes.table_map import table_map_from_event  # noqa: E402
 from binlog_schema.format.stream import BinlogReader  # noqa: E402
 from binlog_schema.format.values.rows import RowsCodec, operation_of  # noqa: E402
@@ -251,9 +251,9 @@ def _settings(tm_rec, rec) -> dict:
 
 def _json_rows_supported() -> bool:
     """MySQL binary JSON values in JSON-safe rows need the lossless typed JSON form and its
-    inverse (binlog_schema.format.values.forms, used by the vector checker)."""
+    inverse (binlog_schema.format.forms.documents, used by the vector checker)."""
     try:
-        from binlog_schema.format.values import forms as value_forms
+        from binlog_schema.format.forms import documents as value_forms
     except ImportError:
         return False
     return callable(getattr(value_forms, "to_typed_json", None)) and \

@@ -39,7 +39,7 @@ from ..format.facts.codes import (EXECUTE_LOAD_QUERY_EVENT, GTID_KINDS, GTID_LOG
 from ..format.facts.coltypes import OLD_TEMPORAL
 from ..format.facts.flavor import checksum_length
 from ..format.facts.framing import HEADER_SIZE
-from ..format.values.forms import jsonable
+from ..format.forms.json_safe import jsonable
 from ..format.stream import EventRecord
 from ..format.values.rows import RowsCodec, operation_of
 from .statements import CONTROL_VERBS, raw_statement, statement_verb

@@ -11,64 +11,14 @@ column once), as the JSON Lines writer does.
 
 from __future__ import annotations
 
-import base64
-import math
 import os
-import struct
 
-from ..construct_ext.jsontext import dumps, quote
+from ..construct_ext.jsontext import quote
 from ..construct_ext.run import execute
 from ..changes.row_change import column_names
 from ..changes.transactions import file_sequence, order_key, transaction_events
 from ..format.facts.codes import DELETE_KINDS, UPDATE_KINDS
 from ..format.values.image import IMAGE_KEYS  # the images' keys that are not columns
-
-# ------------------------------------------------------------------------ values
-
-
-def float32_text(v: float) -> str:
-    """A FLOAT column's value as the shortest decimal text that reads back to the same
-    single-precision number (what Java's ``Float.toString`` shows: ``4.2341``, not the
-    double ``4.234099864959717``)."""
-    if v - v != 0.0:
-        return "null"
-    for digits in range(6, 10):
-        text = f"{v:.{digits}g}"
-        if struct.unpack("<f", struct.pack("<f", float(text)))[0] == v:
-            break
-    if "e" in text or "E" in text:
-        return repr(float(text))
-    return text if "." in text or "inf" in text else text + ".0"
-
-
-def double_text(v: float) -> str:
-    return repr(v) if v - v == 0.0 else "null"
-
-
-def base64_text(data) -> str:
-    return '"' + base64.b64encode(bytes(data)).decode() + '"'
-
-
-def fraction(microsecond: int, fsp: int) -> str:
-    """The fractional seconds of a temporal value as a column of ``fsp`` digits shows them
-    (nothing for fsp 0)."""
-    if not fsp:
-        return ""
-    return "." + f"{microsecond:06d}"[:fsp]
-
-
-def is_zero_date(year, month, day) -> bool:
-    """A date no calendar holds: MySQL's zero date, or one with a zero month or day."""
-    return not year or not month or not day
-
-
-def json_text(value) -> str:
-    """A MySQL JSON document as compact JSON text."""
-    from ..format.values.forms import to_jsonable
-    return dumps(to_jsonable(value))
-
-
-# ------------------------------------------------------------------------ table shapes
 
 
 class TableShape:
@@ -150,15 +100,6 @@ def compile_values(keys, converters):
 def object_of(texts: dict) -> str:
     """A dict of JSON texts as a JSON object."""
     return "{" + ",".join(quote(str(k)) + ":" + v for k, v in texts.items()) + "}"
-
-
-def generic_text(v) -> str:
-    """Any other value: its JSON-safe form (:func:`..format.values.forms.jsonable`, bytes as
-    base64)."""
-    from ..format.values.forms import jsonable
-    if isinstance(v, float) and not math.isfinite(v):
-        return "null"
-    return dumps(jsonable(v, "base64"))
 
 
 # ------------------------------------------------------------------------ the loop

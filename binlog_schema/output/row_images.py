@@ -1,19 +1,19 @@
 """Row images as JSON text, compiled per table shape: for the columns an image holds, one
-converter per column chosen from its codec once (an int column's value is written with
-``int.__repr__``, a text column's quoted, a temporal column's ISO text quoted, ...; any other
-value through :func:`..format.values.forms.jsonable` and the encoder), and a function per set of
-columns that writes an image's object in one expression. The text is what encoding the
-:func:`~.value_forms.jsonable` forms gives (the tests compare them over the corpus)."""
+converter per column chosen from its codec once, by its column-type family
+(:mod:`binlog_schema.format.forms`: an int column's value is written with ``int.__repr__``, a
+text column's quoted, a temporal column's ISO text quoted, ...; any other value through
+:func:`..format.forms.json_safe.jsonable` and the encoder), and a function per set of columns
+that writes an image's object in one expression. The text is what encoding the ``jsonable``
+forms gives (the tests compare them over the corpus)."""
 
 from __future__ import annotations
 
 from ..format.facts.codes import PARTIAL_UPDATE_ROWS_EVENT
-from ..format.facts.coltypes import TEMPORAL_TYPES
+from ..format.forms import family, strings
+from ..format.forms.json_safe import jsonable
 from ..format.values.image import IMAGE_KEYS, ValueEmitter, compile_image, read_rows
-from ..format.values.temporal import date_text, datetime_text, time_text, timestamp_text
 from ..construct_ext.jsontext import quote
 from ..construct_ext.run import execute
-from ..format.values.forms import jsonable
 
 try:
     from _json import make_encoder as _make_encoder
@@ -30,41 +30,15 @@ def _encoder(item: str, key: str):
 
 
 def _converter(codec, binary: str, dumps):
-    """value (not None) -> its JSON text, for a column of this codec."""
+    """value (not None) -> its JSON text, for a column of this codec: its column-type
+    family's (:mod:`binlog_schema.format.forms`; a length-prefixed value's is the strings
+    family's), any other value through :func:`jsonable` and the encoder."""
     def generic(v):
         return dumps(jsonable(v, binary))
 
-    fixed, prefixed, ty = codec.fixed, codec.prefixed, codec.type_name
-    if fixed is not None:
-        if fixed[1] == "float":
-            finite = float.__repr__
-
-            def float_json(v):
-                if v - v == 0.0:  # finite (a NaN or an infinity gives NaN)
-                    return finite(v)
-                return generic(v)
-            return float_json
-        return int.__repr__
-    if ty in ("INT24", "BIT"):
-        return int.__repr__
-    if prefixed is not None:
-        def text_json(v):
-            if type(v) is str:
-                return quote(v)
-            return generic(v)
-        return text_json
-    if ty in TEMPORAL_TYPES:
-        return lambda v: '"' + v.isoformat() + '"'
-    if ty == "NEWDECIMAL":
-        return lambda v: '"' + format(v, "f") + '"'
-    if ty == "ENUM":
-        def enum_json(v):  # (as jsonable: the name, or the index for the error value or when
-            name = v.name  # no names were logged)
-            if name is not None and v.index:
-                return quote(name) if type(name) is str else generic(v)
-            return int.__repr__(v.index)
-        return enum_json
-    return generic
+    fam = strings if codec.prefixed is not None and codec.fixed is None else family(
+        codec.type_name)
+    return generic if fam is None else fam.json_converter(codec, generic)
 
 
 class ImagesJson:
@@ -132,57 +106,18 @@ def rows_text(decoded, images: ImagesJson) -> str:
 
 
 def _fields_json(codec, dumps):
-    """fields (as the codec's ``fields`` reads them) -> JSON text, for its type; None when
-    the type has no such form here."""
-    ty = codec.type_name
-    if ty in ("DATE", "NEWDATE"):
-        return lambda f: '"' + date_text(*f) + '"'
-    if ty in ("DATETIME", "DATETIME2"):
-        return lambda f: '"' + datetime_text(*f) + '"'
-    if ty in ("TIME", "TIME2"):
-        return lambda f: '"' + time_text(*f) + '"'
-    if ty in ("TIMESTAMP", "TIMESTAMP2"):
-        return lambda f: '"' + timestamp_text(*f) + '"'
-    if ty == "NEWDECIMAL":
-        return lambda f: '"' + f + '"'
-    if ty in ("INT24", "BIT"):
-        return int.__repr__
-    members = codec.members
-    if ty == "ENUM":  # jsonable's rule: the member's name, else the index
-        known: dict = {}
-
-        def enum_json(i):
-            text = known.get(i)
-            if text is None:
-                name = members[i - 1] if members and 0 < i <= len(members) else None
-                text = int.__repr__(i) if name is None else (
-                    quote(name) if type(name) is str else dumps(name))
-                if len(known) < 4096:
-                    known[i] = text
-            return text
-        return enum_json
-    if ty == "SET":  # the names when every set bit has one, else the bits
-        known = {}
-
-        def set_json(bits):
-            text = known.get(bits)
-            if text is None:
-                names = [n for i, n in enumerate(members) if bits >> i & 1] if members \
-                    else None
-                text = dumps(names) if names is not None and len(names) == bin(
-                    bits).count("1") else int.__repr__(bits)
-                if len(known) < 4096:
-                    known[bits] = text
-            return text
-        return set_json
-    return None
+    """fields (as the codec's ``fields`` reads them) -> JSON text, for its type (its
+    column-type family's ``fields_json``); None when the type has no such form here."""
+    fam = family(codec.type_name)
+    fields_json = getattr(fam, "fields_json", None)
+    return None if fields_json is None else fields_json(codec, dumps)
 
 
 class JsonEmitter(ValueEmitter):
     """An image's JSON text (compact, binary values as hex): what encoding the
-    :func:`~.value_forms.jsonable` forms of the typed image gives, without making the typed
-    values where a type's fields have a text of their own (integers, text, temporal values,
-    decimals, ENUM, SET)."""
+    :func:`..format.forms.json_safe.jsonable` forms of the typed image gives, without making
+    the typed values where a type's fields have a text of their own (its family's
+    ``fields_json``: integers, text, temporal values, decimals, ENUM, SET)."""
 
     null = "'null'"
 

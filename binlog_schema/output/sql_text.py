@@ -72,19 +72,17 @@ The rules, per value (``value`` as :func:`binlog_schema.format.values.codecs.cod
 
 from __future__ import annotations
 
-import datetime as _dt
-import decimal as _decimal
-import math
-
-from ..construct_ext.jsontext import dumps as _json_dumps
-from ..format.facts.charsets import (BINARY_ID, BMP_ONLY, UTF8MB4_BIN_ID, CollationError,
-                              bin_collation, charset_of_id, collation_name, text_codec)
+from ..format.facts.charsets import BINARY_ID, UTF8MB4_BIN_ID, bin_collation
 from ..format.facts.flavor import json_is_binary
-from ..format.values import temporal
-from ..format.values.codecs import Compressed, EnumValue, Geometry, SetValue
+from ..format.forms import FAMILY_OF, family
+from ..format.forms.datetimes import sql_text as temporal_text
+from ..format.forms.documents import json_literal
+from ..format.forms.members import sql_number
+from ..format.forms.shared import SqlValueError, double_literal, fail, qs
+from ..format.forms.strings import charset_of, text_bytes, text_literal
+from ..format.values.codecs import Compressed
 from ..format.values.image import JsonDiff
-from ..format.values.json_binary import (JsonDate, JsonDateTime, JsonDiffOp, JsonDocument,
-                                  JsonOpaque, JsonTimestamp, JsonUInt, JsonZeroTimestamp)
+from ..format.values.json_binary import JsonDiffOp, JsonDocument
 
 # The statements an output file starts with, so that its literals mean what they say:
 SESSION_SQL = (
@@ -101,81 +99,34 @@ SESSION_SQL = (
 )
 
 
-class SqlValueError(ValueError):
-    """A value that has no exact SQL literal; the message names the column."""
-
-
 def qi(name: str) -> str:
     """A quoted identifier."""
     return "`" + str(name).replace("`", "``") + "`"
 
 
-def qs(text: str) -> str:
-    """A quoted string literal (backslash escapes, as both servers read them by default)."""
-    out = (text.replace("\\", "\\\\").replace("'", "\\'").replace("\0", "\\0")
-           .replace("\x1a", "\\Z").replace("\r", "\\r").replace("\n", "\\n"))
-    return f"'{out}'"
-
-
-def _name(col) -> str:
-    name = getattr(col, "name", None)
-    return repr(name) if name is not None else f"#{getattr(col, 'index', '?')}"
-
-
-def _fail(col, what: str):
-    raise SqlValueError(f"column {_name(col)}: {what}")
-
-
 # ---------------------------------------------------------------------------- dispatch
-
-_INTEGERS = frozenset({"TINY", "SHORT", "INT24", "LONG", "LONGLONG", "YEAR"})
-_TEXT_TYPES = frozenset({"VARCHAR", "VAR_STRING", "STRING", "TINY_BLOB", "MEDIUM_BLOB",
-                         "LONG_BLOB", "BLOB", "VARCHAR_COMPRESSED", "BLOB_COMPRESSED"})
-# character sets whose ASCII is not one byte a character: never quoted text
-_WIDE = frozenset({"ucs2", "utf16", "utf16le", "utf32"})
-_UTF8 = frozenset({"utf8mb3", "utf8mb4"})
-
 
 def literal(col, value, flavor: str) -> str:
     """The exact SQL literal of ``value`` (as the row decoder gives it) in table-map column
-    ``col`` of a ``flavor`` ("mysql" or "mariadb") server; SqlValueError when it has none."""
+    ``col`` of a ``flavor`` ("mysql" or "mariadb") server; SqlValueError when it has none.
+    Each column-type family writes its own (:mod:`binlog_schema.format.forms`)."""
     if value is None:
         return "NULL"
     if isinstance(value, Compressed):
         value = value.data
     if isinstance(value, JsonDiff):
-        _fail(col, "partial JSON update: a JSON diff list needs the before image "
-                   "(apply_json_diffs) to become a document")
+        fail(col, "partial JSON update: a JSON diff list needs the before image "
+                  "(apply_json_diffs) to become a document")
     ty = col.type
     kind = col.real_type if col.real_type in ("ENUM", "SET") else ty
-    if kind in _INTEGERS:
-        return str(int(value))
-    if kind == "BIT":
-        return f"b'{int(value):b}'"
-    if kind in ("NEWDECIMAL", "DECIMAL"):
-        return _decimal_text(col, value)
-    if kind in ("FLOAT", "DOUBLE"):
-        return double_literal(col, value)
-    if kind in ("DATE", "NEWDATE", "TIME", "TIME2", "DATETIME", "DATETIME2", "TIMESTAMP",
-                "TIMESTAMP2"):
-        return qs(temporal_text(col, value))
-    if kind == "ENUM":
-        return _enum_literal(col, value, flavor)
-    if kind == "SET":
-        return _set_literal(col, value, flavor)
-    if kind == "JSON":
-        if json_is_binary(flavor):
-            return json_literal(col, value)
-        return _text_literal(col, value, UTF8MB4_BIN_ID, flavor)
-    if kind == "GEOMETRY":
-        return _geometry_literal(col, value, flavor)
-    if kind == "VECTOR":
-        return _vector_literal(col, value, flavor)
+    if kind == "JSON" and not json_is_binary(flavor):  # MariaDB's JSON: utf8mb4_bin text
+        return text_literal(col, value, UTF8MB4_BIN_ID, flavor)
     if kind == "NULL":
         return "NULL"
-    if kind in _TEXT_TYPES:
-        return _string_literal(col, value, flavor)
-    _fail(col, f"no SQL literal for column type {ty!r}")
+    fam = family(kind)
+    if fam is None:
+        fail(col, f"no SQL literal for column type {ty!r}")
+    return fam.sql_literal(col, value, flavor)
 
 
 def condition(col, name: str, value, flavor: str, exact: bool) -> str:
@@ -191,297 +142,20 @@ def condition(col, name: str, value, flavor: str, exact: bool) -> str:
         value = value.data
     op = "<=>" if exact else "="
     kind = col.real_type if col.real_type in ("ENUM", "SET") else col.type
-    if kind == "ENUM":
-        return f"{name} {op} {value.index if isinstance(value, EnumValue) else int(value)}"
-    if kind == "SET":
-        return f"{name} {op} {value.bits if isinstance(value, SetValue) else int(value)}"
+    if kind in ("ENUM", "SET"):
+        return f"{name} {op} {sql_number(value)}"
     if kind == "JSON" and json_is_binary(flavor):
         return f"{name} = {json_literal(col, value)}"
-    if exact and (kind in _TEXT_TYPES or kind == "JSON"):
+    if exact and (FAMILY_OF.get(kind) == "strings" or kind == "JSON"):
         cid = UTF8MB4_BIN_ID if kind == "JSON" else col.collation_id
         if cid is not None and cid != BINARY_ID:
-            charset = _charset(col, cid)
-            lit = _text_literal(col, value, cid, flavor, bin_collation(charset, flavor))
+            charset = charset_of(col, cid)
+            lit = text_literal(col, value, cid, flavor, bin_collation(charset, flavor))
             term = f"{name} <=> {lit}"
             if kind != "STRING":   # CHAR values are stored without their trailing spaces
-                term = f"({term} AND LENGTH({name}) = {len(_text_bytes(col, value, cid))})"
+                term = f"({term} AND LENGTH({name}) = {len(text_bytes(col, value, cid))})"
             return term
     return f"{name} {op} {literal(col, value, flavor)}"
-
-
-# ---------------------------------------------------------------------------- numbers
-
-
-def _decimal_text(col, value) -> str:
-    if not isinstance(value, _decimal.Decimal):
-        value = _decimal.Decimal(value)
-    if not value.is_finite():
-        _fail(col, f"DECIMAL {value} is not a number")
-    return format(value, "f")
-
-
-def double_literal(col, value) -> str:
-    """A double literal whose value is exactly ``value`` (a FLOAT's float32 or a DOUBLE)."""
-    v = float(value)
-    if not math.isfinite(v):
-        _fail(col, f"{value!r}: NaN and infinities have no SQL literal")
-    text = repr(v)
-    return text if "e" in text else text + "e0"
-
-
-# ---------------------------------------------------------------------------- temporal
-
-
-def _fraction(col, microsecond: int, fsp: int) -> str:
-    if not 0 <= microsecond < 1_000_000 or microsecond % 10 ** (6 - fsp):
-        _fail(col, f"a fraction of {microsecond} microseconds does not fit fsp {fsp}")
-    return "." + f"{microsecond:06d}"[:fsp] if fsp else ""
-
-
-def temporal_text(col, v) -> str:
-    """The text (unquoted) of a DATE, TIME, DATETIME or TIMESTAMP value: fraction digits per
-    the column's fsp, TIMESTAMP in UTC."""
-    fsp = col.fsp or 0
-    if isinstance(v, temporal.Date):
-        return v.isoformat()
-    if isinstance(v, temporal.DateTime):
-        return temporal.datetime_text(v.year, v.month, v.day, v.hour, v.minute, v.second,
-                                      0) + _fraction(col, v.microsecond, fsp)
-    if isinstance(v, temporal.Time):
-        return temporal.time_text(v.negative, v.hour, v.minute, v.second, 0) + _fraction(
-            col, v.microsecond, fsp)
-    if isinstance(v, temporal.Timestamp):
-        frac = _fraction(col, v.microsecond, fsp)
-        if v.seconds == 0 and v.microsecond == 0:
-            return "0000-00-00 00:00:00" + frac
-        return temporal.timestamp_text(v.seconds, 0).rstrip("Z") + frac
-    _fail(col, f"{v!r} is not a temporal value")
-
-
-# ---------------------------------------------------------------------------- strings
-
-
-def _charset(col, cid: int) -> str:
-    try:
-        return charset_of_id(cid)
-    except CollationError:
-        if cid >= 1024:            # a NOPAD id: 1024 + its PAD id's
-            try:
-                return charset_of_id(cid - 1024)
-            except CollationError:
-                pass
-    _fail(col, f"unknown collation id {cid}")
-
-
-def _text_bytes(col, value, cid) -> bytes:
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return bytes(value)
-    try:
-        return text_codec(cid)[1](value)
-    except Exception as e:  # noqa: BLE001 - a StringError: text the character set cannot hold
-        _fail(col, str(e))
-
-
-def _text_literal(col, value, cid, flavor, collate: str | None = None) -> str:
-    """A text literal of character set ``cid``'s: quoted when the statement's UTF-8 text is
-    the stored bytes, else hex with the collation (``collate``, else the column's)."""
-    charset = _charset(col, cid)
-    raw = _text_bytes(col, value, cid)
-    tail = f" COLLATE {collate}" if collate else ""
-    if isinstance(value, str):
-        if charset in _UTF8:
-            if charset not in BMP_ONLY or all(ord(c) <= 0xFFFF for c in value):
-                return f"_{charset}{qs(value)}{tail}"
-        elif charset not in _WIDE and raw.isascii():
-            return f"_{charset}{qs(raw.decode('ascii'))}{tail}"
-    if not raw:
-        return f"_{charset}''{tail}"
-    if collate is None:
-        try:
-            tail = f" COLLATE {collation_name(cid, flavor)}"
-        except CollationError:
-            tail = ""          # (the character set's default collation: same bytes)
-    return f"_{charset} X'{raw.hex()}'{tail}"
-
-
-def _binary_literal(raw: bytes) -> str:
-    return f"X'{raw.hex()}'"
-
-
-def _string_literal(col, value, flavor) -> str:
-    cid = col.collation_id
-    if cid == BINARY_ID:
-        raw = bytes(value) if not isinstance(value, str) else value.encode("utf-8")
-        if col.type == "STRING" and col.max_length:     # BINARY(n): its trailing zeros
-            raw = raw.ljust(col.max_length, b"\0")
-        return _binary_literal(raw)
-    if cid is None:             # no collation logged: the stored bytes, as they are
-        raw = _text_bytes(col, value, None)
-        return _binary_literal(raw)
-    return _text_literal(col, value, cid, flavor)
-
-
-def _member_literal(col, name, flavor):
-    """An ENUM/SET member name (str, or ``{"hex": ...}`` when not text) as a literal; None
-    when the column's character set is not known."""
-    cid = col.collation_id
-    if cid is None or cid == BINARY_ID:
-        return None
-    if isinstance(name, dict):
-        name = bytes.fromhex(name["hex"])
-    return _text_literal(col, name, cid, flavor)
-
-
-def _enum_literal(col, value, flavor) -> str:
-    if not isinstance(value, EnumValue):
-        return str(int(value))
-    if value.index and value.name is not None:
-        lit = _member_literal(col, value.name, flavor)
-        if lit is not None:
-            return lit
-    return str(value.index)
-
-
-def _set_literal(col, value, flavor) -> str:
-    if not isinstance(value, SetValue):
-        return str(int(value))
-    names = value.names
-    if names is not None and len(names) == bin(value.bits).count("1") and not any(
-            isinstance(n, dict) for n in names):
-        lit = _member_literal(col, ",".join(names), flavor)
-        if lit is not None:
-            return lit
-    return str(value.bits)
-
-
-# ---------------------------------------------------------------------------- geometry, vector
-
-
-def _geometry_literal(col, value, flavor) -> str:
-    if not isinstance(value, Geometry):
-        _fail(col, f"{value!r:.60} is not a geometry")
-    wkb = f"X'{bytes(value.wkb).hex()}'"
-    if value.srid and flavor == "mysql":
-        return f"ST_GeomFromWKB({wkb}, {value.srid}, 'axis-order=long-lat')"
-    return f"ST_GeomFromWKB({wkb}, {value.srid})"
-
-
-def _vector_literal(col, value, flavor) -> str:
-    parts = []
-    for x in value:
-        x = float(x)
-        if not math.isfinite(x):
-            _fail(col, "a VECTOR with a NaN or an infinity has no SQL literal")
-        parts.append(repr(x))
-    text = qs("[" + ",".join(parts) + "]")
-    return f"VEC_FromText({text})" if flavor == "mariadb" else f"STRING_TO_VECTOR({text})"
-
-
-# ---------------------------------------------------------------------------- JSON
-
-_INT64 = (-(1 << 63), (1 << 64) - 1)   # plain ints the JSON text parser reads back as such
-
-
-def _exact_double_text(v: float) -> bool:
-    """The JSON text parser (rapidjson without full precision) reads ``repr(v)`` back as
-    ``v``: a significand below 2**53 and a power of ten within +-22 (one exact operation)."""
-    _, digits, exp = _decimal.Decimal(repr(v)).as_tuple()
-    return int("".join(map(str, digits))) < 1 << 53 and -22 <= exp <= 22
-
-
-def _is_utf8(s: str) -> bool:
-    try:
-        s.encode("utf-8")
-        return True
-    except UnicodeEncodeError:   # (surrogate-escaped bytes that are not UTF-8)
-        return False
-
-
-def _textual(v) -> bool:
-    """``v`` (a decoded JSON value) comes back from its JSON text with every type kept."""
-    if v is None or isinstance(v, bool):
-        return True
-    if isinstance(v, str):
-        return _is_utf8(v)
-    if isinstance(v, JsonUInt):
-        return False
-    if isinstance(v, int):
-        return _INT64[0] <= v <= _INT64[1]
-    if isinstance(v, float):
-        return math.isfinite(v) and _exact_double_text(v)
-    if isinstance(v, dict):
-        return all(_is_utf8(k) and _textual(x) for k, x in v.items())
-    if isinstance(v, list):
-        return all(_textual(x) for x in v)
-    return False
-
-
-def _utf8mb4(text: str) -> str:
-    return "_utf8mb4" + qs(text)
-
-
-def _json_expr(col, v) -> str:
-    if isinstance(v, JsonDocument):
-        v = v.value
-    if _textual(v):
-        return f"CAST({_utf8mb4(_json_dumps(v))} AS JSON)"
-    if isinstance(v, dict):
-        items = []
-        for k, x in v.items():
-            if not _is_utf8(k):
-                _fail(col, "a JSON key that is not UTF-8 has no SQL literal")
-            items.append(f"{_utf8mb4(k)}, {_json_expr(col, x)}")
-        return "JSON_OBJECT(" + ", ".join(items) + ")"
-    if isinstance(v, (list, tuple)):
-        return "JSON_ARRAY(" + ", ".join(_json_expr(col, x) for x in v) + ")"
-    if isinstance(v, str):
-        _fail(col, "a JSON string that is not UTF-8 has no SQL literal")
-    if isinstance(v, JsonUInt) or (isinstance(v, int) and not isinstance(v, bool)):
-        if not 0 <= v < 1 << 64:
-            _fail(col, f"JSON integer {int(v)} is out of range")
-        return f"CAST(CAST({int(v)} AS UNSIGNED) AS JSON)"
-    if isinstance(v, float):
-        return f"CAST({double_literal(col, v)} AS JSON)"
-    if isinstance(v, _decimal.Decimal):
-        return f"CAST({_json_decimal(col, v)} AS JSON)"
-    if isinstance(v, (JsonTimestamp, JsonZeroTimestamp)):
-        _fail(col, "a JSON TIMESTAMP value has no SQL form (only a TIMESTAMP column gives "
-                   "one)")
-    if isinstance(v, JsonDateTime) or isinstance(v, _dt.datetime):
-        text = (temporal.datetime_text(v.year, v.month, v.day, v.hour, v.minute, v.second, 0)
-                + f".{v.microsecond:06d}")
-        return f"CAST(CAST('{text}' AS DATETIME(6)) AS JSON)"
-    if isinstance(v, JsonDate) or isinstance(v, _dt.date):
-        return f"CAST(CAST('{temporal.date_text(v.year, v.month, v.day)}' AS DATE) AS JSON)"
-    if isinstance(v, _dt.timedelta):
-        negative, h, m, s, us = temporal.time_parts(v)
-        text = temporal.time_text(negative, h, m, s, 0) + f".{us:06d}"
-        return f"CAST(CAST('{text}' AS TIME(6)) AS JSON)"
-    if isinstance(v, JsonOpaque):
-        _fail(col, f"a JSON opaque value of field type {v.field_type} has no SQL form")
-    _fail(col, f"{type(v).__name__} is not a JSON value")
-
-
-def _json_decimal(col, v) -> str:
-    """A DECIMAL expression of a JSON decimal with its stored precision (``JsonDecimal``),
-    else that of its digits (integer digits, at least one, plus the scale)."""
-    if not v.is_finite():
-        _fail(col, f"JSON decimal {v} is not a number")
-    scale = max(-v.as_tuple().exponent, 0)
-    whole = max(v.adjusted() + 1, 0) if v else 0     # integer digits
-    precision = getattr(v, "precision", None) or max(whole, 1) + scale
-    if scale > 30 or precision > 65 or precision - scale < whole:
-        _fail(col, f"JSON decimal {v} of precision {precision} has no DECIMAL type")
-    return f"CAST('{format(v, 'f')}' AS DECIMAL({precision},{scale}))"
-
-
-def json_literal(col, value) -> str:
-    """A MySQL JSON column's value as ``CAST(_utf8mb4'...' AS JSON)``, or a JSON_OBJECT /
-    JSON_ARRAY expression where a value needs a typed cast (see the module's rules)."""
-    if isinstance(value, JsonDiff):
-        _fail(col, "partial JSON update: a JSON diff list needs the before image "
-                   "(apply_json_diffs) to become a document")
-    return _json_expr(col, value)
 
 
 # ---------------------------------------------------------------------------- partial JSON

@@ -138,7 +138,7 @@ def _check_rows(vector, data, ctx) -> list:
     ``rows`` is the JSON-safe form of the typed rows. Parse: decoding gives ``rows``. Build:
     the typed values read back from ``rows`` encode to the event's row bytes."""
     from ..format.event_codec import build_event, parse_event
-    from ..format.values.forms import from_jsonable, jsonable
+    from ..format.forms.json_safe import from_jsonable, jsonable
     from ..format.stream import EventRecord
     problems = []
     tm_raw = hex_bytes(vector["table_map_hex"])

@@ -22,7 +22,7 @@ from binlog_schema.format.facts.codes import GTID_KINDS, ROWS_KINDS, TABLE_MAP_E
 from binlog_schema.output import jsonl
 from binlog_schema.format.event_forms import to_plain
 from binlog_schema.output.row_images import images_json, rows_json_direct, rows_text
-from binlog_schema.format.values.forms import jsonable
+from binlog_schema.format.forms.json_safe import jsonable
 from binlog_schema.output.write import Output, write_events, write_table_maps
 from binlog_schema.format.stream import BinlogReader
 from binlog_schema.format.values import rows as rows_module

@@ -10,7 +10,7 @@ import json
 
 from binlog_schema.format.errors import BinlogError
 from binlog_schema.changes.row_change import RowDecoder, column_names
-from binlog_schema.format.values.forms import jsonable
+from binlog_schema.format.forms.json_safe import jsonable
 from binlog_schema.format.stream import BinlogReader
 from binlog_schema.format.values import temporal
 from binlog_schema.format.values.codecs import Compressed, EnumValue, Geometry, SetValue

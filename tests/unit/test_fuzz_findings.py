@@ -14,7 +14,7 @@ import pytest
 
 from binlog_schema import Context, build_event, parse_event
 from binlog_schema.format.errors import BuildError
-from binlog_schema.format.values.forms import from_jsonable, jsonable
+from binlog_schema.format.forms.json_safe import from_jsonable, jsonable
 from binlog_schema.changes.table_map import Column, TableMap
 from binlog_schema.format.values import temporal as t
 from binlog_schema.format.values.codecs import SetValue

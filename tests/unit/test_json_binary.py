@@ -19,8 +19,8 @@ from binlog_schema.format.values.json_binary import (
 )
 from binlog_schema.format.values.json_diff import decode_diff, encode_diff
 from binlog_schema.format.values.json_document import decode, encode
-from binlog_schema.format.values.forms import (from_jsonable, from_typed_json, jsonable,
-                                              to_jsonable, to_typed_json)
+from binlog_schema.format.forms.documents import from_typed_json, to_jsonable, to_typed_json
+from binlog_schema.format.forms.json_safe import from_jsonable, jsonable
 
 ERRORS = (errors.ValidationError, errors.StreamError)
 H = bytes.fromhex

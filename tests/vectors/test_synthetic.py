@@ -456,7 +456,7 @@ def test_rows_events_split_at_the_maximum_size():
 def decoded_state(data):
     """Replay a generated file's row changes through the package's RowDecoder: the final
     rows per table, as column name -> JSON-safe value."""
-    from binlog_schema.format.values.forms import jsonable
+    from binlog_schema.format.forms.json_safe import jsonable
     dec = RowDecoder()
     state = collections.defaultdict(list)
     for rec in BinlogReader(data):
@@ -475,7 +475,7 @@ def decoded_state(data):
 
 
 def spec_state(fx):
-    from binlog_schema.format.values.forms import jsonable
+    from binlog_schema.format.forms.json_safe import jsonable
     out = {}
     for key, rows in fx.state.items():
         table = fx.tables[key]
