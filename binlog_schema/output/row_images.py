@@ -9,7 +9,7 @@ forms gives (the tests compare them over the corpus)."""
 from __future__ import annotations
 
 from ..format.facts.codes import PARTIAL_UPDATE_ROWS_EVENT
-from ..format.forms import family, strings
+from ..format.forms import family, integers, reals, strings
 from ..format.forms.json_safe import jsonable
 from ..format.values.image import IMAGE_KEYS, ValueEmitter, compile_image, read_rows
 from ..construct_ext.jsontext import quote
@@ -124,17 +124,11 @@ class JsonEmitter(ValueEmitter):
     def __init__(self, ns):
         super().__init__(ns)
         self.dumps = _encoder(",", ":")
-        ns.update(quote=quote, dumps=self.dumps, jsonable=jsonable, repr_int=int.__repr__,
-                  repr_float=float.__repr__, float_value=_float_value)
+        ns.update(dumps=self.dumps, jsonable=jsonable, **integers.CODE_NAMES,
+                  **reals.CODE_NAMES, **strings.CODE_NAMES)
 
-    def fixed(self, j, codec, v, raw):
-        post = codec.fixed[1]
-        if post == "year":
-            return f"repr_int(1900 + {v} if {v} else 0)"
-        if post == "float":
-            return (f"(repr_float({v}) if {v} - {v} == 0.0 else "
-                    f"dumps(jsonable(float_value({v}), 'hex')))")
-        return f"repr_int({v})"
+    def fixed(self, j, codec, v, raw):  # (the families' code: fixed width, a number)
+        return (reals if codec.fixed[1] == "float" else integers).fixed_json_code(codec, v)
 
     def value(self, j, codec, key):
         ns = self.ns
@@ -143,7 +137,7 @@ class JsonEmitter(ValueEmitter):
             ns[f"D{j}"] = dec
             return self.length_lines(width) + [
                 f"s = D{j}(data[pos:pos + n])", "pos += n",
-                f"a{j} = quote(s) if type(s) is str else '{{\"hex\":\"' + s.hex() + '\"}}'"]
+                f"a{j} = " + strings.prefixed_json_code("s")]
         to_json = _fields_json(codec, self.dumps) if codec.fields is not None else None
         if to_json is not None:
             ns[f"F{j}"], ns[f"C{j}"] = codec.fields, to_json
@@ -170,14 +164,6 @@ def compile_image_json(plan):
     :class:`JsonEmitter`. It raises on anything short or odd; the caller then decodes through
     the codecs, for the precise error."""
     return compile_image(plan, JsonEmitter, "row image json")
-
-
-def _float_value(v):
-    """A NaN or an infinity as the typed path has it (jsonable keeps the stored bits of a
-    NaN: the compiled path leaves those to the codecs, so it refuses them here)."""
-    if v != v:
-        raise ValueError("a NaN: decoded through the codecs")
-    return v
 
 
 def _pair_json(rows) -> list:

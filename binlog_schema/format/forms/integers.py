@@ -22,6 +22,17 @@ def json_converter(codec, generic):
     return int.__repr__
 
 
+def fixed_json_code(codec, v: str) -> str:
+    """The compiled image writer's expression for the JSON text of the fixed-width integer
+    in variable ``v`` (YEAR: its stored byte, 0 for 0000), in :data:`CODE_NAMES`' terms."""
+    if codec.fixed[1] == "year":
+        return f"repr_int(1900 + {v} if {v} else 0)"
+    return f"repr_int({v})"
+
+
+CODE_NAMES = {"repr_int": int.__repr__}
+
+
 def fields_json(codec, dumps):
     """From the codec's fields (INT24 and BIT read their number as fields)."""
     return int.__repr__ if codec.type_name in ("INT24", "BIT") else None

@@ -48,6 +48,24 @@ def json_converter(codec, generic):
     return float_json
 
 
+def float_value(v):
+    """A NaN or an infinity as the typed path has it (json_safe keeps the stored bits of a
+    NaN: the compiled path leaves those to the codecs, so it refuses them here)."""
+    if v != v:
+        raise ValueError("a NaN: decoded through the codecs")
+    return v
+
+
+def fixed_json_code(codec, v: str) -> str:
+    """The compiled image writer's expression for the JSON text of the double in variable
+    ``v``, in :data:`CODE_NAMES`' terms and the writer's ``dumps`` and ``jsonable``."""
+    return (f"(repr_float({v}) if {v} - {v} == 0.0 else "
+            f"dumps(jsonable(float_value({v}), 'hex')))")
+
+
+CODE_NAMES = {"repr_float": float.__repr__, "float_value": float_value}
+
+
 def sql_literal(col, value, flavor: str) -> str:
     return double_literal(col, value)
 

@@ -56,6 +56,16 @@ def json_converter(codec, generic):
     return text_json
 
 
+def prefixed_json_code(s: str) -> str:
+    """The compiled image writer's expression for the JSON text of the length-prefixed value
+    in variable ``s`` (text quoted, bytes as ``{"hex": ...}``), in :data:`CODE_NAMES`'
+    terms."""
+    return f"quote({s}) if type({s}) is str else '{{\"hex\":\"' + {s}.hex() + '\"}}'"
+
+
+CODE_NAMES = {"quote": quote}
+
+
 # ---------------------------------------------------------------------------- SQL
 
 
