@@ -10,7 +10,9 @@ transactions): twice ``--rows`` row changes. Private brokers (scripts/brokers.sh
 NATS with JetStream, RabbitMQ) are started. Then, in the same run, ``--turns`` times (default
 3), alternating: ``binlog-schema stream --format F`` from the server's first file to the end
 of its last (non-blocking), to /dev/null, and with ``--to`` each broker (a fresh Redis
-stream, JetStream stream or RabbitMQ queue each run, set up as a consumer would before; the
+stream, JetStream stream or RabbitMQ queue each run, set up as a consumer would before: the
+RabbitMQ queue bound to the exchange of the type ``--rabbitmq-queue`` says, a stream queue by
+default, the cheapest for the broker per message; the
 count of messages the broker holds is checked after each run). Each run's wall time is the
 command's, process start to exit (so with the broker's acknowledgement of the last record);
 beside it, the CPU seconds of the stream's process and of the broker's (from /proc: where the
@@ -89,8 +91,9 @@ def stop_broker(kind):
 class Target:
     """A broker's target for one run (fresh), and the count of messages it holds."""
 
-    def __init__(self, kind, url, port, pid):
+    def __init__(self, kind, url, port, pid, queue_type="classic"):
         self.kind, self.url, self.port, self.pid = kind, url, port, pid
+        self.queue_type = queue_type
 
     def fresh(self, name):
         if self.kind == "redis":
@@ -103,9 +106,11 @@ class Target:
             c = pika.BlockingConnection(pika.ConnectionParameters(port=self.port))
             ch = c.channel()
             ch.exchange_declare(name, "fanout", durable=True)
-            ch.queue_declare(name, durable=True)
+            ch.queue_declare(name, durable=True,
+                             arguments={"x-queue-type": self.queue_type})
             ch.queue_bind(name, name)
-            ch.queue_purge(name)
+            if self.queue_type != "stream":   # (a stream cannot be purged: it is fresh)
+                ch.queue_purge(name)
             c.close()
         else:
             import nats
@@ -117,7 +122,7 @@ class Target:
             asyncio.run(nats_stream())
         return f"{self.url}/{name}"
 
-    def count(self, name):
+    def count(self, name, expected=None):
         if self.kind == "redis":
             import redis
             r = redis.Redis(port=self.port)
@@ -126,10 +131,16 @@ class Target:
             r.close()
             return n
         if self.kind == "rabbitmq":
+            import time
+
             import pika
             c = pika.BlockingConnection(pika.ConnectionParameters(port=self.port))
             ch = c.channel()
-            n = ch.queue_declare(name, passive=True).method.message_count
+            for _ in range(50):   # (a stream's count follows its log a moment later)
+                n = ch.queue_declare(name, passive=True).method.message_count
+                if n == expected:
+                    break
+                time.sleep(0.2)
             ch.queue_delete(name)
             ch.exchange_delete(name)
             c.close()
@@ -156,6 +167,9 @@ def main():
     ap.add_argument("--python", default=sys.executable)
     ap.add_argument("--json", metavar="OUT")
     ap.add_argument("--group", type=int, help="stream's --group (default: its own)")
+    ap.add_argument("--rabbitmq-queue", default="stream",
+                    choices=("stream", "quorum", "classic"),
+                    help="the type of the queue bound to the exchange (default: stream)")
     ap.add_argument("--brokers", default=",".join(BROKERS),
                     help="comma-separated, of " + ", ".join(BROKERS))
     args = ap.parse_args()
@@ -173,7 +187,7 @@ def main():
         for kind in brokers:
             url, bport, bpid = start_broker(kind)
             started.append(kind)
-            targets[kind] = Target(kind, url, bport, bpid)
+            targets[kind] = Target(kind, url, bport, bpid, args.rabbitmq_queue)
         base = [args.python, "-m", "binlog_schema", "stream", "--port", str(port), "--user",
                 USER, "--format", args.format, "--rows"] + (
                     [] if args.group is None else ["--group", str(args.group)])
@@ -197,7 +211,7 @@ def main():
                 if kind != "stdout":
                     broker_cpus[kind].append(cpu_seconds(targets[kind].pid) - before)
                     broker = f", the broker {broker_cpus[kind][-1]:.2f} s"
-                    held = targets[kind].count(target)
+                    held = targets[kind].count(target, records)
                     if records is not None and held != records:
                         raise SystemExit(f"{kind}: {held} messages, {records} expected")
                 walls[kind].append(run.wall)

@@ -56,11 +56,11 @@ def test_a_group_is_handed_over_once_all_its_records_are_acknowledged():
     broker = Broker()
     d, delivered = _delivery(broker, group=10)
     seen = []
-    for tx in range(5):   # (4 records each: a group closes at the transaction reaching 10)
-        d.publish(_messages(tx, 4))
+    for tx in range(5):   # (4 records each: a group closes at the transaction reaching 10,
+        d.publish(_messages(tx, 4))   # and is confirmed before the next one's publish)
         d.ended(tx)
         seen.append((len(delivered), broker.unconfirmed))
-    assert seen == [(0, 4), (0, 8), (1, 0), (1, 4), (1, 8)]
+    assert seen == [(0, 4), (0, 8), (0, 12), (1, 4), (1, 8)]
     assert delivered == [[0, 1, 2]] and broker.confirms == 1 and len(broker.held) == 20
     d.flush()   # (the end: the rest)
     assert delivered == [[0, 1, 2], [3, 4]] and broker.confirms == 2
@@ -72,9 +72,10 @@ def test_a_transaction_larger_than_a_group_is_confirmed_in_parts_handed_over_who
     d, delivered = _delivery(broker, group=10)
     for _part in range(3):
         d.publish(_messages(7, 6))
-        assert len(d.pending) < 10   # (confirmed each time the group fills)
+        assert len(d.pending) <= 12   # (confirmed before more once the group fills)
     assert delivered == [] and broker.confirms == 1
     d.ended(7)
+    d.flush()
     assert delivered == [[7]] and broker.confirms == 2 and d.pending == []
 
 
@@ -87,12 +88,33 @@ def test_a_lost_connection_publishes_the_whole_group_again_then_hands_it_over():
         sent += _messages(tx, 4)
         d.publish(sent[-4:])
         d.ended(tx)
+    assert broker.connections == 1 and delivered == []   # (the group closed, not confirmed)
+    d.publish(_messages(3, 2))   # (the next group: first the group before is confirmed)
     # the third transaction filled the group: its confirm failed, the connection was made
     # again and the three transactions' messages published again, then confirmed
     assert broker.connections == 2 and d.retries == 1 and len(said) == 1
     assert "memory://: the connection was lost; retry 1" in said[0]
-    assert broker.held == sent + sent and delivered == [[0, 1, 2]]
-    d.publish(_messages(3, 2))   # (the next group: on the new connection, once)
-    d.ended(3)
+    assert broker.held == sent + sent + _messages(3, 2) and delivered == [[0, 1, 2]]
+    d.ended(3)   # (the next group went out on the new connection, once)
     d.flush()
     assert broker.held[24:] == _messages(3, 2) and delivered == [[0, 1, 2], [3]]
+
+
+def test_the_broker_works_on_a_group_while_the_next_transaction_is_made():
+    """A closed group is not waited for at its end (the stream goes on decoding while the
+    broker works), and no message of the next group goes out before it is acknowledged: after
+    a kill, only the last group not acknowledged comes again."""
+    broker = Broker()
+    d, delivered = _delivery(broker, group=1)
+    d.publish(_messages(0, 3))
+    d.ended(0)
+    assert broker.confirms == 0 and broker.unconfirmed == 3 and delivered == []
+    order = []
+    broker_publish, broker_confirm = broker.publish, broker.confirm
+    broker.publish = lambda m: (order.append(("publish", len(m))), broker_publish(m))
+    broker.confirm = lambda: (order.append(("confirm", broker.unconfirmed)), broker_confirm())
+    d.publish(_messages(1, 2))
+    assert order == [("confirm", 3), ("publish", 2)] and delivered == [[0]]
+    d.ended(1)
+    d.flush()
+    assert delivered == [[0], [1]] and broker.unconfirmed == 0

@@ -4,16 +4,17 @@ reached.
 
 The caller :meth:`Delivery.publish`\\ es a transaction's messages (in chunks), then says the
 transaction :meth:`~Delivery.ended` with an item of its own (what to do once it is delivered:
-``stream`` moves its checkpoint there). The messages go out at once; the acknowledgements are
-awaited once per group (:meth:`~Delivery.flush`), when the group holds ``group`` records or
-``group`` transactions, ``GROUP_BYTES`` bytes, or is ``GROUP_SECONDS`` old, and whenever the
-caller flushes (``stream``: when the server has nothing more to send right away, and at the
-end). Then ``on_delivered(items)`` is told the group's transactions, in order: every record of
-them is on the broker. So the broker works on a group while the stream decodes the next
-transactions, and the checkpoint is saved once per group; after a kill, the records sent
-again are those of the last group not saved (at most ``group`` records and transactions, and
-the rest of a transaction that was open, as before). ``group=1``: each transaction is
-confirmed on its own (a group of one).
+``stream`` moves its checkpoint there). The messages go out at once. A group closes when it
+holds ``group`` records or ``group`` transactions, ``GROUP_BYTES`` bytes, or is
+``GROUP_SECONDS`` old; its acknowledgements are awaited just before the next group's first
+messages are published, or when the caller flushes (:meth:`~Delivery.flush`; ``stream``: when
+the server has nothing more to send right away, and at the end). Then ``on_delivered(items)``
+is told the group's transactions, in order: every record of them is on the broker. So the
+broker works on a group while the stream decodes the next transaction, no message of the next
+group is published before the group is acknowledged, and the checkpoint is saved once per
+group; after a kill, the records sent again are those of the last group not saved (at most
+``group`` records and transactions, and the rest of a transaction that was open, as before).
+``group=1``: each transaction is confirmed on its own (a group of one).
 
 When the broker is unreachable, or the connection is lost before every acknowledgement came,
 the connection is dropped and made again after a backoff (``backoff`` seconds, doubled each
@@ -54,22 +55,31 @@ class Delivery:
         self.records = 0        # messages of the group (published since the last flush)
         self.items: list = []   # transactions ended whose messages are not all confirmed
         self.opened = None      # when the group's first message or transaction came
+        self.closed = False     # the group is whole: confirmed before anything more goes out
+        self.due = False        # a group's worth of a transaction: confirmed before more
 
     def connect(self) -> None:
         self._retrying()
 
     def publish(self, messages: list) -> None:
-        """Messages of the transaction under way, published (confirmed with the group)."""
+        """Messages of the transaction under way, published (confirmed with the group): once
+        the group before is acknowledged."""
         if not messages:
             return
+        if self.closed:
+            self.flush()
+        elif self.due:   # (within a transaction: memory stays bounded)
+            self._confirm()
+        self.due = False
         if self.opened is None:
             self.opened = self.clock()
         self.pending += messages
         self.pending_bytes += sum(len(m.value) for m in messages)
         self.records += len(messages)
         self._retrying(messages)
-        if len(self.pending) >= self.group or self.pending_bytes >= GROUP_BYTES:
-            self._confirm()   # (within a transaction: memory stays bounded)
+        # a group's worth: confirmed before more is published (a transaction larger than a
+        # group is confirmed in parts, handed over at its end)
+        self.due = len(self.pending) >= self.group or self.pending_bytes >= GROUP_BYTES
 
     def ended(self, item) -> None:
         """The transaction whose messages were published last is whole: ``item`` is handed to
@@ -79,13 +89,13 @@ class Delivery:
         self.items.append(item)
         if self.records >= self.group or len(self.items) >= self.group or \
                 self.pending_bytes >= GROUP_BYTES or self.clock() - self.opened >= GROUP_SECONDS:
-            self.flush()
+            self.closed = True   # (its acknowledgements awaited before the next publish)
 
     def flush(self) -> None:
         """The group confirmed, and its transactions handed to ``on_delivered``."""
         self._confirm()
         items, self.items = self.items, []
-        self.opened, self.records = None, 0
+        self.opened, self.records, self.closed, self.due = None, 0, False, False
         if items:
             self.on_delivered(items)
 
