@@ -118,3 +118,16 @@ def test_the_broker_works_on_a_group_while_the_next_transaction_is_made():
     d.ended(1)
     d.flush()
     assert delivered == [[0], [1]] and broker.unconfirmed == 0
+
+
+def test_at_end_a_group_is_confirmed_before_the_caller_goes_on():
+    """``stream --semi-sync``: the server's ack follows the broker's, so each transaction is
+    confirmed and handed over at its end, not when the next one is published."""
+    broker = Broker()
+    delivered = []
+    d = Delivery(broker, [].append, group=1, on_delivered=delivered.append,
+                 clock=lambda: 0.0, sleep=lambda s: None, at_end=True)
+    d.connect()
+    d.publish(_messages(0, 3))
+    d.ended(0)
+    assert broker.confirms == 1 and broker.unconfirmed == 0 and delivered == [[0]]

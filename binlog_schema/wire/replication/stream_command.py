@@ -273,8 +273,9 @@ def _delivery(args, say):
         sink = open_sink(args.to, note=say, timeout=10.0)
     except SinkRefused as e:
         raise _Refused(str(e), USAGE) from None
-    delivery = Delivery(sink, say, retry_for=args.retry_for,
-                        group=1 if args.semi_sync else args.group)
+    delivery = Delivery(sink, say, retry_for=args.retry_for,   # (--semi-sync: the server's
+                        group=1 if args.semi_sync else args.group,   # ack, sent as the next
+                        at_end=args.semi_sync)   # transaction is asked for, follows the broker's)
     try:
         delivery.connect()
     except SinkError as e:

@@ -14,7 +14,9 @@ broker works on a group while the stream decodes the next transaction, no messag
 group is published before the group is acknowledged, and the checkpoint is saved once per
 group; after a kill, the records sent again are those of the last group not saved (at most
 ``group`` records and transactions, and the rest of a transaction that was open, as before).
-``group=1``: each transaction is confirmed on its own (a group of one).
+``group=1``: each transaction is confirmed on its own (a group of one). ``at_end=True``: a
+group is confirmed at its end, before the caller goes on (``stream --semi-sync``: the server's
+ack, sent when the stream asks for the next transaction, must follow the broker's).
 
 When the broker is unreachable, or the connection is lost before every acknowledgement came,
 the connection is dropped and made again after a backoff (``backoff`` seconds, doubled each
@@ -41,10 +43,11 @@ GROUP_SECONDS = 1.0        # the age at which a group is confirmed at its next t
 class Delivery:
     def __init__(self, sink, say, retry_for: float = 60.0, backoff: float = 0.5,
                  max_backoff: float = 10.0, group: int = GROUP, on_delivered=None,
-                 clock=time.monotonic, sleep=time.sleep):
+                 clock=time.monotonic, sleep=time.sleep, at_end: bool = False):
         self.sink, self.say, self.retry_for = sink, say, retry_for
         self.backoff, self.max_backoff = backoff, max_backoff
         self.group = max(1, group)
+        self.at_end = at_end
         self.on_delivered = on_delivered or (lambda items: None)
         self.clock, self.sleep = clock, sleep
         self.connected = False
@@ -90,6 +93,8 @@ class Delivery:
         if self.records >= self.group or len(self.items) >= self.group or \
                 self.pending_bytes >= GROUP_BYTES or self.clock() - self.opened >= GROUP_SECONDS:
             self.closed = True   # (its acknowledgements awaited before the next publish)
+            if self.at_end:
+                self.flush()
 
     def flush(self) -> None:
         """The group confirmed, and its transactions handed to ``on_delivered``."""
