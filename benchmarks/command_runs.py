@@ -150,7 +150,8 @@ def describe_ours(python, cwd):
     return where, commit or "unknown"
 
 
-def add_common_arguments(ap, cases, *, root, repeats: int, python_help: str) -> None:
+def add_common_arguments(ap, cases, *, root, repeats: int, python_help: str,
+                         default_cases=None) -> None:
     """The arguments every whole-command benchmark takes: files, the interpreter and tree of
     ours, turns, cases, the mariadb-binlog binary, a JSON file for the figures."""
     import shutil
@@ -161,8 +162,10 @@ def add_common_arguments(ap, cases, *, root, repeats: int, python_help: str) -> 
                     "there); default: the source tree of --python's venv, else this repository")
     ap.add_argument("--repeats", type=int, default=repeats,
                     help=f"timed turns (default {repeats})")
-    ap.add_argument("--cases", default=",".join(cases),
-                    help=f"comma-separated, of: {', '.join(cases)} (default: all)")
+    default = list(cases) if default_cases is None else list(default_cases)
+    ap.add_argument("--cases", default=",".join(default),
+                    help=f"comma-separated, of: {', '.join(cases)} (default: "
+                         f"{'all' if default == list(cases) else ', '.join(default)})")
     ap.add_argument("--mariadb-binlog", default=shutil.which("mariadb-binlog")
                     or shutil.which("mysqlbinlog"), help="the mariadb-binlog binary")
     ap.add_argument("--json", metavar="OUT", help="also save every run's figures as JSON")

@@ -19,6 +19,18 @@ to its exit, its standard output sent to /dev/null. Cases, for each FILE:
                 vs mariadb-binlog FILE
   text-rows   binlog-schema decode --format text --rows FILE
                 vs mariadb-binlog --verbose --base64-output=decode-rows FILE
+  maxwell, debezium
+              binlog-schema decode --format maxwell|debezium FILE
+                vs mariadb-binlog --verbose --base64-output=decode-rows FILE
+  sql         binlog-schema sql FILE
+                vs mariadb-binlog --verbose --base64-output=decode-rows FILE
+  sql-flashback, flashback
+              binlog-schema sql --flashback FILE, binlog-schema flashback -o OUT FILE
+                vs mariadb-binlog --flashback FILE
+
+The last five (the paths issue 31 measures) are not run unless --cases names them: on the
+large file each takes minutes a turn. decode is compared with mariadb-binlog's default
+output too.
 
 PMR is python-mysql-replication driven offline (``benchmarks/pmr_peer.py``), run by the same
 interpreter as ours. Ours is ``PY -m binlog_schema ...`` run in ``--ours-cwd`` (default: the
@@ -42,9 +54,12 @@ absent).
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -66,22 +81,37 @@ from command_runs import (  # noqa: E402
 CORPUS_FILES = ("mysql-cdc-rs/8.0/folder/binlog.000693",
                 "mysql-binlog-connector-java/mysql-bin.sakila")
 WARM_LIMIT = 16 * MIB
+OUT_DIR = tempfile.mkdtemp(prefix="end-to-end-")   # (the files commands write: removed at exit)
+atexit.register(shutil.rmtree, OUT_DIR, True)
 
-# case key -> (title, our arguments, [peer keys]); FILE is appended to every command
+# case key -> (title, our arguments, [peer keys]); FILE is appended to every command, and
+# {out} is a path in a temporary folder of the run (one per file and command)
 CASES = {
-    "decode": ("decode", ["decode"], ["pmr"]),
+    "decode": ("decode", ["decode"], ["pmr", "mariadb-binlog"]),
     "rows": ("decode --rows", ["decode", "--rows"], ["pmr-rows", "mariadb-binlog-v"]),
     "table-maps": ("table-maps", ["table-maps"], ["pmr-table-maps"]),
     "text": ("decode --format text", ["decode", "--format", "text"], ["mariadb-binlog"]),
     "text-rows": ("decode --format text --rows", ["decode", "--format", "text", "--rows"],
                   ["mariadb-binlog-v"]),
+    "maxwell": ("decode --format maxwell", ["decode", "--format", "maxwell"],
+                ["mariadb-binlog-v"]),
+    "debezium": ("decode --format debezium", ["decode", "--format", "debezium"],
+                 ["mariadb-binlog-v"]),
+    "sql": ("sql", ["sql"], ["mariadb-binlog-v"]),
+    "sql-flashback": ("sql --flashback", ["sql", "--flashback"], ["mariadb-binlog-flashback"]),
+    "flashback": ("flashback -o OUT", ["flashback", "-o", "{out}"],
+                  ["mariadb-binlog-flashback"]),
 }
+# the cases users run on big files (issue 31's table), beside the C tool; not in the default
+# set (minutes per turn on the large file): --cases names them
+SLOW_CASES = ("maxwell", "debezium", "sql", "sql-flashback", "flashback")
 PEER_LABELS = {
     "pmr": "PMR, rows raw",
     "pmr-rows": "PMR, rows decoded",
     "pmr-table-maps": "PMR, TABLE_MAP only",
     "mariadb-binlog": "mariadb-binlog",
     "mariadb-binlog-v": "mariadb-binlog -v --base64-output=decode-rows",
+    "mariadb-binlog-flashback": "mariadb-binlog --flashback",
 }
 
 
@@ -120,8 +150,11 @@ def build_commands(files, cases, python, ours_cwd, mariadb_binlog):
             peer_argv["mariadb-binlog"] = [mariadb_binlog, f]
             peer_argv["mariadb-binlog-v"] = [mariadb_binlog, "--verbose",
                                              "--base64-output=decode-rows", f]
+            peer_argv["mariadb-binlog-flashback"] = [mariadb_binlog, "--flashback", f]
         for key in cases:
             title, args, peers = CASES[key]
+            out = os.path.join(OUT_DIR, f"{len(case_rows)}-{key}.out")
+            args = [a.replace("{out}", out) for a in args]
             ours = add(f"{f}|ours|{key}", f"ours: {title}",
                        [python, "-m", "binlog_schema", *args, f], ours_cwd)
             peer_ids = []
@@ -185,7 +218,8 @@ def main(argv=None):
                                  epilog=__doc__.split("\n\n", 2)[2])
     add_common_arguments(ap, CASES, root=ROOT, repeats=5,
                          python_help="interpreter for ours and PMR (default: this "
-                                     "repository's .venv)")
+                                     "repository's .venv)",
+                         default_cases=[c for c in CASES if c not in SLOW_CASES])
     ap.add_argument("--no-warm-up", action="store_true", help="skip the untimed warm-up")
     args = ap.parse_args(argv)
     cases, python, ours_cwd, files = resolve_common(ap, args, CASES, ROOT, default_files)
