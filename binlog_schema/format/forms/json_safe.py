@@ -8,16 +8,9 @@ type would be lost."""
 from __future__ import annotations
 
 import base64
-import datetime as _dt
-import decimal as _decimal
 import math
 
 from ...construct_ext.jsontext import dumps
-
-from ..values import temporal
-from ..values.codecs import Compressed, EnumValue, Geometry, SetValue
-from ..values.image import JsonDiff
-from . import decimals, documents, datetimes, members, reals, spatial, strings, vectors
 from . import family
 
 
@@ -25,35 +18,53 @@ def _plain(v, binary="hex"):
     return v
 
 
-def _temporal(v, binary="hex"):
-    return datetimes.json_safe(v) if type(v) not in documents.JSON_TEMPORAL else \
-        documents.to_typed_json(v)
+_ORDER: tuple = ()   # (classes, form), made on first use (below)
+_BY_CLASS: dict = {}
 
 
-# (class, form) in the order a value's class is looked up when it is not one of them exactly
-# (a subclass): the first that it is an instance of
-_ORDER = (
-    (float, reals.json_safe),
-    (list, vectors.json_safe),
-    ((bool, int, str), _plain),
-    (_decimal.Decimal, decimals.json_safe),
-    ((bytes, bytearray, memoryview), strings.bytes_json_safe),
-    ((temporal.Date, temporal.DateTime, temporal.Time, temporal.Timestamp), _temporal),
-    (EnumValue, members.enum_json_safe),
-    (SetValue, members.set_json_safe),
-    (Geometry, spatial.json_safe),
-    (Compressed, lambda v, binary="hex": {"compressed": v.stored.hex(),
-                                           "data": jsonable(v.data, binary)}),
-    (JsonDiff, documents.diff_json_safe),
-    ((dict, tuple, _dt.date, _dt.timedelta) + documents.DOCUMENT_CLASSES, documents.json_safe),
-)
-_BY_CLASS = {type(None): _plain}
-for _classes, _form in _ORDER:
-    for _cls in (_classes if isinstance(_classes, tuple) else (_classes,)):
-        _BY_CLASS.setdefault(_cls, _form)
-for _cls in documents.DOCUMENT_CLASSES:  # (subclasses of the classes above: theirs first)
-    _BY_CLASS[_cls] = documents.json_safe
-_BY_CLASS.update({documents.JsonUInt: _plain, documents.JsonDecimal: decimals.json_safe})
+def _forms():
+    """The forms by class, made on first use (a command that writes no value this way loads
+    no family): ``_ORDER``, (class, form) in the order a value's class is looked up when it is
+    not one of them exactly (a subclass: the first that it is an instance of), and
+    ``_BY_CLASS``, by exact class."""
+    global _ORDER
+    import datetime as _dt
+    import decimal as _decimal
+
+    from ..values import temporal
+    from ..values.codecs import Compressed, EnumValue, Geometry, SetValue
+    from ..values.image import JsonDiff
+    from . import datetimes, decimals, documents, members, reals, spatial, strings, vectors
+
+    def _temporal(v, binary="hex"):
+        return datetimes.json_safe(v) if type(v) not in documents.JSON_TEMPORAL else \
+            documents.to_typed_json(v)
+
+    order = (
+        (float, reals.json_safe),
+        (list, vectors.json_safe),
+        ((bool, int, str), _plain),
+        (_decimal.Decimal, decimals.json_safe),
+        ((bytes, bytearray, memoryview), strings.bytes_json_safe),
+        ((temporal.Date, temporal.DateTime, temporal.Time, temporal.Timestamp), _temporal),
+        (EnumValue, members.enum_json_safe),
+        (SetValue, members.set_json_safe),
+        (Geometry, spatial.json_safe),
+        (Compressed, lambda v, binary="hex": {"compressed": v.stored.hex(),
+                                               "data": jsonable(v.data, binary)}),
+        (JsonDiff, documents.diff_json_safe),
+        ((dict, tuple, _dt.date, _dt.timedelta) + documents.DOCUMENT_CLASSES,
+         documents.json_safe),
+    )
+    by_class = {type(None): _plain}
+    for classes, form in order:
+        for cls in (classes if isinstance(classes, tuple) else (classes,)):
+            by_class.setdefault(cls, form)
+    for cls in documents.DOCUMENT_CLASSES:  # (subclasses of the classes above: theirs first)
+        by_class[cls] = documents.json_safe
+    by_class.update({documents.JsonUInt: _plain, documents.JsonDecimal: decimals.json_safe})
+    _ORDER = order
+    _BY_CLASS.update(by_class)
 
 
 def jsonable(v, binary: str = "hex"):
@@ -62,6 +73,9 @@ def jsonable(v, binary: str = "hex"):
     form = _BY_CLASS.get(type(v))
     if form is not None:
         return form(v, binary)
+    if not _ORDER:
+        _forms()
+        return jsonable(v, binary)
     for classes, form in _ORDER:
         if isinstance(v, classes):
             return form(v, binary)
@@ -77,14 +91,14 @@ def from_jsonable(col, v):
     if v is None:
         return None
     ty = col.type
-    if ty in strings.COMPRESSED:
-        return strings.from_json_safe(col, v)
+    if ty.endswith("_COMPRESSED"):
+        return family(ty).from_json_safe(col, v)
     if isinstance(v, dict) and set(v) == {"hex"}:
         return bytes.fromhex(v["hex"])
     if isinstance(v, dict) and set(v) == {"float"}:
-        return reals.float_of(v["float"])
+        return family("DOUBLE").float_of(v["float"])
     if ty == "VECTOR":
-        return vectors.from_json_safe(col, v)
+        return family(ty).from_json_safe(col, v)
     if isinstance(v, dict) and set(v) == {"base64"}:
         return base64.b64decode(v["base64"])
     real = col.real_type or ty
