@@ -25,6 +25,7 @@ TEMPORAL_TYPES = frozenset({"DATE", "NEWDATE", "TIME", "TIME2", "DATETIME", "DAT
 # the temporal types of the format before MySQL 5.6.4 (no metadata; their DDL types are those
 # of TIME2...), also MariaDB's hi-res formats when the schema gives a fractional part
 OLD_TEMPORAL = frozenset({"TIME", "DATETIME", "TIMESTAMP"})
+COMPRESSED_TYPES = frozenset({"VARCHAR_COMPRESSED", "BLOB_COMPRESSED"})  # MariaDB's
 
 
 def type_name(code) -> str | int:

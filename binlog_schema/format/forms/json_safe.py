@@ -11,6 +11,7 @@ import base64
 import math
 
 from ...construct_ext.jsontext import dumps
+from ..facts.coltypes import COMPRESSED_TYPES
 from . import family
 
 
@@ -91,7 +92,7 @@ def from_jsonable(col, v):
     if v is None:
         return None
     ty = col.type
-    if ty.endswith("_COMPRESSED"):
+    if ty in COMPRESSED_TYPES:
         return family(ty).from_json_safe(col, v)
     if isinstance(v, dict) and set(v) == {"hex"}:
         return bytes.fromhex(v["hex"])

@@ -19,12 +19,12 @@ from __future__ import annotations
 import base64
 
 from ...construct_ext.jsontext import quote
+from ..facts.coltypes import COMPRESSED_TYPES
 from ..facts.charsets import (BINARY_ID, BMP_ONLY, CollationError, charset_of_id,
                               collation_name, text_codec)
 from ..values.codecs import Compressed
 from .shared import BINARY, STRING, base64_text, fail, qs
 
-COMPRESSED = frozenset({"VARCHAR_COMPRESSED", "BLOB_COMPRESSED"})
 # character sets whose ASCII is not one byte a character: never quoted text
 _WIDE = frozenset({"ucs2", "utf16", "utf16le", "utf32"})
 _UTF8 = frozenset({"utf8mb3", "utf8mb4"})
@@ -40,7 +40,7 @@ def bytes_json_safe(v, binary: str = "hex"):
 
 
 def from_json_safe(col, v):
-    if col.type in COMPRESSED:
+    if col.type in COMPRESSED_TYPES:
         data = v["data"]
         data = bytes.fromhex(data["hex"]) if isinstance(data, dict) else data
         return Compressed(bytes.fromhex(v["compressed"]), data)
@@ -146,7 +146,7 @@ def text_or_base64(generic):
 
 def maxwell(col, codec, generic):
     text = text_or_base64(generic)
-    if codec.type_name in COMPRESSED:
+    if codec.type_name in COMPRESSED_TYPES:
         return lambda v: text(v.data)
     return text
 

@@ -113,6 +113,11 @@ class Connection:
             self.send(conn.EofPacket, {"warnings": 0, "status": ["AUTOCOMMIT"]}, flush=False)
         for row in result.rows:
             self.send(conn.TextRow, {"values": list(row)}, flush=False, columns=n)
+        self.end_of_rows(eof)
+
+    def end_of_rows(self, eof: bool) -> None:
+        """A result set's last packet: EOF, or the OK packet that replaces it when the client
+        asked for CLIENT_DEPRECATE_EOF (``eof`` False)."""
         if eof:
             self.send(conn.EofPacket, {"warnings": 0, "status": ["AUTOCOMMIT"]})
         else:
@@ -239,12 +244,7 @@ class Connection:
                 None if v is None else int(v) if kind == server_sql.TYPE_LONGLONG else
                 str(v).encode("utf-8") for v, kind in zip(row, types)]}, flush=False,
                 columns=n, types=types)
-        if eof:
-            self.send(conn.EofPacket, {"warnings": 0, "status": ["AUTOCOMMIT"]})
-        else:
-            self.send(conn.OkPacket, {"header": conn.EOF_HEADER, "affected_rows": 0,
-                                      "last_insert_id": 0, "status": ["AUTOCOMMIT"],
-                                      "warnings": 0, "info": ""})
+        self.end_of_rows(eof)
 
     def query(self, sql: str):
         self.reply(server_sql.answer(self.session, sql), self.result)
