@@ -13,7 +13,16 @@
 
 from __future__ import annotations
 
+from io import BytesIO
+
 from ..construct_ext import cache
+from .facts.codes import TABLE_MAP_EVENT
+
+# Bodies whose parse is remembered per file (per context) by their bytes: a server writes
+# the same TABLE_MAP before every rows event of a table, byte for byte (its header differs:
+# it is parsed each time). At most REMEMBERED_LIMIT bodies per file.
+REMEMBERED = frozenset({TABLE_MAP_EVENT})
+REMEMBERED_LIMIT = 4096
 
 UNITS = {
     "header": "binlog_schema.format.events.envelope:CommonHeader",
@@ -61,14 +70,44 @@ class Bodies:
             table = tables[part]
             for kind in kinds:
                 if kind in table:
-                    table[kind] = unit(f"body.{kind}.{part}")[part]
+                    table[kind] = _loaded(kind, part)
 
     @staticmethod
     def _loader(kind, part, table):
         def first(*args):
-            table[kind] = unit(f"body.{kind}.{part}")[part]
+            table[kind] = _loaded(kind, part)
             return table[kind](*args)
         return first
+
+
+def _loaded(kind: int, part: str):
+    function = unit(f"body.{kind}.{part}")[part]
+    return remembered(function) if part == "parse" and kind in REMEMBERED else function
+
+
+def remembered(parse):
+    """``parse`` (a compiled body parser ``f(io, this)``) whose results are remembered in
+    the context's ``extra["_bodies"]`` by the body's bytes: the same bytes in one file give
+    the same value, which is returned again (readers do not change a parsed value). Only
+    for a body read from the start of a BytesIO (the fast path); a TrackingIO (errors with offsets)
+    parses each time."""
+    def run(io, this):
+        ctx = this["_params"].get("ctx") if type(io) is BytesIO else None
+        if ctx is None or io.tell():
+            return parse(io, this)
+        memo = ctx.extra.get("_bodies")
+        if memo is None:
+            memo = ctx.extra["_bodies"] = {}
+        key = io.getvalue()
+        hit = memo.get(key)
+        if hit is not None:
+            io.seek(hit[1])
+            return hit[0]
+        value = parse(io, this)
+        if len(memo) < REMEMBERED_LIMIT:
+            memo[key] = (value, io.tell())
+        return value
+    return run
 
 
 def warm() -> None:

@@ -174,3 +174,24 @@ def test_context_carries_the_table_id_width():
             row_metadata="none").to_bytes()
     assert e.type.__name__ == "BuildError"
     assert Context(table_id_size=4)["table_id_size"] == 4
+
+
+def test_a_repeated_table_map_body_is_parsed_once_per_file():
+    # servers write the same TABLE_MAP before each transaction: its body is parsed once per
+    # context (file) and remembered by its bytes; the header is parsed each time
+    tm = _tm([dict(type="LONG", nullable=True), dict(type="VARCHAR", max_length=40,
+                                                      nullable=False)])
+    first = tm.to_bytes()
+    later = _tm([dict(type="LONG", nullable=True), dict(type="VARCHAR", max_length=40,
+                                                       nullable=False)],
+                header={"timestamp": 99, "type_code": 19, "server_id": 1, "log_pos": 0,
+                        "flags": []}).to_bytes()
+    assert first[19:-4] == later[19:-4] and first[:19] != later[:19]
+    ctx = tm.context()
+    a, b = parse_event(first, ctx), parse_event(later, ctx)
+    assert a["body"] is b["body"] and a["header"]["timestamp"] == 1
+    assert b["header"]["timestamp"] == 99
+    other = parse_event(later, tm.context())       # another file: parsed anew, equal
+    assert other["body"] is not a["body"] and other["body"] == a["body"]
+    changed = _tm([dict(type="LONG", nullable=True)]).to_bytes()
+    assert parse_event(changed, ctx)["body"]["column_count"] == 1

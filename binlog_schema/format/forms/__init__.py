@@ -53,11 +53,19 @@ FAMILY_OF = {
 }
 
 
+_LOADED: dict = {}   # column type -> its family module, once imported
+
+
 def family(type_name: str):
     """The family module of a column type; None for a type that holds no values of its own
     (NULL) or that no server logs."""
-    name = FAMILY_OF.get(type_name)
-    return None if name is None else import_module(f"{__name__}.{name}")
+    module = _LOADED.get(type_name)
+    if module is None:
+        name = FAMILY_OF.get(type_name)
+        if name is None:
+            return None
+        module = _LOADED[type_name] = import_module(f"{__name__}.{name}")
+    return module
 
 
 def families():
