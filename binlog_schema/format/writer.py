@@ -25,12 +25,24 @@ class BinlogWriter:
         self.f.write(MAGIC)
         self.pos = 4
         self.ctx = ctx or Context(checksum=False)
+        self._placed = None   # (a context, its copy at this writer's place)
+
+    def _here(self, ctx: Context) -> Context:
+        """``ctx`` at this writer's offset: a copy the writer keeps and moves from event to
+        event (a copy per event would drop the compiled code's caches with it), made anew
+        when the context changes. It never leaves the writer: the events built with it are
+        bytes."""
+        placed = self._placed
+        if placed is None or placed[0] is not ctx:
+            placed = self._placed = (ctx, ctx.replace(offset=self.pos))
+        else:
+            placed[1].offset = self.pos
+        return placed[1]
 
     def write(self, value, ctx: Context | None = None) -> int:
         """Build and write one event; returns its offset. An FDE changes the context for the
         events after it."""
-        ctx = (ctx or self.ctx).replace(offset=self.pos)
-        data = build_event(value, ctx)
+        data = build_event(value, self._here(ctx or self.ctx))
         offset = self.pos
         self.f.write(data)
         self.pos += len(data)
@@ -67,7 +79,7 @@ class BinlogWriter:
                   "server_id": int.from_bytes(raw[5:9], "little"), "log_pos": None,
                   "flags": int.from_bytes(raw[FLAGS_AT:FLAGS_AT + 2], "little")}
         body = raw[HEADER_SIZE:len(raw) - checksum_length(kind, None, rec.ctx)]
-        data = frame_event(header, body, self.ctx.replace(offset=self.pos))
+        data = frame_event(header, body, self._here(self.ctx))
         offset = self.pos
         self.f.write(data)
         self.pos += len(data)
