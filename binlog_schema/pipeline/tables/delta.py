@@ -10,7 +10,17 @@
   so a run that fails before it leaves the last version whole (unreferenced files may stay
   in the directory; ``VACUUM`` removes them);
 * :func:`merge_table`: a MERGE of staged rows by key (null-safe), deletes included;
-* :func:`last_metadata`, :func:`is_delta`.
+* :func:`same_columns`: whether a table holds the columns of a Spark schema (a MERGE of rows
+  of that schema changes none of its columns);
+* :func:`last_metadata`, :func:`version_of`, :func:`is_delta`.
+
+Table properties (``properties`` of :func:`replace_table` and :func:`merge_table`, e.g.
+:data:`CHANGE_DATA_FEED`) are set when the table is created, and on an existing table that
+lacks them before the commit (a commit of its own). With the change data feed on, deltalake's
+MERGE writes ``_change_data`` files (insert, update_preimage, update_postimage, delete);
+the commits written here (:func:`replace_table`, :func:`commit_parts`) add and remove whole
+files, which change data readers read as a delete of every row removed and an insert of
+every row added (the Delta protocol's rule for a version without ``cdc`` actions).
 
 Commit metadata (a JSON-able dict) is stored as JSON text in the commit's ``userMetadata``
 (Delta's field for it: Spark's ``DESCRIBE HISTORY`` shows it, :func:`last_metadata` reads it).
@@ -51,6 +61,9 @@ from binlog_schema.pipeline.fsio import local_path
 from binlog_schema.pipeline.tasks.parts import SPARK_METADATA, part_files
 
 NTZ_FEATURE = "timestampNtz"
+CDF_FEATURE = "changeDataFeed"
+CDF_PROPERTY = "delta.enableChangeDataFeed"
+CHANGE_DATA_FEED = {CDF_PROPERTY: "true"}    # the table property of the change data feed
 NOTE = "{} as {} (a type Delta Lake does not have)"
 
 
@@ -61,6 +74,11 @@ def is_delta(path: str) -> bool:
     """Whether a Delta table is at ``path``."""
     from deltalake import DeltaTable
     return DeltaTable.is_deltatable(_uri(path))
+
+
+def version_of(path: str) -> int:
+    """The latest version of the Delta table at ``path``."""
+    return _table(path).version()
 
 
 def last_metadata(path: str) -> dict | None:
@@ -105,34 +123,38 @@ def commit_parts(path: str, metadata: dict | None = None, mode: str = "overwrite
     return _commit(table, schema, adds + removes, "append", metadata)
 
 
-def replace_table(path: str, staged: str, metadata: dict | None = None) -> int:
+def replace_table(path: str, staged: str, metadata: dict | None = None,
+                  properties: dict | None = None) -> int:
     """The Parquet files under the directory ``staged`` (``part-*.parquet``, one schema:
     Spark's output) become the whole content of the Delta table at ``path`` (created when
     absent; its schema may differ from the last version's): the files are moved into the
     table's directory under new names, then ONE commit replaces the table's files with
     them (older versions stay readable). A failure before that commit (``staged`` missing or
     empty, files of different schemas...) leaves the table as it was. ``staged`` may be
-    removed afterwards. Returns the new version."""
+    removed afterwards. ``properties``: table properties (see the module's docstring).
+    Returns the new version."""
     _checked(metadata)
     files = _listed(staged)
     schema, adds = _describe(files)    # (every footer read, and agreeing, before any move)
     for add, (_, moved) in zip(adds, _move_in(files, path)):
         add["path"] = _name(moved)
     if not is_delta(path):
-        return _create(path, schema, adds, metadata)
-    return _commit(_table(path), schema, adds, "overwrite", metadata)
+        return _create(path, schema, adds, metadata, properties)
+    table = _table(path)
+    _ensure_properties(table, properties)
+    return _commit(table, schema, adds, "overwrite", metadata)
 
 
 def merge_table(path: str, staged: str, keys, deleted: str = "_deleted",
-                metadata: dict | None = None) -> int:
+                metadata: dict | None = None, properties: dict | None = None) -> int:
     """MERGE the rows of the Parquet files under ``staged`` into the Delta table at
     ``path`` by the columns ``keys`` (null-safe equality: null matches null), in one commit:
     a row whose boolean column ``deleted`` is true deletes the matching row (nothing when
     none matches); any other row updates every column of the matching row or is inserted.
     ``deleted`` is not stored in the table (a staged set without that column deletes
     nothing); columns new in ``staged`` are added to the table. Each key at most once in
-    ``staged``. No table at ``path``: one is created with the rows not deleted. Returns the
-    version."""
+    ``staged``. No table at ``path``: one is created with the rows not deleted.
+    ``properties``: table properties (see the module's docstring). Returns the version."""
     keys = [keys] if isinstance(keys, str) else list(keys)
     _checked(metadata)
     files = _listed(staged)
@@ -145,9 +167,10 @@ def merge_table(path: str, staged: str, keys, deleted: str = "_deleted",
         raise ValueError("column names with a backtick cannot be merge keys")
     drop = deleted if deleted in names else None
     if not is_delta(path):
-        return _create_from_rows(path, files, schema, drop, metadata)
+        return _create_from_rows(path, files, schema, drop, metadata, properties)
     from deltalake import DeltaTable
     table = DeltaTable(_uri(path))
+    _ensure_properties(table, properties)
     _ensure_features(table, schema)
     source = _reader(files, schema)
     match = " AND ".join(f"(t.`{k}` IS NOT DISTINCT FROM s.`{k}`)" for k in keys)
@@ -162,6 +185,25 @@ def merge_table(path: str, staged: str, keys, deleted: str = "_deleted",
         merger = merger.when_matched_update_all().when_not_matched_insert_all()
     merger.execute()
     return _table(path).version()
+
+
+def same_columns(path: str, spark_schema: dict) -> bool:
+    """Whether the Delta table at ``path`` has the columns of ``spark_schema`` (a Spark
+    schema in its JSON form, as Spark writes it to Parquet: see the module's docstring on
+    intervals), in order, by name and type (nullability and field metadata aside)."""
+    want = _delta_type(spark_schema)[0]
+    have = json.loads(_table(path).schema().to_json())
+    return _bare(have) == _bare(want)
+
+
+def _bare(t):
+    """A Delta type in its JSON form without nullability and field metadata."""
+    if isinstance(t, dict):
+        return {k: _bare(v) for k, v in t.items()
+                if k not in ("nullable", "metadata", "containsNull", "valueContainsNull")}
+    if isinstance(t, list):
+        return [_bare(x) for x in t]
+    return t
 
 
 # ---------------------------------------------------------------------------------------
@@ -409,21 +451,22 @@ def _user_metadata(commit: dict) -> dict:
     return value if isinstance(value, dict) else {"userMetadata": text}
 
 
-def _create(path: str, schema: str, adds, metadata) -> int:
+def _create(path: str, schema: str, adds, metadata, properties=None) -> int:
     """Version 0 of a table at ``path`` of the files ``adds`` describes (they are there)."""
     if any(name == "timestamp_ntz" and in_map
            for name, in_map in _type_names(json.loads(schema))):
-        _write_first_commit(path, schema, adds, metadata)
+        _write_first_commit(path, schema, adds, metadata, properties)
         return 0
     from deltalake import Schema
     from deltalake.transaction import AddAction, create_table_with_add_actions
     create_table_with_add_actions(_uri(path), Schema.from_json(schema),
                                   [AddAction(**a) for a in adds], mode="error",
+                                  configuration=dict(properties or {}) or None,
                                   commit_properties=_properties(metadata))
     return 0
 
 
-def _create_from_rows(path, files, schema, drop, metadata) -> int:
+def _create_from_rows(path, files, schema, drop, metadata, properties=None) -> int:
     """A new table of the staged rows not deleted (``drop``: the deleted column), written
     into its directory as one part file."""
     import pyarrow.compute as pc
@@ -452,7 +495,7 @@ def _create_from_rows(path, files, schema, drop, metadata) -> int:
         parsed = json.loads(schema)
         parsed["fields"] = [f for f in parsed["fields"] if f["name"] != drop]
         schema = json.dumps(parsed)
-    return _create(path, schema, _describe([(filesystem, where)])[1], metadata)
+    return _create(path, schema, _describe([(filesystem, where)])[1], metadata, properties)
 
 
 def _reader(files, schema: str):
@@ -500,7 +543,21 @@ def _ensure_features(table, schema: str):
     table.update_incremental()
 
 
-def _write_first_commit(path: str, schema: str, adds, metadata):
+def _ensure_properties(table, properties):
+    """Set the table properties of ``properties`` an existing table lacks (a commit of its
+    own, keeping the latest commit's metadata: the content is unchanged)."""
+    have = table.metadata().configuration or {}
+    missing = {k: v for k, v in (properties or {}).items() if have.get(k) != v}
+    if not missing:
+        return
+    from deltalake import CommitProperties
+    previous = table.history(1)[0].get("userMetadata")
+    table.alter.set_table_properties(missing, commit_properties=CommitProperties(
+        custom_metadata={"userMetadata": previous} if previous else None))
+    table.update_incremental()
+
+
+def _write_first_commit(path: str, schema: str, adds, metadata, properties=None):
     """Version 0 of a table whose protocol needs ``timestampNtz`` (which deltalake 1.6.6
     misses inside maps), as the Delta protocol lays it out: commit information, protocol,
     metadata, one add action per file. Local: written beside it and linked into place, so
@@ -511,13 +568,16 @@ def _write_first_commit(path: str, schema: str, adds, metadata):
             "engineInfo": "binlog-schema"}
     if metadata is not None:
         info["userMetadata"] = _text(metadata)
+    configuration = dict(properties or {})
+    writer = [NTZ_FEATURE] + ([CDF_FEATURE] if configuration.get(CDF_PROPERTY) == "true"
+                              else [])
     actions = [{"commitInfo": info},
                {"protocol": {"minReaderVersion": 3, "minWriterVersion": 7,
-                             "readerFeatures": [NTZ_FEATURE], "writerFeatures": [NTZ_FEATURE]}},
+                             "readerFeatures": [NTZ_FEATURE], "writerFeatures": writer}},
                {"metaData": {"id": str(uuid.uuid4()),
                              "format": {"provider": "parquet", "options": {}},
                              "schemaString": schema, "partitionColumns": [],
-                             "configuration": {}, "createdTime": now}}]
+                             "configuration": configuration, "createdTime": now}}]
     actions += [{"add": {"path": quote(a["path"]), "partitionValues": {}, "size": a["size"],
                          "modificationTime": a["modification_time"], "dataChange": True,
                          "stats": a["stats"]}} for a in adds]
