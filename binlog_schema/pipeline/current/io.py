@@ -145,7 +145,8 @@ def write_tables(spark, folded, live: dict, out, fmt, flavor, counts, state, bas
             from binlog_schema.pipeline.tables import delta
             staged = f"{out}/_binlog_schema/work/staged/{life.name[0]}/{life.name[1]}"
             meta, props = {"binlog_schema": name}, delta.CHANGE_DATA_FEED
-            keys = merge_keys(life, cols, state) if base == out else None
+            keys = merge_keys(life, cols, state) if base == out and delta.is_delta(path) \
+                else None
             version = None if keys is None else merge_changes(
                 spark, typed, read_table(spark, path, fmt), path, keys,
                 (state or {}).get("applied", {}).get("okey", ""), staged, meta, props)
