@@ -14,6 +14,10 @@ pass:
     under its new name); the Parquet tables also read back through Spark;
 (b) ``--format delta``: (a) again, and part a into r1 (== the state after part a), then part b
     with ``--base r1`` into r2 (== the final state), read back with deltalake and with DuckDB;
+    and part b on a copy of r1 in place (``--base`` and ``--out`` one folder): the final
+    state again, each table the run commits by MERGE counting, in its Delta log, the keys
+    the server's states after a and after b say were deleted and inserted, and no more
+    source rows than keys changed;
 (c) incremental == whole, as a property (in this process, one Spark session for every run):
     for every split point at a file boundary, the files after it with ``--base`` of the run
     over the files before it (itself a chain of runs of one file each, ``--base`` the run
@@ -32,7 +36,10 @@ or Java, likewise.
 from __future__ import annotations
 
 import concurrent.futures
+import json
 import os
+import re
+import shutil
 import threading
 import time
 
@@ -76,7 +83,9 @@ class Runs:
         "delta-all": ("ab", None, ("--format", "delta")),
         "delta-r1": ("a", None, ("--format", "delta")),
         "delta-r2": ("b", "delta-r1", ("--format", "delta")),
+        "delta-merge": ("b", "delta-r1", ("--format", "delta")),
     }
+    IN_PLACE = {"delta-merge"}   # runs on a copy of their base, in it (Delta's MERGE)
 
     def __init__(self, binlogs, tmp):
         self.binlogs, self.tmp, self.done = binlogs, tmp, {}
@@ -106,9 +115,12 @@ class Runs:
                 base_out = self.done[(name, base)][0] if base else None
                 if not base or (base_out is not None and
                                 (base_out / "_binlog_schema" / "state.json").exists()):
+                    out = self.tmp / f"{name}-{run}"
+                    if base and run in self.IN_PLACE:
+                        shutil.copytree(base_out, out)
+                        base_out = out
                     if base:
                         extra += ["--base", base_out]
-                    out = self.tmp / f"{name}-{run}"
                     proc = spark_current(self.inputs(name, parts), out, *extra,
                                          env=dict(os.environ, TZ=RUN_TZ))
             except Exception as e:  # noqa: BLE001 - (a timeout): said by get()
@@ -170,6 +182,7 @@ NEEDS = {
     "test_every_split_gives_the_single_run": ["all"],
     "test_delta_gives_the_final_state": ["delta-all"],
     "test_delta_incremental_gives_the_final_state": ["delta-r2"],
+    "test_delta_in_place_commits_changed_keys_by_merge": ["delta-merge"],
 }
 
 
@@ -333,6 +346,75 @@ def test_delta_incremental_gives_the_final_state(binlogs, runs, name):
         r2, binlogs[name]["after-b"], reader=read_delta_duckdb, check_types=False)]
     _no_problems(problems, f"--format delta: part a into r1, part b with --base r1 into r2 "
                  f"({name} pass)")
+
+
+@pytest.mark.parametrize("name", PASSES)
+def test_delta_in_place_commits_changed_keys_by_merge(binlogs, runs, name):
+    """Part b on a copy of r1, in it: the final state (deltalake, DuckDB); a table the run
+    commits by MERGE has the same columns after a and after b, its MERGE's key is a key of
+    the server's rows in both, and its
+    MERGE deletes and inserts the keys the server's two states say were deleted and
+    inserted, updates at most the keys held in both (at least those whose row differs), and
+    is given no other row."""
+    r1, problems = runs.get(name, "delta-r1")
+    out, more = runs.get(name, "delta-merge")
+    problems += [f"(in place) {p}" for p in more]
+    after_a, after_b = binlogs[name]["after-a"]["tables"], binlogs[name]["after-b"]["tables"]
+    problems += [f"(in place, deltalake) {p}" for p in compare_output(
+        out, binlogs[name]["after-b"], reader=read_delta, time_forms="any")]
+    problems += [f"(in place, DuckDB, {duckdb_how()}) {p}" for p in compare_output(
+        out, binlogs[name]["after-b"], reader=read_delta_duckdb, check_types=False)]
+    merged = []
+    for table in output_tables(out):
+        before = len(_delta_log(table_dir(r1, table))) if table in after_a else 0
+        new = _delta_log(table_dir(out, table))[before:]
+        merges = [c for c in new if c["operation"] == "MERGE"]
+        if not merges:
+            continue
+        merged.append(table)
+        a, b = after_a.get(table), after_b[table]
+        key = [k[1:-1].replace('""', '"') if k.startswith('"') else k for k in re.findall(
+            r't\.("(?:[^"]|"")+"|\w+) IS NOT DISTINCT FROM',
+            merges[-1]["operationParameters"]["mergePredicate"])]   # (as deltalake says it)
+        if a is None or not key or a["columns"] != b["columns"]:
+            problems.append(f"{table}: committed by MERGE by {key}, but its columns changed")
+            continue
+        ka, kb = _keyed_rows(a, key), _keyed_rows(b, key)
+        if len(ka) != len(a["rows"]) or len(kb) != len(b["rows"]):
+            problems.append(f"{table}: committed by MERGE by {key}, not a key on the server")
+            continue
+        m = merges[-1]["operationMetrics"]
+        differ = {k for k in ka.keys() & kb.keys() if ka[k] != kb[k]}
+        got = (m["num_target_rows_deleted"], m["num_target_rows_inserted"])
+        want = (len(ka.keys() - kb.keys()), len(kb.keys() - ka.keys()))
+        if len(merges) != 1 or got != want or not \
+                len(differ) <= m["num_target_rows_updated"] <= len(ka.keys() & kb.keys()) or \
+                m["num_source_rows"] != sum(got) + m["num_target_rows_updated"]:
+            problems.append(f"{table}: {len(merges)} MERGE commits, (deleted, inserted) "
+                            f"{got} != the server's {want}, or updated "
+                            f"{m['num_target_rows_updated']} not within [{len(differ)}, "
+                            f"{len(ka.keys() & kb.keys())}], or source rows "
+                            f"{m['num_source_rows']} not those: {m}")
+    if not merged:
+        problems.append("no table committed by MERGE")
+    _no_problems(problems, f"--format delta: part b on r1 in place ({name} pass)")
+
+
+def _delta_log(path) -> list:
+    """The commitInfo of each commit of a Delta table's log, oldest first."""
+    log = os.path.join(path, "_delta_log")
+    out = []
+    for entry in sorted(n for n in os.listdir(log) if n.endswith(".json")):
+        with open(os.path.join(log, entry)) as f:
+            out += [json.loads(x)["commitInfo"] for x in f if '"commitInfo"' in x]
+    return out
+
+
+def _keyed_rows(snapshot, key) -> dict:
+    """A server snapshot's rows of a table by the columns ``key``: key -> row."""
+    names = [c["name"] for c in snapshot["columns"]]
+    at = [names.index(k) for k in key]
+    return {json.dumps([r[i] for i in at]): json.dumps(r) for r in snapshot["rows"]}
 
 
 # ------------------------------------------------------------------ (c)

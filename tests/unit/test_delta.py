@@ -207,3 +207,99 @@ def test_spark_written_files_intervals_and_int96(tmp_path):
     delta.commit_parts(str(tmp_path / "p"))
     assert [(r["k"], r["at"], r["span"]) for r in rows(tmp_path / "p")] == [
         (1, at, -3600 * 10**6), (2, None, None)]
+
+
+def changes(path, version):
+    """The change data feed of one version: sorted (change type, row without the feed's
+    columns)."""
+    t = pa.table(deltalake.DeltaTable(str(path)).load_cdf(
+        starting_version=version, ending_version=version).read_all())
+    return sorted(((r.pop("_change_type"), r) for r in t.to_pylist()
+                   if r.pop("_commit_version") == version and r.pop("_commit_timestamp")),
+                  key=repr)
+
+
+@pytest.mark.parametrize("ntz", [False, True], ids=["plain", "timestamp_ntz in a map"])
+def test_change_data_feed_of_merges_and_rewrites(tmp_path, ntz):
+    """A table created with the change data feed property (both ways a first commit is
+    written): a MERGE's changes are in the feed row by row (insert, update pre- and
+    post-image, delete: deltalake's ``_change_data`` files), a whole rewrite's as every row
+    deleted and every row inserted; protocol: writer 4, or the changeDataFeed writer feature
+    beside timestampNtz."""
+    table = tmp_path / "t"
+    first = pa.table({"k": [1, 2, 3], "v": ["a", "b", "c"]})
+    if ntz:
+        first = first.append_column("image", first_images()[0]["image"].combine_chunks()
+                                    .take([0, 1, 0]))
+    assert delta.replace_table(str(table), write_parts(tmp_path / "s1", [first]), {"run": 1},
+                               delta.CHANGE_DATA_FEED) == 0
+    t = deltalake.DeltaTable(str(table))
+    assert t.metadata().configuration == delta.CHANGE_DATA_FEED
+    protocol = t.protocol()
+    if ntz:
+        assert sorted(protocol.writer_features) == ["changeDataFeed", "timestampNtz"]
+    else:
+        assert (protocol.min_reader_version, protocol.min_writer_version) == (1, 4)
+    staged = first.slice(1, 2).append_column("_deleted", pa.array([False, True]))
+    staged = staged.set_column(1, "v", pa.array(["B", "c"]))
+    more = pa.table({**{n: staged.column(n).slice(0, 1) for n in staged.column_names},
+                     "k": [4], "v": ["d"]}).select(staged.column_names)
+    assert delta.merge_table(str(table), write_parts(tmp_path / "s2", [staged, more]), ["k"],
+                             metadata={"run": 2}) == 1
+    bare = [{"k": r["k"], "v": r["v"]} for r in rows(table)]
+    assert bare == [{"k": 1, "v": "a"}, {"k": 2, "v": "B"}, {"k": 4, "v": "d"}]
+    got = [(kind, r["k"], r["v"]) for kind, r in changes(table, 1)]
+    assert got == sorted([("update_preimage", 2, "b"), ("update_postimage", 2, "B"),
+                          ("delete", 3, "c"), ("insert", 4, "d")], key=repr)
+    assert delta.replace_table(str(table), write_parts(tmp_path / "s3", [first]), {"run": 3},
+                               delta.CHANGE_DATA_FEED) == 2
+    got = [(kind, r["k"]) for kind, r in changes(table, 2)]
+    assert got == sorted([("delete", 1), ("delete", 2), ("delete", 4), ("insert", 1),
+                          ("insert", 2), ("insert", 3)], key=repr)
+
+
+def test_properties_set_on_a_table_without_them(tmp_path):
+    """A table created without the property gets it by a commit of its own (the content's
+    metadata kept) before the MERGE, whose changes are then in the feed; the property there:
+    no commit more."""
+    table = str(tmp_path / "t")
+    delta.replace_table(table, write_parts(tmp_path / "s1", [pa.table({"k": [1], "v": [1]})]),
+                        {"run": 1})
+    assert "delta.enableChangeDataFeed" not in \
+        deltalake.DeltaTable(table).metadata().configuration
+    staged = pa.table({"k": [1, 2], "v": [5, 6]})
+    assert delta.merge_table(table, write_parts(tmp_path / "s2", [staged]), ["k"],
+                             metadata={"run": 2}, properties=delta.CHANGE_DATA_FEED) == 2
+    history = deltalake.DeltaTable(table).history()
+    assert json.loads(history[1]["userMetadata"]) == {"run": 1}
+    assert history[0]["operation"] == "MERGE"
+    assert [(kind, r["k"], r["v"]) for kind, r in changes(table, 2)] == [
+        ("insert", 2, 6), ("update_postimage", 1, 5), ("update_preimage", 1, 1)]
+    staged = pa.table({"k": [3], "v": [7]})
+    assert delta.merge_table(table, write_parts(tmp_path / "s3", [staged]), ["k"],
+                             properties=delta.CHANGE_DATA_FEED) == 3
+
+
+def test_same_columns(tmp_path):
+    """Whether a table has a Spark schema's columns: by name, order and type (intervals as
+    Spark's files hold them), nullability and field metadata aside."""
+    table = str(tmp_path / "t")
+    spark_written(str(tmp_path / "s1" / "part-00000.parquet"),
+                  pa.table({"k": pa.array([1], pa.int64()),
+                            "span": pa.array([dt.timedelta(1)], pa.duration("us"))}),
+                  [("k", "long"), ("span", "interval day to second")])
+    delta.replace_table(table, str(tmp_path / "s1"))
+
+    def schema(*fields, nullable=True):
+        return {"type": "struct", "fields": [{"name": n, "type": t, "nullable": nullable,
+                                              "metadata": {}} for n, t in fields]}
+    assert delta.same_columns(table, schema(("k", "long"), ("span", "interval day to second")))
+    assert delta.same_columns(table, schema(("k", "long"), ("span", "interval day to second"),
+                                            nullable=False))
+    assert not delta.same_columns(table, schema(("span", "interval day to second"),
+                                                ("k", "long")))
+    assert not delta.same_columns(table, schema(("k", "integer"),
+                                                ("span", "interval day to second")))
+    assert not delta.same_columns(table, schema(("k", "long"),
+                                                ("span", "interval day to second"),
+                                                ("note", "string")))

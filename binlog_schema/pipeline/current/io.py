@@ -140,11 +140,20 @@ def write_tables(spark, folded, live: dict, out, fmt, flavor, counts, state, bas
         entry = {"rows": sizes.get(o, 0), "inserted": counts.get(o, {}).get("insert", 0),
                  "updated": counts.get(o, {}).get("update", 0),
                  "deleted": counts.get(o, {}).get("delete", 0)}
-        if fmt == "delta":
+        if fmt == "delta":   # (by MERGE where it can: see commit.py)
+            from binlog_schema.pipeline.current.commit import merge_changes, merge_keys
             from binlog_schema.pipeline.tables import delta
             staged = f"{out}/_binlog_schema/work/staged/{life.name[0]}/{life.name[1]}"
-            typed.write.mode("overwrite").parquet(staged)
-            entry["version"] = delta.replace_table(path, staged, {"binlog_schema": name})
+            meta, props = {"binlog_schema": name}, delta.CHANGE_DATA_FEED
+            keys = merge_keys(life, cols, state) if base == out and delta.is_delta(path) \
+                else None
+            version = None if keys is None else merge_changes(
+                spark, typed, read_table(spark, path, fmt), path, keys,
+                (state or {}).get("applied", {}).get("okey", ""), staged, meta, props)
+            if version is None:
+                typed.write.mode("overwrite").parquet(staged)
+                version = delta.replace_table(path, staged, meta, props)
+            entry["version"] = version
         else:
             typed.write.mode("overwrite").parquet(path)
         return name, entry

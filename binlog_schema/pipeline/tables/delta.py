@@ -10,7 +10,17 @@
   so a run that fails before it leaves the last version whole (unreferenced files may stay
   in the directory; ``VACUUM`` removes them);
 * :func:`merge_table`: a MERGE of staged rows by key (null-safe), deletes included;
-* :func:`last_metadata`, :func:`is_delta`.
+* :func:`same_columns`: whether a table holds the columns of a Spark schema (a MERGE of rows
+  of that schema changes none of its columns);
+* :func:`last_metadata`, :func:`version_of`, :func:`is_delta`.
+
+Table properties (``properties`` of :func:`replace_table` and :func:`merge_table`, e.g.
+:data:`CHANGE_DATA_FEED`) are set when the table is created, and on an existing table that
+lacks them before the commit (a commit of its own). With the change data feed on, deltalake's
+MERGE writes ``_change_data`` files (insert, update_preimage, update_postimage, delete);
+the commits written here (:func:`replace_table`, :func:`commit_parts`) add and remove whole
+files, which change data readers read as a delete of every row removed and an insert of
+every row added (the Delta protocol's rule for a version without ``cdc`` actions).
 
 Commit metadata (a JSON-able dict) is stored as JSON text in the commit's ``userMetadata``
 (Delta's field for it: Spark's ``DESCRIBE HISTORY`` shows it, :func:`last_metadata` reads it).
@@ -21,14 +31,7 @@ are (its object stores, credentials from the environment) and listed or moved wi
 ``pyarrow.fs``: they work as far as both reach them, untested here; there the first commit
 written here (see below) cannot be an atomic put-if-absent.
 
-Types: the Delta schema is the Spark schema every part file carries in its key-value
-metadata (``org.apache.spark.sql.parquet.row.metadata``: the tasks' files and Spark's alike;
-without it, the file's Arrow schema). Delta Lake has no interval type: a day-time interval
-(Spark's type for MySQL TIME, ``Value.time`` of ``row_changes``) is a ``long`` of
-microseconds in the Delta schema, which is the INT64 the Parquet file already holds (a
-year-month interval an ``integer`` of months; Spark 4.1's TIME type a ``long`` of microseconds
-since midnight; an Arrow duration or time of day an integer of its unit), and the field gets a
-``comment`` saying so. Nothing else changes.
+Types: the Delta schema of the part files is :mod:`.delta_types`'s.
 
 deltalake 1.6.6 derives a new table's protocol from its schema but misses ``timestamp_ntz``
 inside a map (``Value.datetime`` of ``row_changes``), then refuses the table: that first
@@ -48,10 +51,14 @@ import uuid
 from urllib.parse import quote
 
 from binlog_schema.pipeline.fsio import local_path
-from binlog_schema.pipeline.tasks.parts import SPARK_METADATA, part_files
+from binlog_schema.pipeline.tables.delta_types import (bare_type, delta_type, file_stats,
+                                                      schema_of, type_names)
+from binlog_schema.pipeline.tasks.parts import part_files
 
 NTZ_FEATURE = "timestampNtz"
-NOTE = "{} as {} (a type Delta Lake does not have)"
+CDF_FEATURE = "changeDataFeed"
+CDF_PROPERTY = "delta.enableChangeDataFeed"
+CHANGE_DATA_FEED = {CDF_PROPERTY: "true"}    # the table property of the change data feed
 
 
 # ---------------------------------------------------------------------------------------
@@ -61,6 +68,11 @@ def is_delta(path: str) -> bool:
     """Whether a Delta table is at ``path``."""
     from deltalake import DeltaTable
     return DeltaTable.is_deltatable(_uri(path))
+
+
+def version_of(path: str) -> int:
+    """The latest version of the Delta table at ``path``."""
+    return _table(path).version()
 
 
 def last_metadata(path: str) -> dict | None:
@@ -105,34 +117,38 @@ def commit_parts(path: str, metadata: dict | None = None, mode: str = "overwrite
     return _commit(table, schema, adds + removes, "append", metadata)
 
 
-def replace_table(path: str, staged: str, metadata: dict | None = None) -> int:
+def replace_table(path: str, staged: str, metadata: dict | None = None,
+                  properties: dict | None = None) -> int:
     """The Parquet files under the directory ``staged`` (``part-*.parquet``, one schema:
     Spark's output) become the whole content of the Delta table at ``path`` (created when
     absent; its schema may differ from the last version's): the files are moved into the
     table's directory under new names, then ONE commit replaces the table's files with
     them (older versions stay readable). A failure before that commit (``staged`` missing or
     empty, files of different schemas...) leaves the table as it was. ``staged`` may be
-    removed afterwards. Returns the new version."""
+    removed afterwards. ``properties``: table properties (see the module's docstring).
+    Returns the new version."""
     _checked(metadata)
     files = _listed(staged)
     schema, adds = _describe(files)    # (every footer read, and agreeing, before any move)
     for add, (_, moved) in zip(adds, _move_in(files, path)):
         add["path"] = _name(moved)
     if not is_delta(path):
-        return _create(path, schema, adds, metadata)
-    return _commit(_table(path), schema, adds, "overwrite", metadata)
+        return _create(path, schema, adds, metadata, properties)
+    table = _table(path)
+    _ensure_properties(table, properties)
+    return _commit(table, schema, adds, "overwrite", metadata)
 
 
 def merge_table(path: str, staged: str, keys, deleted: str = "_deleted",
-                metadata: dict | None = None) -> int:
+                metadata: dict | None = None, properties: dict | None = None) -> int:
     """MERGE the rows of the Parquet files under ``staged`` into the Delta table at
     ``path`` by the columns ``keys`` (null-safe equality: null matches null), in one commit:
     a row whose boolean column ``deleted`` is true deletes the matching row (nothing when
     none matches); any other row updates every column of the matching row or is inserted.
     ``deleted`` is not stored in the table (a staged set without that column deletes
     nothing); columns new in ``staged`` are added to the table. Each key at most once in
-    ``staged``. No table at ``path``: one is created with the rows not deleted. Returns the
-    version."""
+    ``staged``. No table at ``path``: one is created with the rows not deleted.
+    ``properties``: table properties (see the module's docstring). Returns the version."""
     keys = [keys] if isinstance(keys, str) else list(keys)
     _checked(metadata)
     files = _listed(staged)
@@ -145,9 +161,10 @@ def merge_table(path: str, staged: str, keys, deleted: str = "_deleted",
         raise ValueError("column names with a backtick cannot be merge keys")
     drop = deleted if deleted in names else None
     if not is_delta(path):
-        return _create_from_rows(path, files, schema, drop, metadata)
+        return _create_from_rows(path, files, schema, drop, metadata, properties)
     from deltalake import DeltaTable
     table = DeltaTable(_uri(path))
+    _ensure_properties(table, properties)
     _ensure_features(table, schema)
     source = _reader(files, schema)
     match = " AND ".join(f"(t.`{k}` IS NOT DISTINCT FROM s.`{k}`)" for k in keys)
@@ -162,6 +179,15 @@ def merge_table(path: str, staged: str, keys, deleted: str = "_deleted",
         merger = merger.when_matched_update_all().when_not_matched_insert_all()
     merger.execute()
     return _table(path).version()
+
+
+def same_columns(path: str, spark_schema: dict) -> bool:
+    """Whether the Delta table at ``path`` has the columns of ``spark_schema`` (a Spark
+    schema in its JSON form, as Spark writes it to Parquet: see :mod:`.delta_types` on
+    intervals), in order, by name and type (nullability and field metadata aside)."""
+    want = delta_type(spark_schema)[0]
+    have = json.loads(_table(path).schema().to_json())
+    return bare_type(have) == bare_type(want)
 
 
 # ---------------------------------------------------------------------------------------
@@ -243,7 +269,7 @@ def _describe(files) -> tuple:
     for filesystem, path in files:
         meta = pq.read_metadata(path, filesystem=filesystem)
         if first is None:
-            first, schema = meta.schema, _schema_of(meta)
+            first, schema = meta.schema, schema_of(meta)
         elif not meta.schema.equals(first):
             raise ValueError(f"{path}: not the schema of {files[0][1]}")
         if filesystem is None:
@@ -253,125 +279,8 @@ def _describe(files) -> tuple:
             info = filesystem.get_file_info(path)
             size, mtime = info.size, int(info.mtime.timestamp() * 1000)
         adds.append({"path": _name(path), "size": size, "partition_values": {},
-                     "modification_time": mtime, "data_change": True, "stats": _stats(meta)})
+                     "modification_time": mtime, "data_change": True, "stats": file_stats(meta)})
     return schema, adds
-
-
-def _schema_of(meta) -> str:
-    """The Delta schema (JSON) of a Parquet file: its Spark schema with intervals as integers,
-    else its Arrow schema with durations as integers."""
-    spark = (meta.metadata or {}).get(SPARK_METADATA)
-    if spark is not None:
-        return json.dumps(_delta_type(json.loads(spark))[0])
-    import pyarrow as pa
-    from deltalake import Schema
-    arrow = meta.schema.to_arrow_schema()
-    fields = [_arrow_field(f) for f in arrow]
-    return Schema.from_arrow(pa.schema(fields)).to_json()
-
-
-def _delta_type(t) -> tuple:
-    """(Delta type, comment or None) of a Spark type in its JSON form: the same but
-    intervals."""
-    if isinstance(t, str):
-        if t.startswith("interval"):
-            months = "year" in t or "month" in t
-            return (("integer", NOTE.format(t, "months")) if months else
-                    ("long", NOTE.format(t, "microseconds")))
-        if t == "time" or t.startswith("time("):     # (Spark 4.1's TIME: INT64 micros)
-            return "long", NOTE.format(t, "microseconds since midnight")
-        return t, None
-    kind = t.get("type")
-    if kind == "struct":
-        fields = []
-        for f in t["fields"]:
-            inner, note = _delta_type(f["type"])
-            meta = dict(f.get("metadata") or {})
-            if note and "comment" not in meta:
-                meta["comment"] = note
-            fields.append({**f, "type": inner, "metadata": meta})
-        return {**t, "fields": fields}, None
-    if kind == "array":
-        return {**t, "elementType": _delta_type(t["elementType"])[0]}, None
-    if kind == "map":
-        return {**t, "keyType": _delta_type(t["keyType"])[0],
-                "valueType": _delta_type(t["valueType"])[0]}, None
-    return t, None
-
-
-def _arrow_field(f):
-    """An Arrow field with durations and times of day (at any depth) as integers of their
-    unit (int64; int32 for time32, as Parquet stores it)."""
-    import pyarrow as pa
-    t = f.type
-    if pa.types.is_duration(t) or pa.types.is_time(t):
-        meta = dict(f.metadata or {})
-        unit = {"s": "seconds", "ms": "milliseconds", "us": "microseconds"}.get(t.unit,
-                                                                                "nanoseconds")
-        if pa.types.is_time(t):
-            unit += " since midnight"
-        meta.setdefault(b"comment", NOTE.format(str(t), unit).encode())
-        whole = pa.int32() if pa.types.is_time32(t) else pa.int64()
-        return pa.field(f.name, whole, f.nullable, meta)
-    if pa.types.is_struct(t):
-        return f.with_type(pa.struct([_arrow_field(c) for c in t]))
-    if pa.types.is_map(t):
-        return f.with_type(pa.map_(_arrow_field(t.key_field), _arrow_field(t.item_field)))
-    if pa.types.is_list(t) or pa.types.is_large_list(t):
-        inner = _arrow_field(t.value_field)
-        return f.with_type(pa.list_(inner) if pa.types.is_list(t) else pa.large_list(inner))
-    return f
-
-
-def _type_names(t, in_map: bool = False):
-    """(primitive type name, whether inside a map) of every type in a Delta schema."""
-    if isinstance(t, str):
-        yield t, in_map
-        return
-    kind = t.get("type")
-    if kind == "struct":
-        for f in t["fields"]:
-            yield from _type_names(f["type"], in_map)
-    elif kind == "array":
-        yield from _type_names(t["elementType"], in_map)
-    elif kind == "map":
-        yield from _type_names(t["keyType"], True)
-        yield from _type_names(t["valueType"], True)
-
-
-def _stats(meta) -> str:
-    """Delta file statistics from a Parquet footer: the row count; null counts of the
-    top-level primitive columns and minimum and maximum of the integer, string and date ones
-    (where every row group has exact statistics), which readers use to skip files."""
-    import pyarrow as pa
-    out = {"numRecords": meta.num_rows}
-    columns = {meta.schema.column(i).path: i for i in range(meta.num_columns)}
-    nulls, low, high = {}, {}, {}
-    for field in meta.schema.to_arrow_schema():
-        i = columns.get(field.name)
-        if i is None:     # a nested column
-            continue
-        chunks = [meta.row_group(r).column(i) for r in range(meta.num_row_groups)]
-        stats = [c.statistics for c in chunks]
-        if not all(s is not None and s.has_null_count for s in stats):
-            continue
-        nulls[field.name] = sum(s.null_count for s in stats)
-        t = field.type
-        if not (pa.types.is_integer(t) or pa.types.is_string(t) or pa.types.is_date32(t)):
-            continue
-        valued = [s for s, c in zip(stats, chunks) if s.null_count < c.num_values]
-        if not valued or not all(s.has_min_max and getattr(s, "is_min_value_exact", True)
-                                 and getattr(s, "is_max_value_exact", True) for s in valued):
-            continue
-        lo, hi = min(s.min for s in valued), max(s.max for s in valued)
-        if pa.types.is_date32(t):
-            lo, hi = lo.isoformat(), hi.isoformat()
-        low[field.name], high[field.name] = lo, hi
-    if low:
-        out["minValues"], out["maxValues"] = low, high
-    if nulls:
-        out["nullCount"] = nulls
-    return json.dumps(out, separators=(",", ":"))
 
 
 # ---------------------------------------------------------------------------------------
@@ -409,21 +318,22 @@ def _user_metadata(commit: dict) -> dict:
     return value if isinstance(value, dict) else {"userMetadata": text}
 
 
-def _create(path: str, schema: str, adds, metadata) -> int:
+def _create(path: str, schema: str, adds, metadata, properties=None) -> int:
     """Version 0 of a table at ``path`` of the files ``adds`` describes (they are there)."""
     if any(name == "timestamp_ntz" and in_map
-           for name, in_map in _type_names(json.loads(schema))):
-        _write_first_commit(path, schema, adds, metadata)
+           for name, in_map in type_names(json.loads(schema))):
+        _write_first_commit(path, schema, adds, metadata, properties)
         return 0
     from deltalake import Schema
     from deltalake.transaction import AddAction, create_table_with_add_actions
     create_table_with_add_actions(_uri(path), Schema.from_json(schema),
                                   [AddAction(**a) for a in adds], mode="error",
+                                  configuration=dict(properties or {}) or None,
                                   commit_properties=_properties(metadata))
     return 0
 
 
-def _create_from_rows(path, files, schema, drop, metadata) -> int:
+def _create_from_rows(path, files, schema, drop, metadata, properties=None) -> int:
     """A new table of the staged rows not deleted (``drop``: the deleted column), written
     into its directory as one part file."""
     import pyarrow.compute as pc
@@ -452,7 +362,7 @@ def _create_from_rows(path, files, schema, drop, metadata) -> int:
         parsed = json.loads(schema)
         parsed["fields"] = [f for f in parsed["fields"] if f["name"] != drop]
         schema = json.dumps(parsed)
-    return _create(path, schema, _describe([(filesystem, where)])[1], metadata)
+    return _create(path, schema, _describe([(filesystem, where)])[1], metadata, properties)
 
 
 def _reader(files, schema: str):
@@ -486,7 +396,7 @@ def _commit(table, schema: str, actions, mode: str, metadata) -> int:
 def _ensure_features(table, schema: str):
     """Add the ``timestampNtz`` feature to a table about to get ``timestamp_ntz`` columns
     (its own commit, keeping the latest commit's metadata: the content is unchanged)."""
-    if not any(name == "timestamp_ntz" for name, _ in _type_names(json.loads(schema))):
+    if not any(name == "timestamp_ntz" for name, _ in type_names(json.loads(schema))):
         return
     if NTZ_FEATURE in (table.protocol().writer_features or []):
         return
@@ -500,7 +410,21 @@ def _ensure_features(table, schema: str):
     table.update_incremental()
 
 
-def _write_first_commit(path: str, schema: str, adds, metadata):
+def _ensure_properties(table, properties):
+    """Set the table properties of ``properties`` an existing table lacks (a commit of its
+    own, keeping the latest commit's metadata: the content is unchanged)."""
+    have = table.metadata().configuration or {}
+    missing = {k: v for k, v in (properties or {}).items() if have.get(k) != v}
+    if not missing:
+        return
+    from deltalake import CommitProperties
+    previous = table.history(1)[0].get("userMetadata")
+    table.alter.set_table_properties(missing, commit_properties=CommitProperties(
+        custom_metadata={"userMetadata": previous} if previous else None))
+    table.update_incremental()
+
+
+def _write_first_commit(path: str, schema: str, adds, metadata, properties=None):
     """Version 0 of a table whose protocol needs ``timestampNtz`` (which deltalake 1.6.6
     misses inside maps), as the Delta protocol lays it out: commit information, protocol,
     metadata, one add action per file. Local: written beside it and linked into place, so
@@ -511,13 +435,16 @@ def _write_first_commit(path: str, schema: str, adds, metadata):
             "engineInfo": "binlog-schema"}
     if metadata is not None:
         info["userMetadata"] = _text(metadata)
+    configuration = dict(properties or {})
+    writer = [NTZ_FEATURE] + ([CDF_FEATURE] if configuration.get(CDF_PROPERTY) == "true"
+                              else [])
     actions = [{"commitInfo": info},
                {"protocol": {"minReaderVersion": 3, "minWriterVersion": 7,
-                             "readerFeatures": [NTZ_FEATURE], "writerFeatures": [NTZ_FEATURE]}},
+                             "readerFeatures": [NTZ_FEATURE], "writerFeatures": writer}},
                {"metaData": {"id": str(uuid.uuid4()),
                              "format": {"provider": "parquet", "options": {}},
                              "schemaString": schema, "partitionColumns": [],
-                             "configuration": {}, "createdTime": now}}]
+                             "configuration": configuration, "createdTime": now}}]
     actions += [{"add": {"path": quote(a["path"]), "partitionValues": {}, "size": a["size"],
                          "modificationTime": a["modification_time"], "dataChange": True,
                          "stats": a["stats"]}} for a in adds]
