@@ -39,7 +39,9 @@ class PartWriter:
         import pyarrow.parquet as pq
         final = f"{self.out}/{self.table}/{self.name}"
         path = local_path(final)
-        options = dict(compression="snappy")
+        # (no pyarrow ARROW:schema: Spark's schema above says the exact types, and readers
+        # without Spark, Iceberg's, take the Parquet types: an interval is its INT64)
+        options = dict(compression="snappy", store_schema=False)
         if path is not None:
             self.final = path
             self.tmp = f"{os.path.dirname(path)}/.{self.name}.{uuid.uuid4().hex}.tmp"

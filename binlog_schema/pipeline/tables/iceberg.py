@@ -1,0 +1,476 @@
+"""Apache Iceberg tables from Parquet files, without a JVM: the ``pyiceberg`` package
+(imported when first used) with a SQLite catalog in the output folder, on the driver.
+
+The catalog: ``OUT/_binlog_schema/catalog.db`` (SQLite; catalog name ``binlog_schema``,
+warehouse ``OUT``); a table ``(namespace, name)`` lives at the folder the caller gives
+(``spark current``: ``OUT/<database>/<table>`` in namespace ``<database>``; ``spark
+decode``: ``OUT/<table>`` in namespace :data:`DECODE_NAMESPACE`). Its data files are in that
+folder, its metadata in ``<folder>/_iceberg`` (a hidden name, so that a Parquet reader of the
+folder does not take it for data). Local output folders only (the catalog is a SQLite file).
+
+* :func:`commit_parts`: the Parquet part files in a folder become a new table in place, in
+  one snapshot, no byte copied (the files' statistics are read from their footers);
+* :func:`replace_table`: staged Parquet files (moved into the table's folder) become the
+  whole content of a table, created when absent, its schema evolved when it changed, in one
+  snapshot;
+* :func:`upsert_table`: staged rows replace the table's rows of the same key (null-safe),
+  a row whose ``_deleted`` column is true deletes its key, in one snapshot (copy on write:
+  a data file holding a key is rewritten without it; the other files stay);
+* :func:`write_frame`: a Spark DataFrame staged and then :func:`replace_table` or
+  :func:`upsert_table`: the one entry for a job that has a DataFrame;
+* :func:`read_arrow`, :func:`data_files`, :func:`snapshots`, :func:`last_metadata`,
+  :func:`is_iceberg`.
+
+Commit metadata (a JSON-able dict) is stored in the snapshot summary as
+``binlog-schema`` (JSON text). A commit that would change nothing is not made: no snapshot.
+
+Types: the Iceberg schema is the files' Arrow schema read from the Parquet schema alone (not
+pyarrow's stored ``ARROW:schema``), where Iceberg has a type for each: Spark's timestamps
+written as ``TIMESTAMP_MICROS`` (instants: ``timestamptz``; timestamp_ntz: ``timestamp``),
+decimals, binary, dates, Spark 4.1's TIME (``time``, microseconds of a day), structs, maps
+and lists (``row_changes``' ``map<string, Value>``). A day-time interval (Spark's type for
+MySQL TIME beyond a day, ``Value.time``) is a ``long`` of microseconds, as in Delta tables
+(Parquet stores it as INT64; Iceberg has no interval type). Files without Iceberg field ids
+(Spark's, the tasks') are read through the table's name mapping.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import uuid
+
+from binlog_schema.pipeline.fsio import local_path
+from binlog_schema.pipeline.tasks.parts import part_files
+
+CATALOG = "_binlog_schema/catalog.db"     # under the output folder
+CATALOG_NAME = "binlog_schema"
+DECODE_NAMESPACE = "binlog"
+METADATA_DIR = "_iceberg"
+SUMMARY_KEY = "binlog-schema"
+DELETED = "_deleted"
+MAPPING = "schema.name-mapping.default"
+
+
+# ---------------------------------------------------------------------------------------
+# the catalog
+
+def catalog(root: str):
+    """The SQLite catalog of the output folder ``root`` (created when absent)."""
+    from pyiceberg.catalog.sql import SqlCatalog
+    local = _local(root)
+    os.makedirs(os.path.dirname(os.path.join(local, CATALOG)), exist_ok=True)
+    return SqlCatalog(CATALOG_NAME, uri=f"sqlite:///{os.path.join(local, CATALOG)}",
+                      warehouse=f"file://{local}")
+
+
+def _local(root: str) -> str:
+    local = local_path(root)
+    if local is None:
+        raise ValueError(f"{root}: Iceberg tables are written to local folders only (their "
+                         "catalog is a SQLite file there)")
+    return os.path.abspath(local)
+
+
+def is_iceberg(root: str, ident) -> bool:
+    """Whether the catalog of ``root`` holds the table ``ident`` ((namespace, name))."""
+    if not os.path.exists(os.path.join(_local(root), CATALOG)):
+        return False
+    return catalog(root).table_exists(tuple(ident))
+
+
+def load(root: str, ident):
+    return catalog(root).load_table(tuple(ident))
+
+
+def snapshots(root: str, ident) -> list:
+    """The table's snapshots, oldest first (pyiceberg Snapshot objects)."""
+    return list(load(root, ident).snapshots())
+
+
+def last_metadata(root: str, ident) -> dict | None:
+    """The commit metadata of the table's current snapshot ({} when it has none); None when
+    the table or its snapshot is absent."""
+    if not is_iceberg(root, ident):
+        return None
+    snap = load(root, ident).current_snapshot()
+    if snap is None:
+        return None
+    text = (snap.summary.additional_properties or {}).get(SUMMARY_KEY)
+    return json.loads(text) if text else {}
+
+
+def read_arrow(root: str, ident, snapshot_id=None):
+    """The table's rows (a pyarrow Table), at ``snapshot_id`` or the current snapshot."""
+    return load(root, ident).scan(snapshot_id=snapshot_id).to_arrow()
+
+
+def data_files(root: str, ident, snapshot_id=None) -> list:
+    """The paths of the data files of a snapshot (the current one by default)."""
+    table = load(root, ident)
+    return [t.file.file_path for t in table.scan(snapshot_id=snapshot_id).plan_files()]
+
+
+# ---------------------------------------------------------------------------------------
+# the public writers
+
+def commit_parts(root: str, ident, path: str, metadata: dict | None = None) -> int:
+    """The Parquet part files directly under the folder ``path`` become a new table
+    ``ident`` there, in one snapshot, without copying them; returns the snapshot id.
+    FileExistsError when the catalog holds the table already."""
+    _checked(metadata)
+    files = _listed(path)
+    cat = catalog(root)
+    if cat.table_exists(tuple(ident)):
+        raise FileExistsError(f"{path}: the Iceberg table {'.'.join(ident)} is there already")
+    table = _create(cat, ident, path, _arrow_schema(files[0]))
+    return _commit(table, [_data_file(table, f) for f in files], [], metadata)
+
+
+def replace_table(root: str, ident, path: str, staged: str,
+                  metadata: dict | None = None) -> int:
+    """The Parquet files under ``staged`` (``part-*.parquet``, one schema) become the whole
+    content of the table ``ident`` at ``path`` (created when absent; its schema evolved to
+    theirs): moved into ``path``, then ONE snapshot replaces the table's files with them. A
+    failure before the snapshot leaves the table as it was. Returns the snapshot id."""
+    _checked(metadata)
+    files = _listed(staged)
+    schema = _arrow_schema(files[0])
+    for f in files[1:]:
+        if not _arrow_schema(f).equals(schema):
+            raise ValueError(f"{f}: not the schema of {files[0]}")
+    cat = catalog(root)
+    if cat.table_exists(tuple(ident)):
+        table = cat.load_table(tuple(ident))
+        if not _same_schema(table, schema):
+            table = _evolve(cat, ident, path, table, schema)
+    else:
+        table = _create(cat, ident, path, schema)
+    moved = _move_in(files, path)
+    held = _held(table)
+    return _commit(table, [_data_file(table, f) for f in moved], held, metadata)
+
+
+def upsert_table(root: str, ident, path: str, staged: str, keys,
+                 metadata: dict | None = None) -> int | None:
+    """The rows of the Parquet files under ``staged`` (the table's columns, and optionally a
+    boolean :data:`DELETED`) replace the rows of the same ``keys`` (null-safe: null matches
+    null) in the table ``ident`` at ``path``, in ONE snapshot: every row of such a key goes;
+    each staged row not deleted comes in. The table's data files holding none of the keys
+    stay as they are; those holding some are rewritten without them. Nothing staged: no
+    snapshot, None. Returns the snapshot id."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+    keys = [keys] if isinstance(keys, str) else list(keys)
+    _checked(metadata)
+    try:
+        files = part_files(staged)
+    except FileNotFoundError:
+        files = []
+    cat = catalog(root)
+    table = cat.load_table(tuple(ident))
+    names = [f.name for f in table.schema().fields]
+    missing = [k for k in keys if k not in names]
+    if not keys or missing:
+        raise ValueError(f"upsert keys {keys}: not all columns of {'.'.join(ident)}")
+    rows = pa.concat_tables([pq.read_table(p, filesystem=fs) for fs, p in files]) \
+        if files else None
+    if rows is None or rows.num_rows == 0:
+        return None
+    target = table.schema().as_arrow()
+    upserts = rows
+    if DELETED in rows.column_names:
+        upserts = rows.filter(pc.invert(pc.fill_null(rows.column(DELETED), False)))
+    upserts = _conform(upserts.select([n for n in names]), target)
+    key_rows = rows.select(keys)
+    gone, added = [], []
+    run = uuid.uuid4().hex[:16]
+    for n, held in enumerate(_held(table)):
+        data = pq.read_table(held, columns=keys)
+        hit = _matches(data, key_rows, keys)
+        if not pc.any(hit).as_py():
+            continue
+        whole = pq.read_table(held)
+        keep = whole.filter(pc.invert(_matches(whole.select(keys), key_rows, keys)))
+        gone.append(held)
+        if keep.num_rows:
+            added.append(_write(_conform(keep.select(names), target), path,
+                                f"part-{run}-k{n:05d}.parquet"))
+    if upserts.num_rows:
+        added.append(_write(upserts, path, f"part-{run}-00000.parquet"))
+    if not gone and not added:
+        return None
+    return _commit(table, [_data_file(table, (None, p)) for p in added], gone, metadata)
+
+
+def write_frame(spark, df, root: str, ident, path: str, staged: str,
+                metadata: dict | None = None, keys=None) -> int | None:
+    """The one entry for a Spark job: ``df`` written as Parquet to the folder ``staged``
+    (timestamps as ``TIMESTAMP_MICROS``, which Iceberg reads), then the table ``ident`` at
+    ``path`` made of it: its whole content (:func:`replace_table`), or with ``keys`` an
+    upsert of its rows (:func:`upsert_table`: a boolean :data:`DELETED` column deletes).
+    Returns the snapshot id (None: nothing committed)."""
+    write_staged(spark, df, staged)
+    if keys is not None and is_iceberg(root, ident):
+        return upsert_table(root, ident, path, staged, keys, metadata)
+    if keys is not None and DELETED in df.columns:
+        df = df.where(~df[DELETED]).drop(DELETED)    # (a new table: the rows not deleted)
+        write_staged(spark, df, staged)
+    return replace_table(root, ident, path, staged, metadata)
+
+
+def write_staged(spark, df, staged: str):
+    """``df`` as Parquet files in ``staged`` (replaced), timestamps as ``TIMESTAMP_MICROS``
+    (Spark's default, INT96, has no Iceberg type)."""
+    conf, key = spark.conf, "spark.sql.parquet.outputTimestampType"
+    before = conf.get(key, None)
+    conf.set(key, "TIMESTAMP_MICROS")
+    try:
+        df.write.mode("overwrite").parquet(staged)
+    finally:
+        if before is None:
+            conf.unset(key)
+        else:
+            conf.set(key, before)
+
+
+# ---------------------------------------------------------------------------------------
+# schemas
+
+def _arrow_schema(file):
+    """The Arrow schema of a part file as its Parquet schema says (without pyarrow's stored
+    ``ARROW:schema``: durations are then the INT64 they are stored as), metadata dropped."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    filesystem, p = file
+    meta = pq.read_metadata(p, filesystem=filesystem)
+    arrow = meta.schema.to_arrow_schema()
+    return pa.schema([pa.field(f.name, _plain(f.type), f.nullable) for f in arrow])
+
+
+def _plain(t):
+    """An Arrow type with durations (at any depth) as int64, as Parquet stores them."""
+    import pyarrow as pa
+    if pa.types.is_duration(t):
+        return pa.int64()
+    if pa.types.is_struct(t):
+        return pa.struct([pa.field(f.name, _plain(f.type), f.nullable) for f in t])
+    if pa.types.is_map(t):
+        return pa.map_(pa.field(t.key_field.name, _plain(t.key_type), False),
+                       pa.field(t.item_field.name, _plain(t.item_type), t.item_field.nullable))
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        f = t.value_field
+        return pa.list_(pa.field(f.name, _plain(f.type), f.nullable))
+    return t
+
+
+def _iceberg_schema(arrow):
+    from pyiceberg.io.pyarrow import _pyarrow_to_schema_without_ids
+    return _pyarrow_to_schema_without_ids(arrow)
+
+
+def _same_schema(table, arrow) -> bool:
+    """Whether the table's schema is that of ``arrow`` (names, types, order)."""
+    mine = table.schema()
+    theirs = _iceberg_schema(arrow)
+    a = [(f.name, str(f.field_type), f.required) for f in mine.fields]
+    b = [(f.name, str(f.field_type), f.required) for f in theirs.fields]
+    return a == b
+
+
+def _properties(path: str) -> dict:
+    return {"write.metadata.path": f"{os.path.abspath(_local(path))}/{METADATA_DIR}",
+            "write.data.path": os.path.abspath(_local(path))}
+
+
+def _create(cat, ident, path: str, arrow):
+    ident = tuple(ident)
+    cat.create_namespace_if_not_exists(ident[:-1])
+    schema = _iceberg_schema(arrow)
+    table = cat.create_table(ident, schema=schema, location=os.path.abspath(_local(path)),
+                             properties=_properties(path))
+    with table.transaction() as tx:   # (the ids the catalog gave the fields)
+        tx.set_properties({MAPPING: _mapping_after(tx)})
+    return table
+
+
+def _evolve(cat, ident, path, table, arrow):
+    """The table with the schema of ``arrow``: columns dropped, added, widened and
+    reordered in one schema change; when a column changes to a type Iceberg cannot evolve
+    to (a string becomes a number...), the table is made anew (its snapshots are lost:
+    ``spark current`` said so in its state)."""
+    from pyiceberg.exceptions import ResolveError, ValidationError
+    from pyiceberg.schema import promote
+    new = _iceberg_schema(arrow)
+    order = [f.name for f in new.fields]
+    old = {f.name: f.field_type for f in table.schema().fields}
+    try:
+        for f in new.fields:
+            if f.name in old and old[f.name] != f.field_type:
+                promote(old[f.name], f.field_type)    # (ResolveError: no evolution)
+        with table.transaction() as tx:
+            with tx.update_schema(allow_incompatible_changes=True) as update:
+                for f in table.schema().fields:
+                    if f.name not in order:
+                        update.delete_column(f.name)
+                update.union_by_name(new)
+                update.move_first(order[0])
+                for before, name in zip(order, order[1:]):
+                    update.move_after(name, before)
+            tx.set_properties({MAPPING: _mapping_after(tx, table.properties.get(MAPPING))})
+        return cat.load_table(tuple(ident))
+    except (ResolveError, ValidationError, ValueError):   # (not an evolution)
+        cat.drop_table(tuple(ident))
+        return _create(cat, ident, path, arrow)
+
+
+def _mapping_after(tx, before: str | None = None) -> str:
+    """The name mapping of the transaction's schema, keeping the names of the columns it
+    dropped (``before``: the mapping until then), which older snapshots' files hold."""
+    from pyiceberg.table.name_mapping import NameMapping, create_mapping_from_schema
+    mapping = create_mapping_from_schema(tx.table_metadata.schema())
+    if before:
+        ids = {f.field_id for f in mapping}
+        kept = [f for f in NameMapping.model_validate_json(before) if f.field_id not in ids]
+        mapping = NameMapping([*mapping, *kept])
+    return mapping.model_dump_json()
+
+
+# ---------------------------------------------------------------------------------------
+# files and snapshots
+
+def _listed(directory: str) -> list:
+    try:
+        files = part_files(directory)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{directory}: no such directory") from None
+    if not files:
+        raise ValueError(f"{directory}: no Parquet part files (part-*.parquet)")
+    if any(fs is not None for fs, _ in files):
+        raise ValueError(f"{directory}: Iceberg tables are written to local folders only")
+    return files
+
+
+def _held(table) -> list:
+    """The paths of the data files of the table's current snapshot."""
+    if table.current_snapshot() is None:
+        return []
+    return [_plain_path(t.file.file_path) for t in table.scan().plan_files()]
+
+
+def _plain_path(p: str) -> str:
+    return p[len("file://"):] if p.startswith("file://") else p
+
+
+def _move_in(files, path: str) -> list:
+    """Staged files moved into the table's folder under names no snapshot uses."""
+    run = uuid.uuid4().hex[:16]
+    root = _local(path)
+    os.makedirs(root, exist_ok=True)
+    moved = []
+    for i, (_, src) in enumerate(files):
+        dst = os.path.join(root, f"part-{run}-{i:05d}.parquet")
+        shutil.move(src, dst)
+        moved.append((None, dst))
+    return moved
+
+
+def _write(rows, path: str, name: str) -> str:
+    import pyarrow.parquet as pq
+    root = _local(path)
+    os.makedirs(root, exist_ok=True)
+    dst = os.path.join(root, name)
+    tmp = os.path.join(root, f".{name}.tmp")
+    pq.write_table(rows, tmp, compression="snappy", store_schema=False)
+    os.replace(tmp, dst)
+    return dst
+
+
+def _conform(rows, target):
+    """Rows cast to the table's Arrow schema (field ids and names as the table has them)."""
+    import pyarrow as pa
+    plain = pa.schema([pa.field(f.name, f.type, f.nullable) for f in target])
+    return rows.cast(plain)
+
+
+def _matches(rows, key_rows, keys):
+    """A boolean array: whether each row's key is among ``key_rows``' (null matches null)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    hit = None
+    for k in keys:
+        one = pc.is_in(rows.column(k), value_set=pc.unique(key_rows.column(k)),
+                       skip_nulls=False)
+        hit = one if hit is None else pc.and_(hit, one)
+    if len(keys) == 1 or not pc.any(hit).as_py():
+        return hit
+    wanted = set(zip(*[key_rows.column(k).to_pylist() for k in keys]))
+    flags = hit.to_pylist()
+    idx = [i for i, f in enumerate(flags) if f]
+    cand = rows.take(pa.array(idx, pa.int64()))
+    for i, t in zip(idx, zip(*[cand.column(k).to_pylist() for k in keys])):
+        flags[i] = t in wanted
+    return pa.array(flags, pa.bool_())
+
+
+def _data_file(table, file):
+    """The Iceberg DataFile of a Parquet file (its statistics from the footer), checked
+    against the table's schema (by name, through its name mapping)."""
+    import pyarrow.parquet as pq
+    from pyiceberg.io.pyarrow import (_check_pyarrow_schema_compatible,
+                                      compute_statistics_plan,
+                                      data_file_statistics_from_parquet_metadata,
+                                      parquet_path_to_id_mapping)
+    from pyiceberg.manifest import DataFile, DataFileContent, FileFormat
+    _, p = file
+    meta = table.metadata
+    schema = meta.schema()
+    parquet = pq.read_metadata(p)
+    try:
+        _check_pyarrow_schema_compatible(schema, _arrow_schema(file),
+                                         format_version=meta.format_version)
+    except ValueError as e:
+        raise ValueError(f"{p}: not the schema of the table ({e})") from None
+    stats = data_file_statistics_from_parquet_metadata(
+        parquet_metadata=parquet,
+        stats_columns=compute_statistics_plan(schema, meta.properties),
+        parquet_column_mapping=parquet_path_to_id_mapping(schema))
+    return DataFile.from_args(
+        content=DataFileContent.DATA, file_path=os.path.abspath(p),
+        file_format=FileFormat.PARQUET, partition=stats.partition(meta.spec(), schema),
+        file_size_in_bytes=os.path.getsize(p), sort_order_id=None,
+        spec_id=meta.default_spec_id, equality_ids=None, key_metadata=None,
+        **stats.to_serialized_dict())
+
+
+def _checked(metadata):
+    if metadata is not None:
+        if not isinstance(metadata, dict):
+            raise TypeError(f"commit metadata is a dict, not {type(metadata).__name__}")
+        json.dumps(metadata)
+    return metadata
+
+
+def _commit(table, adds, removes, metadata) -> int:
+    """One snapshot: the data files ``adds`` (DataFiles) in, the files at ``removes``
+    (paths) out; append when nothing goes, else overwrite. Returns its id."""
+    props = {SUMMARY_KEY: json.dumps(metadata, sort_keys=True, separators=(",", ":"))} \
+        if metadata is not None else {}
+    gone = set(removes)
+    with table.transaction() as tx:
+        update = tx.update_snapshot(snapshot_properties=props)
+        if not gone:
+            with update.fast_append() as append:
+                for f in adds:
+                    append.append_data_file(f)
+        else:
+            with update.overwrite() as over:
+                for task in table.scan().plan_files():
+                    if _plain_path(task.file.file_path) in gone:
+                        over.delete_data_file(task.file)
+                for f in adds:
+                    over.append_data_file(f)
+    table.refresh()
+    return table.current_snapshot().snapshot_id
