@@ -166,6 +166,17 @@ def test_composite_key_upsert(tmp_path):
     assert got == [(1, "x", 1), (1, "y", 20), (2, "x", 30), (2, "y", 4)]
 
 
+def test_stored_durations_refused(tmp_path):
+    """A file whose stored Arrow schema has a duration (pyarrow's default) would make a
+    table pyiceberg cannot read: refused, nothing committed."""
+    path = tmp_path / "p"
+    os.makedirs(path)
+    pq.write_table(images()[0], str(path / "part-00000.parquet"))
+    with pytest.raises(ValueError, match="durations"):
+        iceberg.commit_parts(str(tmp_path), IDENT, str(path))
+    assert not iceberg.is_iceberg(str(tmp_path), IDENT)
+
+
 def test_remote_folders_refused(tmp_path):
     with pytest.raises(ValueError, match="local"):
         iceberg.catalog("s3://bucket/out")

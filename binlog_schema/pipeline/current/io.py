@@ -1,6 +1,7 @@
 """The tables ``spark current`` reads and writes: the schemas of its keyed and folded rows,
 a previous run's table read back as puts (:func:`base_keyed`), and the typed tables written
-as Parquet or Delta (:func:`write_tables`)."""
+as Parquet, Delta or Iceberg (:func:`write_tables`; Iceberg tables of ``--base OUT`` get an
+upsert of the keys this run changed: :func:`changed_rows`)."""
 
 from __future__ import annotations
 
@@ -36,13 +37,23 @@ def _columns(table, flavor) -> list:
     return [(column_facts(c, i, flavor), c.origin) for i, c in enumerate(table.columns)]
 
 
-def read_table(spark, path: str, fmt: str, version=None):
-    """A table written by a run (None when it holds no rows)."""
+def read_table(spark, path: str, fmt: str, version=None, root=None):
+    """A table written by a run (None when it holds no rows); ``root``: the run's ``out``
+    (Iceberg's catalog is there)."""
     if fmt == "delta":
         from deltalake import DeltaTable
         files = DeltaTable(path, version=version).file_uris()
         return spark.read.parquet(*files) if files else None
+    if fmt == "iceberg":
+        from binlog_schema.pipeline.tables import iceberg
+        files = iceberg.data_files(root, _ident(root, path), version)
+        return spark.read.parquet(*files) if files else None
     return spark.read.parquet(path)
+
+
+def _ident(root: str, path: str) -> tuple:
+    """(database, table) of a table's path under ``root``."""
+    return tuple(path[len(root.rstrip("/")) + 1:].split("/", 1))
 
 
 def base_keyed(spark, base, state, name, info, t: TableFold, lives, tz):
@@ -57,7 +68,7 @@ def base_keyed(spark, base, state, name, info, t: TableFold, lives, tz):
     table = life.version_at("")
     cols = _columns(table, lives.history.flavor)
     df = read_table(spark, table_path(base, tuple(name.split(".", 1))),
-                    state.get("format", "parquet"), info.get("version"))
+                    state.get("format", "parquet"), info.get("version"), base)
     if df is None:
         return spark.createDataFrame([], keyed_schema())
     df = df.select(*[c["name"] for c, _ in cols], "_order_key")
@@ -103,15 +114,16 @@ def _time_modes(spark, df, cols, fmt) -> dict:
         return {}
     if fmt == "delta":
         return {o: "micros" for _, o in times}
+    beyond = "micros" if fmt == "iceberg" else "interval"   # (Iceberg: no interval type)
     if not has_time_type():
-        return {o: "interval" for _, o in times}
+        return {o: beyond for _, o in times}
     aggs = []
     for _, o in times:
         us = micros(F.col("image")[str(o)]["time"])
         aggs += [F.min(us).alias(f"lo{o}"), F.max(us).alias(f"hi{o}")]
     r = df.agg(*aggs).first()
     return {o: "time" if (r[f"lo{o}"] is None or r[f"lo{o}"] >= 0) and
-            (r[f"hi{o}"] is None or r[f"hi{o}"] < DAY_US) else "interval" for _, o in times}
+            (r[f"hi{o}"] is None or r[f"hi{o}"] < DAY_US) else beyond for _, o in times}
 
 
 WRITERS = 4   # tables written at once (small tables: Spark's per-job overhead overlaps)
@@ -145,6 +157,9 @@ def write_tables(spark, folded, live: dict, out, fmt, flavor, counts, state, bas
             staged = f"{out}/_binlog_schema/work/staged/{life.name[0]}/{life.name[1]}"
             typed.write.mode("overwrite").parquet(staged)
             entry["version"] = delta.replace_table(path, staged, {"binlog_schema": name})
+        elif fmt == "iceberg":
+            entry["version"] = _write_iceberg(spark, typed, life, name, out, path, state,
+                                              base)
         else:
             typed.write.mode("overwrite").parquet(path)
         return name, entry
@@ -160,10 +175,62 @@ def write_tables(spark, folded, live: dict, out, fmt, flavor, counts, state, bas
         for name, entry in pool.map(lambda ol: write(*ol), todo):
             written[name] = entry
     written = dict(sorted(written.items()))
-    if fmt == "delta" and base == out:   # (tables dropped or renamed since: gone)
+    if fmt in ("delta", "iceberg") and base == out:   # (tables dropped or renamed since: gone)
         from binlog_schema.pipeline.tables.result import hadoop_fs
         for name in (state or {}).get("tables", {}):
             if name not in written:
+                if fmt == "iceberg":
+                    from binlog_schema.pipeline.tables import iceberg
+                    if iceberg.is_iceberg(out, tuple(name.split(".", 1))):
+                        iceberg.catalog(out).drop_table(tuple(name.split(".", 1)))
                 fs, p = hadoop_fs(spark, table_path(out, tuple(name.split(".", 1))))
                 fs.delete(p, True)
     return written
+
+
+def _write_iceberg(spark, typed, life, name, out, path, state, base):
+    """The Iceberg table of one live table: an upsert of the keys this run changed when
+    ``--base`` is ``out``, the table has a primary key, its schema and name did not change
+    and nothing truncated it (:func:`changed_rows`); else its whole content, in one
+    snapshot. Returns the snapshot id (the base's when nothing changed)."""
+    from binlog_schema.pipeline.tables import iceberg
+    ident = tuple(life.name)
+    staged = f"{out}/_binlog_schema/work/staged/{life.name[0]}/{life.name[1]}"
+    metadata = {"binlog_schema": name}
+    info = (state or {}).get("tables", {}).get(name)
+    keys = _primary_key(life)
+    if base == out and info and keys and len(life.versions) == 1 and len(life.names) == 1 \
+            and not life.truncates and iceberg.is_iceberg(out, ident):
+        held = read_table(spark, path, "iceberg", info.get("version"), out)
+        if held is not None:
+            rows = changed_rows(typed, held, keys, state["applied"]["okey"])
+            iceberg.write_staged(spark, rows, staged)
+            if iceberg.fits(out, ident, staged):
+                done = iceberg.upsert_table(out, ident, path, staged, keys, metadata)
+                return info.get("version") if done is None else done
+    return iceberg.write_frame(spark, typed, out, ident, path, staged, metadata)
+
+
+def _primary_key(life) -> list:
+    """The column names of the table's final primary key ([] without one)."""
+    names = {c.name.lower(): c.name for c in life.final.columns}
+    return [names[n.lower()] for n in life.final.effective_primary_key()[0]]
+
+
+def changed_rows(typed, held, keys, base_okey: str):
+    """What an upsert of the new state ``typed`` into the table ``held`` (the base's rows)
+    needs: the rows changed since ``base_okey`` (their ``_order_key`` is after it), and a
+    row with ``_deleted`` true for each key of ``held`` whose row is not in ``typed`` as it
+    was (its key and ``_order_key`` match none: deleted, or changed). Null-safe on keys."""
+    from pyspark.sql import functions as F
+    t, h = typed.alias("t"), held.alias("h")
+    same = [F.col(f"h.`{k}`").eqNullSafe(F.col(f"t.`{k}`")) for k in keys]
+    same.append(F.col("h._order_key") == F.col("t._order_key"))
+    cond = same[0]
+    for c in same[1:]:
+        cond = cond & c
+    gone = h.join(t, cond, "left_anti").select(*[F.col(f"h.`{k}`").alias(k) for k in keys]) \
+        .withColumn("_deleted", F.lit(True))
+    changed = typed.where(F.col("_order_key") > F.lit(base_okey)) \
+        .withColumn("_deleted", F.lit(False))
+    return changed.unionByName(gone, allowMissingColumns=True)

@@ -205,6 +205,25 @@ def upsert_table(root: str, ident, path: str, staged: str, keys,
     return _commit(table, [_data_file(table, (None, p)) for p in added], gone, metadata)
 
 
+def fits(root: str, ident, staged: str) -> bool:
+    """Whether the staged part files (their columns but :data:`DELETED`) can be upserted
+    into the table ``ident``: every column the table's, of its type or one Iceberg
+    promotes to it (a TIME column the table holds as ``time`` and a run holds as
+    microseconds does not fit: the table is then replaced)."""
+    import pyarrow as pa
+    from pyiceberg.io.pyarrow import _check_pyarrow_schema_compatible
+    files = _listed(staged)
+    arrow = _arrow_schema(files[0])
+    arrow = pa.schema([f for f in arrow if f.name != DELETED])
+    table = load(root, ident)
+    try:
+        _check_pyarrow_schema_compatible(table.schema(), arrow,
+                                         format_version=table.metadata.format_version)
+    except ValueError:
+        return False
+    return True
+
+
 def write_frame(spark, df, root: str, ident, path: str, staged: str,
                 metadata: dict | None = None, keys=None) -> int | None:
     """The one entry for a Spark job: ``df`` written as Parquet to the folder ``staged``
@@ -245,8 +264,11 @@ def _arrow_schema(file):
     import pyarrow as pa
     import pyarrow.parquet as pq
     filesystem, p = file
-    meta = pq.read_metadata(p, filesystem=filesystem)
-    arrow = meta.schema.to_arrow_schema()
+    return _plain_schema(pq.read_metadata(p, filesystem=filesystem).schema.to_arrow_schema())
+
+
+def _plain_schema(arrow):
+    import pyarrow as pa
     return pa.schema([pa.field(f.name, _plain(f.type), f.nullable) for f in arrow])
 
 
@@ -350,6 +372,12 @@ def _listed(directory: str) -> list:
         raise ValueError(f"{directory}: no Parquet part files (part-*.parquet)")
     if any(fs is not None for fs, _ in files):
         raise ValueError(f"{directory}: Iceberg tables are written to local folders only")
+    import pyarrow.parquet as pq
+    for _, p in files:   # (before anything is committed)
+        stored = pq.read_metadata(p).schema.to_arrow_schema()
+        if _plain_schema(stored) != stored:
+            raise ValueError(f"{p}: its stored Arrow schema has durations, which Iceberg's "
+                             "readers cannot read (write it without ARROW:schema)")
     return files
 
 
