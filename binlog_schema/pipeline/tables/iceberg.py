@@ -24,10 +24,10 @@ folder does not take it for data). Local output folders only (the catalog is a S
 Commit metadata (a JSON-able dict) is stored in the snapshot summary as
 ``binlog-schema`` (JSON text). A commit that would change nothing is not made: no snapshot.
 
-Types: the Iceberg schema is the files' Arrow schema read from the Parquet schema alone (not
-pyarrow's stored ``ARROW:schema``), where Iceberg has a type for each: Spark's timestamps
-written as ``TIMESTAMP_MICROS`` (instants: ``timestamptz``; timestamp_ntz: ``timestamp``),
-decimals, binary, dates, Spark 4.1's TIME (``time``, microseconds of a day), structs, maps
+Types: the Iceberg schema is the files' Arrow schema as their Parquet schema gives it
+(files whose stored ``ARROW:schema`` has durations are refused: pyiceberg cannot read
+them), where Iceberg has a type for each: Spark's timestamps written as
+``TIMESTAMP_MICROS`` (instants: ``timestamptz``; timestamp_ntz: ``timestamp``), decimals, binary, dates, Spark 4.1's TIME (``time``, microseconds of a day), structs, maps
 and lists (``row_changes``' ``map<string, Value>``). A day-time interval (Spark's type for
 MySQL TIME beyond a day, ``Value.time``) is a ``long`` of microseconds, as in Delta tables
 (Parquet stores it as INT64; Iceberg has no interval type). Files without Iceberg field ids
@@ -259,9 +259,8 @@ def write_staged(spark, df, staged: str):
 # schemas
 
 def _arrow_schema(file):
-    """The Arrow schema of a part file as its Parquet schema says (without pyarrow's stored
-    ``ARROW:schema``: durations are then the INT64 they are stored as), metadata dropped."""
-    import pyarrow as pa
+    """The Arrow schema of a part file, durations as the INT64 Parquet stores them,
+    metadata dropped."""
     import pyarrow.parquet as pq
     filesystem, p = file
     return _plain_schema(pq.read_metadata(p, filesystem=filesystem).schema.to_arrow_schema())
