@@ -24,14 +24,15 @@ folder does not take it for data). Local output folders only (the catalog is a S
 Commit metadata (a JSON-able dict) is stored in the snapshot summary as
 ``binlog-schema`` (JSON text). A commit that would change nothing is not made: no snapshot.
 
-Types: the Iceberg schema is the files' Arrow schema as their Parquet schema gives it
-(files whose stored ``ARROW:schema`` has durations are refused: pyiceberg cannot read
-them), where Iceberg has a type for each: Spark's timestamps written as
-``TIMESTAMP_MICROS`` (instants: ``timestamptz``; timestamp_ntz: ``timestamp``), decimals, binary, dates, Spark 4.1's TIME (``time``, microseconds of a day), structs, maps
-and lists (``row_changes``' ``map<string, Value>``). A day-time interval (Spark's type for
-MySQL TIME beyond a day, ``Value.time``) is a ``long`` of microseconds, as in Delta tables
-(Parquet stores it as INT64; Iceberg has no interval type). Files without Iceberg field ids
-(Spark's, the tasks') are read through the table's name mapping.
+Types: the Iceberg schema is the files' Arrow schema as their Parquet schema gives it (files
+whose stored ``ARROW:schema`` has durations are refused: pyiceberg cannot read them), where
+Iceberg has a type for each: Spark's timestamps written as ``TIMESTAMP_MICROS`` (instants:
+``timestamptz``; timestamp_ntz: ``timestamp``), decimals, binary, dates, Spark 4.1's TIME
+(``time``, microseconds of a day), structs, maps and lists (``row_changes``' ``map<string,
+Value>``). A day-time interval (Spark's type for MySQL TIME beyond a day, ``Value.time``) is
+a ``long`` of microseconds, as in Delta tables (Parquet stores it as INT64; Iceberg has no
+interval type). Files without Iceberg field ids (Spark's, the tasks') are read through the
+table's name mapping.
 """
 
 from __future__ import annotations
