@@ -144,6 +144,7 @@ def test_upsert_by_key_one_snapshot(tmp_path):
     # 2 upserted rows come; the other file stays as it was
     assert summary["deleted-data-files"] == "1" and summary["deleted-records"] == "5"
     assert summary["added-records"] == "5"
+    assert summary[iceberg.UPSERTED] == "2" and summary[iceberg.DELETED_KEYS] == "1"
     now = set(iceberg.data_files(root, IDENT))
     assert len(files & now) == 1 and len(now) == 3
     # nothing staged: no snapshot

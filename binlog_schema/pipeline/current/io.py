@@ -196,7 +196,7 @@ def _write_iceberg(spark, typed, life, name, out, path, state, base):
     from binlog_schema.pipeline.tables import iceberg
     ident = tuple(life.name)
     staged = f"{out}/_binlog_schema/work/staged/{life.name[0]}/{life.name[1]}"
-    metadata = {"binlog_schema": name}
+    metadata = {"binlog_schema": name, "commit": "replace"}
     info = (state or {}).get("tables", {}).get(name)
     keys = _primary_key(life)
     if base == out and info and keys and len(life.versions) == 1 and len(life.names) == 1 \
@@ -206,7 +206,8 @@ def _write_iceberg(spark, typed, life, name, out, path, state, base):
             rows = changed_rows(typed, held, keys, state["applied"]["okey"])
             iceberg.write_staged(spark, rows, staged)
             if iceberg.fits(out, ident, staged):
-                done = iceberg.upsert_table(out, ident, path, staged, keys, metadata)
+                done = iceberg.upsert_table(out, ident, path, staged, keys,
+                                            dict(metadata, commit="upsert"))
                 return info.get("version") if done is None else done
     return iceberg.write_frame(spark, typed, out, ident, path, staged, metadata)
 

@@ -22,7 +22,9 @@ folder does not take it for data). Local output folders only (the catalog is a S
   :func:`is_iceberg`.
 
 Commit metadata (a JSON-able dict) is stored in the snapshot summary as
-``binlog-schema`` (JSON text). A commit that would change nothing is not made: no snapshot.
+``binlog-schema`` (JSON text); an upsert's summary also says how many rows it staged in
+(:data:`UPSERTED`) and as deletes (:data:`DELETED_KEYS`). A commit that would change nothing
+is not made: no snapshot.
 
 Types: the Iceberg schema is the files' Arrow schema as their Parquet schema gives it (files
 whose stored ``ARROW:schema`` has durations are refused: pyiceberg cannot read them), where
@@ -52,6 +54,8 @@ METADATA_DIR = "_iceberg"
 SUMMARY_KEY = "binlog-schema"
 DELETED = "_deleted"
 MAPPING = "schema.name-mapping.default"
+UPSERTED = "binlog-schema-upserted-rows"     # (an upsert's snapshot summary: rows in,
+DELETED_KEYS = "binlog-schema-deleted-rows"  # rows staged as deleted)
 
 
 # ---------------------------------------------------------------------------------------
@@ -203,7 +207,10 @@ def upsert_table(root: str, ident, path: str, staged: str, keys,
         added.append(_write(upserts, path, f"part-{run}-00000.parquet"))
     if not gone and not added:
         return None
-    return _commit(table, [_data_file(table, (None, p)) for p in added], gone, metadata)
+    counts = {UPSERTED: str(upserts.num_rows), DELETED_KEYS: str(rows.num_rows -
+                                                                 upserts.num_rows)}
+    return _commit(table, [_data_file(table, (None, p)) for p in added], gone, metadata,
+                   counts)
 
 
 def fits(root: str, ident, staged: str) -> bool:
@@ -481,11 +488,13 @@ def _checked(metadata):
     return metadata
 
 
-def _commit(table, adds, removes, metadata) -> int:
+def _commit(table, adds, removes, metadata, extra=None) -> int:
     """One snapshot: the data files ``adds`` (DataFiles) in, the files at ``removes``
-    (paths) out; append when nothing goes, else overwrite. Returns its id."""
+    (paths) out; append when nothing goes, else overwrite; ``extra``: more summary
+    properties. Returns its id."""
     props = {SUMMARY_KEY: json.dumps(metadata, sort_keys=True, separators=(",", ":"))} \
         if metadata is not None else {}
+    props.update(extra or {})
     gone = set(removes)
     with table.transaction() as tx:
         update = tx.update_snapshot(snapshot_properties=props)
