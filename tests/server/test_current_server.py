@@ -18,7 +18,8 @@ pass:
     r1 itself (an upsert of the keys part b changed): the table's snapshot before is the
     state after part a, its current one the final state, read back with pyiceberg and with
     DuckDB (over pyiceberg's scan plan); at most one new snapshot per table, none for a
-    table part b left as it was, and a keyed table's is an upsert;
+    table part b left as it was, and a keyed table's is an upsert; part b again in place
+    changes nothing and makes no snapshot;
 (c) incremental == whole, as a property (in this process, one Spark session for every run):
     for every split point at a file boundary, the files after it with ``--base`` of the run
     over the files before it (itself a chain of runs of one file each, ``--base`` the run
@@ -87,9 +88,10 @@ class Runs:
         "iceberg-all": ("ab", None, ("--format", "iceberg")),
         "iceberg-r1": ("a", None, ("--format", "iceberg")),
         "iceberg-r2": ("b", "iceberg-r1", ("--format", "iceberg")),
+        "iceberg-r3": ("b", "iceberg-r2", ("--format", "iceberg")),
     }
-    IN_PLACE = {"iceberg-r2"}   # runs whose --out is their --base (its state.json kept as
-    #                             BASE_STATE beside it first)
+    # runs whose --out is their --base (its state.json kept as BASE_STATE beside it first)
+    IN_PLACE = {"iceberg-r2", "iceberg-r3"}
     BASE_STATE = "base-state.json"
 
     def __init__(self, binlogs, tmp):
@@ -189,7 +191,7 @@ NEEDS = {
     "test_delta_gives_the_final_state": ["delta-all"],
     "test_delta_incremental_gives_the_final_state": ["delta-r2"],
     "test_iceberg_gives_the_final_state": ["iceberg-all"],
-    "test_iceberg_upserts_in_place": ["iceberg-r2"],
+    "test_iceberg_upserts_in_place": ["iceberg-r3"],
 }
 
 
@@ -373,16 +375,25 @@ def test_iceberg_upserts_in_place(binlogs, runs, name):
     first run is the state after part a, its current one the final state; the second run
     made at most one snapshot per table, none for a table part b left as it was (the
     server's rows and columns the same after a and after b), and a keyed table that part b
-    changed got an upsert."""
+    changed got an upsert. Part b again (--base r1 --out r1): no snapshot at all."""
     from binlog_schema.pipeline.tables import iceberg
     r2, problems = runs.get(name, "iceberg-r2")
+    r3, more = runs.get(name, "iceberg-r3")
+    problems += [f"(part b again) {p}" for p in more]
     before = json.loads((runs.tmp / f"{name}-iceberg-r2-{Runs.BASE_STATE}").read_text())
+    second = json.loads((runs.tmp / f"{name}-iceberg-r3-{Runs.BASE_STATE}").read_text())
+    for table, info in sorted(state_doc(r3)["tables"].items()):
+        ident = tuple(table.split(".", 1))
+        current = iceberg.load(str(r3), ident).current_snapshot().snapshot_id
+        if info["version"] != second["tables"][table]["version"] or \
+                current != info["version"]:
+            problems.append(f"{table}: part b again made a snapshot")
     after, final = binlogs[name]["after-a"], binlogs[name]["after-b"]
     problems += [f"(pyiceberg) {p}" for p in
                  compare_output(r2, final, reader=read_iceberg, time_forms="any")]
     problems += [f"(DuckDB over pyiceberg's scan) {p}" for p in
                  compare_output(r2, final, reader=read_iceberg_duckdb, check_types=False)]
-    now = state_doc(r2)["tables"]
+    now = second["tables"]
     upserts = 0
     for table, info in sorted(before["tables"].items()):
         ident = tuple(table.split(".", 1))

@@ -67,6 +67,7 @@ def test_commit_parts_in_place_nested_types(tmp_path):
     assert got[0]["image"] == [("c", dict(want[0]["image"][0][1],
                                           time=-838 * 3600 * 10**6 + 1))]
     assert got[0]["xid"] == decimal.Decimal(2**64 - 1) and got[0]["raw"] == b"\x00\x01"
+    assert got[1]["image"] is None and got[1]["raw"] is None     # (null, not an empty map)
     assert got[2]["image"][0][1]["time"] == 10**6
     schema = iceberg.load(str(tmp_path), IDENT).schema()
     value = schema.find_field("image").field_type.value_type

@@ -39,9 +39,11 @@ table's name mapping.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
+import threading
 import uuid
 
 from binlog_schema.pipeline.fsio import local_path
@@ -54,6 +56,17 @@ METADATA_DIR = "_iceberg"
 SUMMARY_KEY = "binlog-schema"
 DELETED = "_deleted"
 MAPPING = "schema.name-mapping.default"
+# one catalog change at a time in this process (``spark current`` writes tables from several
+# threads; SQLite and pyiceberg's namespace creation are not safe at once)
+_LOCK = threading.RLock()
+
+
+def _serialized(func):
+    @functools.wraps(func)
+    def run(*args, **kwargs):
+        with _LOCK:
+            return func(*args, **kwargs)
+    return run
 UPSERTED = "binlog-schema-upserted-rows"     # (an upsert's snapshot summary: rows in,
 DELETED_KEYS = "binlog-schema-deleted-rows"  # rows staged as deleted)
 
@@ -61,6 +74,7 @@ DELETED_KEYS = "binlog-schema-deleted-rows"  # rows staged as deleted)
 # ---------------------------------------------------------------------------------------
 # the catalog
 
+@_serialized
 def catalog(root: str):
     """The SQLite catalog of the output folder ``root`` (created when absent)."""
     from pyiceberg.catalog.sql import SqlCatalog
@@ -78,6 +92,7 @@ def _local(root: str) -> str:
     return os.path.abspath(local)
 
 
+@_serialized
 def is_iceberg(root: str, ident) -> bool:
     """Whether the catalog of ``root`` holds the table ``ident`` ((namespace, name))."""
     if not os.path.exists(os.path.join(_local(root), CATALOG)):
@@ -85,6 +100,7 @@ def is_iceberg(root: str, ident) -> bool:
     return catalog(root).table_exists(tuple(ident))
 
 
+@_serialized
 def load(root: str, ident):
     return catalog(root).load_table(tuple(ident))
 
@@ -107,8 +123,30 @@ def last_metadata(root: str, ident) -> dict | None:
 
 
 def read_arrow(root: str, ident, snapshot_id=None):
-    """The table's rows (a pyarrow Table), at ``snapshot_id`` or the current snapshot."""
-    return load(root, ident).scan(snapshot_id=snapshot_id).to_arrow()
+    """The table's rows (a pyarrow Table), at ``snapshot_id`` or the current snapshot: its
+    data files (pyiceberg's scan plan) read by pyarrow, by column name, in the table's
+    schema. (pyiceberg 0.12.0's own ``scan().to_arrow()`` turns a null list or map whose
+    elements are structs, ``row_changes``' ``before``/``after`` and ``table_maps``'
+    ``primary_key``, into an empty one: apache/iceberg-python issue 3833.) The tables
+    written here have no delete files; a snapshot with some is refused (ValueError)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    table = load(root, ident)
+    schema = table.schema()
+    if snapshot_id is not None:
+        schema = table.schemas()[table.snapshot_by_id(snapshot_id).schema_id]
+    target = plain_schema(schema.as_arrow())
+    parts = []
+    for task in table.scan(snapshot_id=snapshot_id).plan_files():
+        if task.delete_files:
+            raise ValueError(f"{'.'.join(ident)}: delete files in the snapshot (written by "
+                             "another engine): read it with pyiceberg's scan")
+        data = pq.read_table(_plain_path(task.file.file_path))
+        data = data.cast(plain_schema(data.schema))
+        parts.append(pa.Table.from_arrays(
+            [data.column(f.name).cast(f.type) if f.name in data.column_names
+             else pa.nulls(data.num_rows, f.type) for f in target], schema=target))
+    return pa.concat_tables(parts) if parts else target.empty_table()
 
 
 def data_files(root: str, ident, snapshot_id=None) -> list:
@@ -120,6 +158,7 @@ def data_files(root: str, ident, snapshot_id=None) -> list:
 # ---------------------------------------------------------------------------------------
 # the public writers
 
+@_serialized
 def commit_parts(root: str, ident, path: str, metadata: dict | None = None) -> int:
     """The Parquet part files directly under the folder ``path`` become a new table
     ``ident`` there, in one snapshot, without copying them; returns the snapshot id.
@@ -133,6 +172,7 @@ def commit_parts(root: str, ident, path: str, metadata: dict | None = None) -> i
     return _commit(table, [_data_file(table, f) for f in files], [], metadata)
 
 
+@_serialized
 def replace_table(root: str, ident, path: str, staged: str,
                   metadata: dict | None = None) -> int:
     """The Parquet files under ``staged`` (``part-*.parquet``, one schema) become the whole
@@ -157,6 +197,7 @@ def replace_table(root: str, ident, path: str, staged: str,
     return _commit(table, [_data_file(table, f) for f in moved], held, metadata)
 
 
+@_serialized
 def upsert_table(root: str, ident, path: str, staged: str, keys,
                  metadata: dict | None = None) -> int | None:
     """The rows of the Parquet files under ``staged`` (the table's columns, and optionally a
@@ -213,6 +254,7 @@ def upsert_table(root: str, ident, path: str, staged: str, keys,
                    counts)
 
 
+@_serialized
 def fits(root: str, ident, staged: str) -> bool:
     """Whether the staged part files (their columns but :data:`DELETED`) can be upserted
     into the table ``ident``: every column the table's, of its type or one Iceberg
@@ -271,10 +313,12 @@ def _arrow_schema(file):
     metadata dropped."""
     import pyarrow.parquet as pq
     filesystem, p = file
-    return _plain_schema(pq.read_metadata(p, filesystem=filesystem).schema.to_arrow_schema())
+    return plain_schema(pq.read_metadata(p, filesystem=filesystem).schema.to_arrow_schema())
 
 
-def _plain_schema(arrow):
+def plain_schema(arrow):
+    """An Arrow schema with durations (at any depth) as int64: what Iceberg reads of it
+    (field metadata, Iceberg's field ids, dropped)."""
     import pyarrow as pa
     return pa.schema([pa.field(f.name, _plain(f.type), f.nullable) for f in arrow])
 
@@ -382,7 +426,7 @@ def _listed(directory: str) -> list:
     import pyarrow.parquet as pq
     for _, p in files:   # (before anything is committed)
         stored = pq.read_metadata(p).schema.to_arrow_schema()
-        if _plain_schema(stored) != stored:
+        if plain_schema(stored) != stored:
             raise ValueError(f"{p}: its stored Arrow schema has durations, which Iceberg's "
                              "readers cannot read (write it without ARROW:schema)")
     return files
