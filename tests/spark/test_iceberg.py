@@ -24,7 +24,7 @@ pytestmark = pytest.mark.spark
 MISSING = spark_missing()
 if not MISSING:
     try:
-        import duckdb  # noqa: F401
+        import duckdb
         import pyiceberg  # noqa: F401
         import sqlalchemy  # noqa: F401
     except ImportError as e:
