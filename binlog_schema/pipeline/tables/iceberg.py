@@ -131,17 +131,18 @@ def read_arrow(root: str, ident, snapshot_id=None):
     written here have no delete files; a snapshot with some is refused (ValueError)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
+    from pyiceberg.manifest import DataFileContent
     table = load(root, ident)
     schema = table.schema()
     if snapshot_id is not None:
         schema = table.schemas()[table.snapshot_by_id(snapshot_id).schema_id]
     target = plain_schema(schema.as_arrow())
     parts = []
-    for task in table.scan(snapshot_id=snapshot_id).plan_files():
-        if task.delete_files:
+    for f in _files(table, snapshot_id):
+        if f.content != DataFileContent.DATA:
             raise ValueError(f"{'.'.join(ident)}: delete files in the snapshot (written by "
                              "another engine): read it with pyiceberg's scan")
-        data = pq.read_table(_plain_path(task.file.file_path))
+        data = pq.read_table(_plain_path(f.file_path))
         data = data.cast(plain_schema(data.schema))
         parts.append(pa.Table.from_arrays(
             [data.column(f.name).cast(f.type) if f.name in data.column_names
@@ -151,8 +152,18 @@ def read_arrow(root: str, ident, snapshot_id=None):
 
 def data_files(root: str, ident, snapshot_id=None) -> list:
     """The paths of the data files of a snapshot (the current one by default)."""
-    table = load(root, ident)
-    return [t.file.file_path for t in table.scan(snapshot_id=snapshot_id).plan_files()]
+    return [_plain_path(f.file_path) for f in _files(load(root, ident), snapshot_id)]
+
+
+def _files(table, snapshot_id=None) -> list:
+    """The live files (DataFile) of a snapshot, as its manifests list them (a scan plan
+    leaves out files without rows)."""
+    snap = table.current_snapshot() if snapshot_id is None else \
+        table.snapshot_by_id(snapshot_id)
+    if snap is None:
+        return []
+    return [e.data_file for m in snap.manifests(table.io)
+            for e in m.fetch_manifest_entry(table.io, discard_deleted=True)]
 
 
 # ---------------------------------------------------------------------------------------
@@ -436,7 +447,7 @@ def _held(table) -> list:
     """The paths of the data files of the table's current snapshot."""
     if table.current_snapshot() is None:
         return []
-    return [_plain_path(t.file.file_path) for t in table.scan().plan_files()]
+    return [_plain_path(f.file_path) for f in _files(table)]
 
 
 def _plain_path(p: str) -> str:
@@ -548,9 +559,9 @@ def _commit(table, adds, removes, metadata, extra=None) -> int:
                     append.append_data_file(f)
         else:
             with update.overwrite() as over:
-                for task in table.scan().plan_files():
-                    if _plain_path(task.file.file_path) in gone:
-                        over.delete_data_file(task.file)
+                for f in _files(table):
+                    if _plain_path(f.file_path) in gone:
+                        over.delete_data_file(f)
                 for f in adds:
                     over.append_data_file(f)
     table.refresh()
