@@ -181,8 +181,7 @@ def write_tables(spark, folded, live: dict, out, fmt, flavor, counts, state, bas
             if name not in written:
                 if fmt == "iceberg":
                     from binlog_schema.pipeline.tables import iceberg
-                    if iceberg.is_iceberg(out, tuple(name.split(".", 1))):
-                        iceberg.catalog(out).drop_table(tuple(name.split(".", 1)))
+                    iceberg.forget(out, tuple(name.split(".", 1)))
                 fs, p = hadoop_fs(spark, table_path(out, tuple(name.split(".", 1))))
                 fs.delete(p, True)
     return written

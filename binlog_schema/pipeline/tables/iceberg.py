@@ -101,6 +101,20 @@ def is_iceberg(root: str, ident) -> bool:
 
 
 @_serialized
+@_serialized
+def forget(root: str, ident) -> bool:
+    """Drop the table ``ident`` from the catalog of ``root`` (its files stay; whether it was
+    there), its metadata present or not (``--overwrite`` removed the folder already)."""
+    from pyiceberg.exceptions import NoSuchTableError
+    if not os.path.exists(os.path.join(_local(root), CATALOG)):
+        return False
+    try:
+        catalog(root).drop_table(tuple(ident))
+    except NoSuchTableError:
+        return False
+    return True
+
+
 def load(root: str, ident):
     return catalog(root).load_table(tuple(ident))
 
@@ -301,14 +315,14 @@ def write_frame(spark, df, root: str, ident, path: str, staged: str,
     return replace_table(root, ident, path, staged, metadata)
 
 
-def write_staged(spark, df, staged: str):
-    """``df`` as Parquet files in ``staged`` (replaced), timestamps as ``TIMESTAMP_MICROS``
-    (Spark's default, INT96, has no Iceberg type)."""
+def write_staged(spark, df, staged: str, mode: str = "overwrite"):
+    """``df`` as Parquet files in ``staged`` (replaced; Spark's save ``mode``), timestamps as
+    ``TIMESTAMP_MICROS`` (Spark's default, INT96, has no Iceberg type)."""
     conf, key = spark.conf, "spark.sql.parquet.outputTimestampType"
     before = conf.get(key, None)
     conf.set(key, "TIMESTAMP_MICROS")
     try:
-        df.write.mode("overwrite").parquet(staged)
+        df.write.mode(mode).parquet(staged)
     finally:
         if before is None:
             conf.unset(key)

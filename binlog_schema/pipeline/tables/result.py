@@ -71,11 +71,11 @@ class BinlogTables:
     def _write_iceberg(self, df, out, name, path, mode, metadata):
         from binlog_schema.pipeline.tables import iceberg
         ident = (iceberg.DECODE_NAMESPACE, name)
-        if mode == "overwrite" and iceberg.is_iceberg(out, ident):
-            iceberg.catalog(out).drop_table(ident)
+        if mode == "overwrite":
+            iceberg.forget(out, ident)
         elif iceberg.is_iceberg(out, ident):
             raise FileExistsError(f"{path}: an Iceberg table is there already")
-        iceberg.write_staged(self.spark, df, path)
+        iceberg.write_staged(self.spark, df, path, mode)
         iceberg.commit_parts(out, ident, path, metadata)
 
     def unpersist(self):
@@ -180,8 +180,8 @@ class ParquetTables(BinlogTables):
                     delta.commit_parts(paths[name], metadata, mode="error")
                 else:
                     ident = (iceberg.DECODE_NAMESPACE, name)
-                    if mode == "overwrite" and iceberg.is_iceberg(out, ident):
-                        iceberg.catalog(out).drop_table(ident)
+                    if mode == "overwrite":
+                        iceberg.forget(out, ident)
                     iceberg.commit_parts(out, ident, paths[name], metadata)
         return paths
 
