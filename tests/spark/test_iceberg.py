@@ -38,6 +38,7 @@ import pyarrow.parquet as pq  # noqa: E402
 from binlog_schema.cli import main  # noqa: E402
 from binlog_schema.pipeline.driver.session import start_session  # noqa: E402
 from binlog_schema.pipeline.tables import iceberg  # noqa: E402
+from binlog_schema.pipeline.tables.iceberg_files import plain_schema  # noqa: E402
 from binlog_schema.pipeline.tables.result import TABLES, check_format  # noqa: E402
 
 CORPUS = ("mysql-binlog-connector-java/mysql-bin.checksum-crc32",
@@ -93,7 +94,7 @@ def canonical(table, schema, drop=()):
 def parquet_rows(path):
     """A Parquet output's table with durations as their int64 microseconds."""
     t = pq.read_table(path)
-    return t.cast(iceberg.plain_schema(t.schema))
+    return t.cast(plain_schema(t.schema))
 
 
 def test_check_format():

@@ -19,7 +19,10 @@ folder does not take it for data). Local output folders only (the catalog is a S
 * :func:`write_frame`: a Spark DataFrame staged and then :func:`replace_table` or
   :func:`upsert_table`: the one entry for a job that has a DataFrame;
 * :func:`read_arrow`, :func:`data_files`, :func:`snapshots`, :func:`last_metadata`,
-  :func:`is_iceberg`.
+  :func:`is_iceberg`, :func:`forget`.
+
+The Parquet files' side (listing, describing, moving, matching rows by key) is
+:mod:`.iceberg_files`.
 
 Commit metadata (a JSON-able dict) is stored in the snapshot summary as
 ``binlog-schema`` (JSON text); an upsert's summary also says how many rows it staged in
@@ -42,11 +45,13 @@ from __future__ import annotations
 import functools
 import json
 import os
-import shutil
 import threading
 import uuid
 
-from binlog_schema.pipeline.fsio import local_path
+from binlog_schema.pipeline.tables.iceberg_files import (arrow_schema_of, conform, data_file,
+                                                        key_matches, listed, local_file,
+                                                        local_folder, move_in, plain_schema,
+                                                        write_rows)
 from binlog_schema.pipeline.tasks.parts import part_files
 
 CATALOG = "_binlog_schema/catalog.db"     # under the output folder
@@ -78,35 +83,26 @@ DELETED_KEYS = "binlog-schema-deleted-rows"  # rows staged as deleted)
 def catalog(root: str):
     """The SQLite catalog of the output folder ``root`` (created when absent)."""
     from pyiceberg.catalog.sql import SqlCatalog
-    local = _local(root)
+    local = local_folder(root)
     os.makedirs(os.path.dirname(os.path.join(local, CATALOG)), exist_ok=True)
     return SqlCatalog(CATALOG_NAME, uri=f"sqlite:///{os.path.join(local, CATALOG)}",
                       warehouse=f"file://{local}")
 
 
-def _local(root: str) -> str:
-    local = local_path(root)
-    if local is None:
-        raise ValueError(f"{root}: Iceberg tables are written to local folders only (their "
-                         "catalog is a SQLite file there)")
-    return os.path.abspath(local)
-
-
 @_serialized
 def is_iceberg(root: str, ident) -> bool:
     """Whether the catalog of ``root`` holds the table ``ident`` ((namespace, name))."""
-    if not os.path.exists(os.path.join(_local(root), CATALOG)):
+    if not os.path.exists(os.path.join(local_folder(root), CATALOG)):
         return False
     return catalog(root).table_exists(tuple(ident))
 
 
 @_serialized
-@_serialized
 def forget(root: str, ident) -> bool:
     """Drop the table ``ident`` from the catalog of ``root`` (its files stay; whether it was
     there), its metadata present or not (``--overwrite`` removed the folder already)."""
     from pyiceberg.exceptions import NoSuchTableError
-    if not os.path.exists(os.path.join(_local(root), CATALOG)):
+    if not os.path.exists(os.path.join(local_folder(root), CATALOG)):
         return False
     try:
         catalog(root).drop_table(tuple(ident))
@@ -115,6 +111,7 @@ def forget(root: str, ident) -> bool:
     return True
 
 
+@_serialized
 def load(root: str, ident):
     return catalog(root).load_table(tuple(ident))
 
@@ -156,7 +153,7 @@ def read_arrow(root: str, ident, snapshot_id=None):
         if f.content != DataFileContent.DATA:
             raise ValueError(f"{'.'.join(ident)}: delete files in the snapshot (written by "
                              "another engine): read it with pyiceberg's scan")
-        data = pq.read_table(_plain_path(f.file_path))
+        data = pq.read_table(local_file(f.file_path))
         data = data.cast(plain_schema(data.schema))
         parts.append(pa.Table.from_arrays(
             [data.column(f.name).cast(f.type) if f.name in data.column_names
@@ -166,7 +163,7 @@ def read_arrow(root: str, ident, snapshot_id=None):
 
 def data_files(root: str, ident, snapshot_id=None) -> list:
     """The paths of the data files of a snapshot (the current one by default)."""
-    return [_plain_path(f.file_path) for f in _files(load(root, ident), snapshot_id)]
+    return [local_file(f.file_path) for f in _files(load(root, ident), snapshot_id)]
 
 
 def _files(table, snapshot_id=None) -> list:
@@ -189,12 +186,12 @@ def commit_parts(root: str, ident, path: str, metadata: dict | None = None) -> i
     ``ident`` there, in one snapshot, without copying them; returns the snapshot id.
     FileExistsError when the catalog holds the table already."""
     _checked(metadata)
-    files = _listed(path)
+    files = listed(path)
     cat = catalog(root)
     if cat.table_exists(tuple(ident)):
         raise FileExistsError(f"{path}: the Iceberg table {'.'.join(ident)} is there already")
-    table = _create(cat, ident, path, _arrow_schema(files[0]))
-    return _commit(table, [_data_file(table, f) for f in files], [], metadata)
+    table = _create(cat, ident, path, arrow_schema_of(files[0]))
+    return _commit(table, [data_file(table, f) for f in files], [], metadata)
 
 
 @_serialized
@@ -205,10 +202,10 @@ def replace_table(root: str, ident, path: str, staged: str,
     theirs): moved into ``path``, then ONE snapshot replaces the table's files with them. A
     failure before the snapshot leaves the table as it was. Returns the snapshot id."""
     _checked(metadata)
-    files = _listed(staged)
-    schema = _arrow_schema(files[0])
+    files = listed(staged)
+    schema = arrow_schema_of(files[0])
     for f in files[1:]:
-        if not _arrow_schema(f).equals(schema):
+        if not arrow_schema_of(f).equals(schema):
             raise ValueError(f"{f}: not the schema of {files[0]}")
     cat = catalog(root)
     if cat.table_exists(tuple(ident)):
@@ -217,9 +214,9 @@ def replace_table(root: str, ident, path: str, staged: str,
             table = _evolve(cat, ident, path, table, schema)
     else:
         table = _create(cat, ident, path, schema)
-    moved = _move_in(files, path)
+    moved = move_in(files, path)
     held = _held(table)
-    return _commit(table, [_data_file(table, f) for f in moved], held, metadata)
+    return _commit(table, [data_file(table, f) for f in moved], held, metadata)
 
 
 @_serialized
@@ -254,28 +251,28 @@ def upsert_table(root: str, ident, path: str, staged: str, keys,
     upserts = rows
     if DELETED in rows.column_names:
         upserts = rows.filter(pc.invert(pc.fill_null(rows.column(DELETED), False)))
-    upserts = _conform(upserts.select([n for n in names]), target)
+    upserts = conform(upserts.select([n for n in names]), target)
     key_rows = rows.select(keys)
     gone, added = [], []
     run = uuid.uuid4().hex[:16]
     for n, held in enumerate(_held(table)):
         data = pq.read_table(held, columns=keys)
-        hit = _matches(data, key_rows, keys)
+        hit = key_matches(data, key_rows, keys)
         if not pc.any(hit).as_py():
             continue
         whole = pq.read_table(held)
-        keep = whole.filter(pc.invert(_matches(whole.select(keys), key_rows, keys)))
+        keep = whole.filter(pc.invert(key_matches(whole.select(keys), key_rows, keys)))
         gone.append(held)
         if keep.num_rows:
-            added.append(_write(_conform(keep.select(names), target), path,
+            added.append(write_rows(conform(keep.select(names), target), path,
                                 f"part-{run}-k{n:05d}.parquet"))
     if upserts.num_rows:
-        added.append(_write(upserts, path, f"part-{run}-00000.parquet"))
+        added.append(write_rows(upserts, path, f"part-{run}-00000.parquet"))
     if not gone and not added:
         return None
     counts = {UPSERTED: str(upserts.num_rows), DELETED_KEYS: str(rows.num_rows -
                                                                  upserts.num_rows)}
-    return _commit(table, [_data_file(table, (None, p)) for p in added], gone, metadata,
+    return _commit(table, [data_file(table, (None, p)) for p in added], gone, metadata,
                    counts)
 
 
@@ -287,8 +284,8 @@ def fits(root: str, ident, staged: str) -> bool:
     microseconds does not fit: the table is then replaced)."""
     import pyarrow as pa
     from pyiceberg.io.pyarrow import _check_pyarrow_schema_compatible
-    files = _listed(staged)
-    arrow = _arrow_schema(files[0])
+    files = listed(staged)
+    arrow = arrow_schema_of(files[0])
     arrow = pa.schema([f for f in arrow if f.name != DELETED])
     table = load(root, ident)
     try:
@@ -333,37 +330,6 @@ def write_staged(spark, df, staged: str, mode: str = "overwrite"):
 # ---------------------------------------------------------------------------------------
 # schemas
 
-def _arrow_schema(file):
-    """The Arrow schema of a part file, durations as the INT64 Parquet stores them,
-    metadata dropped."""
-    import pyarrow.parquet as pq
-    filesystem, p = file
-    return plain_schema(pq.read_metadata(p, filesystem=filesystem).schema.to_arrow_schema())
-
-
-def plain_schema(arrow):
-    """An Arrow schema with durations (at any depth) as int64: what Iceberg reads of it
-    (field metadata, Iceberg's field ids, dropped)."""
-    import pyarrow as pa
-    return pa.schema([pa.field(f.name, _plain(f.type), f.nullable) for f in arrow])
-
-
-def _plain(t):
-    """An Arrow type with durations (at any depth) as int64, as Parquet stores them."""
-    import pyarrow as pa
-    if pa.types.is_duration(t):
-        return pa.int64()
-    if pa.types.is_struct(t):
-        return pa.struct([pa.field(f.name, _plain(f.type), f.nullable) for f in t])
-    if pa.types.is_map(t):
-        return pa.map_(pa.field(t.key_field.name, _plain(t.key_type), False),
-                       pa.field(t.item_field.name, _plain(t.item_type), t.item_field.nullable))
-    if pa.types.is_list(t) or pa.types.is_large_list(t):
-        f = t.value_field
-        return pa.list_(pa.field(f.name, _plain(f.type), f.nullable))
-    return t
-
-
 def _iceberg_schema(arrow):
     from pyiceberg.io.pyarrow import _pyarrow_to_schema_without_ids
     return _pyarrow_to_schema_without_ids(arrow)
@@ -379,15 +345,15 @@ def _same_schema(table, arrow) -> bool:
 
 
 def _properties(path: str) -> dict:
-    return {"write.metadata.path": f"{os.path.abspath(_local(path))}/{METADATA_DIR}",
-            "write.data.path": os.path.abspath(_local(path))}
+    return {"write.metadata.path": f"{os.path.abspath(local_folder(path))}/{METADATA_DIR}",
+            "write.data.path": os.path.abspath(local_folder(path))}
 
 
 def _create(cat, ident, path: str, arrow):
     ident = tuple(ident)
     cat.create_namespace_if_not_exists(ident[:-1])
     schema = _iceberg_schema(arrow)
-    table = cat.create_table(ident, schema=schema, location=os.path.abspath(_local(path)),
+    table = cat.create_table(ident, schema=schema, location=os.path.abspath(local_folder(path)),
                              properties=_properties(path))
     with table.transaction() as tx:   # (the ids the catalog gave the fields)
         tx.set_properties({MAPPING: _mapping_after(tx)})
@@ -439,114 +405,11 @@ def _mapping_after(tx, before: str | None = None) -> str:
 # ---------------------------------------------------------------------------------------
 # files and snapshots
 
-def _listed(directory: str) -> list:
-    try:
-        files = part_files(directory)
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{directory}: no such directory") from None
-    if not files:
-        raise ValueError(f"{directory}: no Parquet part files (part-*.parquet)")
-    if any(fs is not None for fs, _ in files):
-        raise ValueError(f"{directory}: Iceberg tables are written to local folders only")
-    import pyarrow.parquet as pq
-    for _, p in files:   # (before anything is committed)
-        stored = pq.read_metadata(p).schema.to_arrow_schema()
-        if plain_schema(stored) != stored:
-            raise ValueError(f"{p}: its stored Arrow schema has durations, which Iceberg's "
-                             "readers cannot read (write it without ARROW:schema)")
-    return files
-
-
 def _held(table) -> list:
     """The paths of the data files of the table's current snapshot."""
     if table.current_snapshot() is None:
         return []
-    return [_plain_path(f.file_path) for f in _files(table)]
-
-
-def _plain_path(p: str) -> str:
-    return p[len("file://"):] if p.startswith("file://") else p
-
-
-def _move_in(files, path: str) -> list:
-    """Staged files moved into the table's folder under names no snapshot uses."""
-    run = uuid.uuid4().hex[:16]
-    root = _local(path)
-    os.makedirs(root, exist_ok=True)
-    moved = []
-    for i, (_, src) in enumerate(files):
-        dst = os.path.join(root, f"part-{run}-{i:05d}.parquet")
-        shutil.move(src, dst)
-        moved.append((None, dst))
-    return moved
-
-
-def _write(rows, path: str, name: str) -> str:
-    import pyarrow.parquet as pq
-    root = _local(path)
-    os.makedirs(root, exist_ok=True)
-    dst = os.path.join(root, name)
-    tmp = os.path.join(root, f".{name}.tmp")
-    pq.write_table(rows, tmp, compression="snappy", store_schema=False)
-    os.replace(tmp, dst)
-    return dst
-
-
-def _conform(rows, target):
-    """Rows cast to the table's Arrow schema (field ids and names as the table has them)."""
-    import pyarrow as pa
-    plain = pa.schema([pa.field(f.name, f.type, f.nullable) for f in target])
-    return rows.cast(plain)
-
-
-def _matches(rows, key_rows, keys):
-    """A boolean array: whether each row's key is among ``key_rows``' (null matches null)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    hit = None
-    for k in keys:
-        one = pc.is_in(rows.column(k), value_set=pc.unique(key_rows.column(k)),
-                       skip_nulls=False)
-        hit = one if hit is None else pc.and_(hit, one)
-    if len(keys) == 1 or not pc.any(hit).as_py():
-        return hit
-    wanted = set(zip(*[key_rows.column(k).to_pylist() for k in keys]))
-    flags = hit.to_pylist()
-    idx = [i for i, f in enumerate(flags) if f]
-    cand = rows.take(pa.array(idx, pa.int64()))
-    for i, t in zip(idx, zip(*[cand.column(k).to_pylist() for k in keys])):
-        flags[i] = t in wanted
-    return pa.array(flags, pa.bool_())
-
-
-def _data_file(table, file):
-    """The Iceberg DataFile of a Parquet file (its statistics from the footer), checked
-    against the table's schema (by name, through its name mapping)."""
-    import pyarrow.parquet as pq
-    from pyiceberg.io.pyarrow import (_check_pyarrow_schema_compatible,
-                                      compute_statistics_plan,
-                                      data_file_statistics_from_parquet_metadata,
-                                      parquet_path_to_id_mapping)
-    from pyiceberg.manifest import DataFile, DataFileContent, FileFormat
-    _, p = file
-    meta = table.metadata
-    schema = meta.schema()
-    parquet = pq.read_metadata(p)
-    try:
-        _check_pyarrow_schema_compatible(schema, _arrow_schema(file),
-                                         format_version=meta.format_version)
-    except ValueError as e:
-        raise ValueError(f"{p}: not the schema of the table ({e})") from None
-    stats = data_file_statistics_from_parquet_metadata(
-        parquet_metadata=parquet,
-        stats_columns=compute_statistics_plan(schema, meta.properties),
-        parquet_column_mapping=parquet_path_to_id_mapping(schema))
-    return DataFile.from_args(
-        content=DataFileContent.DATA, file_path=os.path.abspath(p),
-        file_format=FileFormat.PARQUET, partition=stats.partition(meta.spec(), schema),
-        file_size_in_bytes=os.path.getsize(p), sort_order_id=None,
-        spec_id=meta.default_spec_id, equality_ids=None, key_metadata=None,
-        **stats.to_serialized_dict())
+    return [local_file(f.file_path) for f in _files(table)]
 
 
 def _checked(metadata):
@@ -574,7 +437,7 @@ def _commit(table, adds, removes, metadata, extra=None) -> int:
         else:
             with update.overwrite() as over:
                 for f in _files(table):
-                    if _plain_path(f.file_path) in gone:
+                    if local_file(f.file_path) in gone:
                         over.delete_data_file(f)
                 for f in adds:
                     over.append_data_file(f)
