@@ -202,7 +202,8 @@ def _write_iceberg(spark, typed, life, name, out, path, state, base):
             and not life.truncates and iceberg.is_iceberg(out, ident):
         held = read_table(spark, path, "iceberg", info.get("version"), out)
         if held is not None:
-            rows = changed_rows(typed, held, keys, state["applied"]["okey"])
+            rows = changed_rows(typed, held, keys,
+                                (state.get("applied") or {}).get("okey", ""))
             iceberg.write_staged(spark, rows, staged)
             if iceberg.fits(out, ident, staged):
                 done = iceberg.upsert_table(out, ident, path, staged, keys,
