@@ -125,7 +125,7 @@ def test_decode_iceberg_reads_back_everywhere(outputs):
         want = canonical(parquet_rows(parquet_out / name), schema, drop)
         assert canonical(got, schema, drop) == want, name
         files = iceberg.data_files(str(iceberg_out), ident)
-        by_duckdb = duckdb.read_parquet(files).fetch_arrow_table()
+        by_duckdb = duckdb.read_parquet(files).to_arrow_table()
         assert canonical(by_duckdb, schema, drop) == want, name
         if name not in NULL_NESTED:
             scan = iceberg.load(str(iceberg_out), ident).scan().to_arrow()
