@@ -18,7 +18,7 @@ fi
 # time, and end-to-end timings would measure it)
 .venv/bin/python -m pip install -q -e ".[dev,spark]" --config-settings editable_mode=compat \
     >.venv/install.log 2>&1 || { tail -n 30 .venv/install.log; exit 1; }
-.venv/bin/python -c "import binlog_schema, construct, yaml, zstandard, pytest, hypothesis, pyspark, pyarrow, deltalake, duckdb, pandas, kaitaistruct, ruamel.yaml, pymysql, cryptography, redis, hiredis, nats, pika, prometheus_client, ruff"
+.venv/bin/python -c "import binlog_schema, construct, yaml, zstandard, pytest, hypothesis, pyspark, pyarrow, deltalake, pyiceberg, sqlalchemy, duckdb, pandas, kaitaistruct, ruamel.yaml, pymysql, cryptography, redis, hiredis, nats, pika, prometheus_client, ruff"
 # bytecode of the package's modules, and the compiled declarations in their cache: read by every
 # later process (even with PYTHONDONTWRITEBYTECODE set, Python reads the .pyc files it finds)
 .venv/bin/python -m compileall -q binlog_schema >/dev/null

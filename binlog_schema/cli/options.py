@@ -6,6 +6,8 @@ filters (decode, sql, flashback, stream: :mod:`binlog_schema.changes.selection`)
 
 from __future__ import annotations
 
+from binlog_schema.pipeline.tables import FORMATS
+
 from .declare import Opt
 from .values import position, size
 
@@ -107,7 +109,7 @@ INPUTS = Opt("inputs", nargs="+", metavar="INPUT",
              help="binlog or relay-log files, directories (read recursively) or globs, on "
                   "any Hadoop filesystem (file:, hdfs:, s3a:, ...)")
 OUT = Opt("--out", required=True, help="output directory (any Hadoop filesystem)")
-LAKE_FORMAT = Opt("--format", choices=("parquet", "delta"), default="parquet")
+LAKE_FORMAT = Opt("--format", choices=FORMATS, default="parquet")
 SPLIT_SIZE = Opt("--split-size", type=size, default="8m",
                  help="work per split (bytes, plus 200 per event): large files are cut at "
                       "transaction boundaries into splits of about this size (default 8m)")

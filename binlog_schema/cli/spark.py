@@ -62,7 +62,10 @@ SUBS = [
             help="parquet (default); delta: Delta Lake tables, the same Parquet files "
             "committed in place by the deltalake package (no Spark jars needed; read "
             "them with deltalake, DuckDB or Spark with Delta); Delta has no interval "
-            "type, so MySQL TIME values (Value.time) are microseconds as long there"),
+            "type, so MySQL TIME values (Value.time) are microseconds as long there; "
+            "iceberg: Iceberg tables, the same Parquet files added in place by pyiceberg "
+            "(no JVM; catalog OUT/_binlog_schema/catalog.db, SQLite; local --out only; "
+            "Value.time as long microseconds too)"),
         SPLIT_SIZE,
         Opt("--engine", choices=("auto", "arrow", "spark"), default="auto",
             help="arrow: tasks write Parquet parts themselves (pyarrow; half the CPU "
@@ -94,13 +97,13 @@ SUBS = [
         "not found); 1 a file does not reconcile (not a binlog, unreadable, bytes not all "
         "accounted for), or no input file at all; 2 usage (output exists, format unavailable). "
         "What could not be read is said on stderr, file by file."),
-    Cmd("current", "the current state of every source table (Parquet or Delta)",
+    Cmd("current", "the current state of every source table (Parquet, Delta or Iceberg)",
         _need_pyspark(_run_current), [
         INPUTS.but(help="binlog files, folders or globs of one server (any Hadoop "
                         "filesystem)"),
         OUT.but(help="output folder"),
         Opt("--base", help="a previous run's --out to continue (its tables are the "
-            "starting state; with --format delta it may be --out itself)"),
+            "starting state; with --format delta or iceberg it may be --out itself)"),
         SCHEMA.but(
             help="the schema at the start of the first file (mysqldump --no-data; "
             "repeatable), for tables created before it (their rows before it are not "
@@ -108,8 +111,11 @@ SUBS = [
         Opt("--assume-empty", action="store_true",
             help="tables created before the first binlog were empty then"),
         LAKE_FORMAT.but(
-            help="parquet (default) or delta (the deltalake package: no Spark jars; "
-            "one commit per table and run; TIME as microseconds)"),
+            help="parquet (default), delta (the deltalake package: no Spark jars; "
+            "one commit per table and run; TIME as microseconds) or iceberg (pyiceberg, "
+            "a SQLite catalog in OUT/_binlog_schema/catalog.db: one snapshot per changed "
+            "table and run, an upsert of the changed keys with --base OUT; TIME as Iceberg "
+            "time when every value lies within a day, else microseconds)"),
         SPLIT_SIZE.but(help="bytes per split (default 8m)"),
         OVERWRITE.but(help="replace an existing --out"),
         QUIET,

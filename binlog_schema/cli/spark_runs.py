@@ -81,8 +81,8 @@ def _run_decode(spark, args, early=None) -> int:
     out = args.out.rstrip("/")
     progress.say(f"Spark {spark.version}, master {spark.sparkContext.master}, "
                  f"{spark.sparkContext.defaultParallelism} cores, engine {args.engine}")
-    # Delta: the Parquet files written become Delta tables (deltalake), with this commit
-    # metadata
+    # Delta, Iceberg: the Parquet files written become Delta tables (deltalake) or Iceberg
+    # tables (pyiceberg), with this commit metadata
     metadata = {"command": "binlog-schema spark decode", "engine": args.engine,
                 "inputs": list(args.inputs)}
     try:
@@ -90,9 +90,10 @@ def _run_decode(spark, args, early=None) -> int:
             tables = decode(args.inputs, spark, out=out, engine="arrow",
                             split_size=args.split_size, rows=not args.no_rows,
                             include_hidden=args.include_hidden, mode=mode, progress=progress,
-                            prescan=early, schema=args.schema)
-            if args.format == "delta":   # (committed where the tasks wrote them)
-                tables.write(out, "delta", mode, progress, metadata)
+                            prescan=early, schema=args.schema,
+                            arrow_schema=args.format != "iceberg")
+            if args.format in ("delta", "iceberg"):   # (committed where the tasks wrote them)
+                tables.write(out, args.format, mode, progress, metadata)
         else:
             tables = decode(args.inputs, spark, engine="spark", split_size=args.split_size,
                             rows=not args.no_rows, include_hidden=args.include_hidden,

@@ -226,6 +226,30 @@ def read_delta_duckdb(path):
     return t.schema, t.to_pylist()
 
 
+def read_iceberg(path, snapshot_id=None):
+    """(Arrow schema, rows) of an Iceberg table of a run's output (``OUT/<db>/<table>``, its
+    catalog in OUT), with pyiceberg: the current snapshot, or ``snapshot_id``."""
+    from binlog_schema.pipeline.tables import iceberg
+    p = pathlib.Path(path)
+    t = iceberg.read_arrow(str(p.parent.parent), (p.parent.name, p.name), snapshot_id)
+    return t.schema, t.to_pylist()
+
+
+def read_iceberg_duckdb(path):
+    """(Arrow schema, rows) of an Iceberg table read by DuckDB through pyiceberg's scan plan
+    (``scan().to_duckdb``): DuckDB's own iceberg extension is downloaded on first use, which
+    this tier does not do."""
+    from binlog_schema.pipeline.tables import iceberg
+    p = pathlib.Path(path)
+    table = iceberg.load(str(p.parent.parent), (p.parent.name, p.name))
+    con = table.scan().to_duckdb("t")
+    con.execute("SET TimeZone = 'UTC'")
+    res = con.execute("SELECT * FROM t")
+    t = res.to_arrow_table() if hasattr(res, "to_arrow_table") else res.fetch_arrow_table()
+    con.close()
+    return t.schema, t.to_pylist()
+
+
 def duckdb_how() -> str:
     return _DUCKDB_HOW.get("how", "not used")
 

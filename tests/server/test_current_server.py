@@ -18,6 +18,12 @@ pass:
     state again, each table the run commits by MERGE counting, in its Delta log, the keys
     the server's states after a and after b say were deleted and inserted, and no more
     source rows than keys changed;
+    ``--format iceberg``: (a) again, and part a into r1, then part b with ``--base r1`` into
+    r1 itself (an upsert of the keys part b changed): the table's snapshot before is the
+    state after part a, its current one the final state, read back with pyiceberg and with
+    DuckDB (over pyiceberg's scan plan); at most one new snapshot per table, none for a
+    table part b left as it was, and a keyed table's is an upsert; part b again in place
+    changes nothing and makes no snapshot;
 (c) incremental == whole, as a property (in this process, one Spark session for every run):
     for every split point at a file boundary, the files after it with ``--base`` of the run
     over the files before it (itself a chain of runs of one file each, ``--base`` the run
@@ -48,7 +54,8 @@ import pytest
 from ..conftest import unavailable
 from .current_workload import (PASSES, REFUSED, compare_output, compare_table, data_rows,
                                duckdb_how, have_server, make_binlogs, output_tables,
-                               read_delta, read_delta_duckdb, spark_current, state_doc,
+                               read_delta, read_delta_duckdb, read_iceberg,
+                               read_iceberg_duckdb, spark_current, state_doc,
                                status_problems, stderr_summary, table_dir)
 
 pytestmark = [pytest.mark.server, pytest.mark.spark]
@@ -84,8 +91,15 @@ class Runs:
         "delta-r1": ("a", None, ("--format", "delta")),
         "delta-r2": ("b", "delta-r1", ("--format", "delta")),
         "delta-merge": ("b", "delta-r1", ("--format", "delta")),
+        "iceberg-all": ("ab", None, ("--format", "iceberg")),
+        "iceberg-r1": ("a", None, ("--format", "iceberg")),
+        "iceberg-r2": ("b", "iceberg-r1", ("--format", "iceberg")),
+        "iceberg-r3": ("b", "iceberg-r2", ("--format", "iceberg")),
     }
-    IN_PLACE = {"delta-merge"}   # runs on a copy of their base, in it (Delta's MERGE)
+    ON_COPY = {"delta-merge"}   # runs on a copy of their base, in it (Delta's MERGE)
+    # runs whose --out is their --base (its state.json kept as BASE_STATE beside it first)
+    IN_PLACE = {"iceberg-r2", "iceberg-r3"}
+    BASE_STATE = "base-state.json"
 
     def __init__(self, binlogs, tmp):
         self.binlogs, self.tmp, self.done = binlogs, tmp, {}
@@ -116,11 +130,15 @@ class Runs:
                 if not base or (base_out is not None and
                                 (base_out / "_binlog_schema" / "state.json").exists()):
                     out = self.tmp / f"{name}-{run}"
-                    if base and run in self.IN_PLACE:
+                    if base and run in self.ON_COPY:
                         shutil.copytree(base_out, out)
                         base_out = out
                     if base:
                         extra += ["--base", base_out]
+                    if run in self.IN_PLACE:
+                        out = base_out
+                        shutil.copy(base_out / "_binlog_schema" / "state.json",
+                                    self.tmp / f"{name}-{run}-{self.BASE_STATE}")
                     proc = spark_current(self.inputs(name, parts), out, *extra,
                                          env=dict(os.environ, TZ=RUN_TZ))
             except Exception as e:  # noqa: BLE001 - (a timeout): said by get()
@@ -183,6 +201,8 @@ NEEDS = {
     "test_delta_gives_the_final_state": ["delta-all"],
     "test_delta_incremental_gives_the_final_state": ["delta-r2"],
     "test_delta_in_place_commits_changed_keys_by_merge": ["delta-merge"],
+    "test_iceberg_gives_the_final_state": ["iceberg-all"],
+    "test_iceberg_upserts_in_place": ["iceberg-r3"],
 }
 
 
@@ -415,6 +435,71 @@ def _keyed_rows(snapshot, key) -> dict:
     names = [c["name"] for c in snapshot["columns"]]
     at = [names.index(k) for k in key]
     return {json.dumps([r[i] for i in at]): json.dumps(r) for r in snapshot["rows"]}
+
+
+@pytest.mark.parametrize("name", PASSES)
+def test_iceberg_gives_the_final_state(binlogs, runs, name):
+    out, problems = runs.get(name, "iceberg-all")
+    final = binlogs[name]["after-b"]
+    problems += [f"(pyiceberg) {p}" for p in
+                 compare_output(out, final, reader=read_iceberg, time_forms="any")]
+    problems += [f"(DuckDB over pyiceberg's scan) {p}" for p in
+                 compare_output(out, final, reader=read_iceberg_duckdb, check_types=False)]
+    _no_problems(problems, f"--format iceberg over all of the {name} pass != the server's "
+                 "final state")
+
+
+@pytest.mark.parametrize("name", PASSES)
+def test_iceberg_upserts_in_place(binlogs, runs, name):
+    """Part a into r1, then part b with --base r1 --out r1: each table's snapshot of the
+    first run is the state after part a, its current one the final state; the second run
+    made at most one snapshot per table, none for a table part b left as it was (the
+    server's rows and columns the same after a and after b), and a keyed table that part b
+    changed got an upsert. Part b again (--base r1 --out r1): no snapshot at all."""
+    from binlog_schema.pipeline.tables import iceberg
+    r2, problems = runs.get(name, "iceberg-r2")
+    r3, more = runs.get(name, "iceberg-r3")
+    problems += [f"(part b again) {p}" for p in more]
+    before = json.loads((runs.tmp / f"{name}-iceberg-r2-{Runs.BASE_STATE}").read_text())
+    second = json.loads((runs.tmp / f"{name}-iceberg-r3-{Runs.BASE_STATE}").read_text())
+    for table, info in sorted(state_doc(r3)["tables"].items()):
+        ident = tuple(table.split(".", 1))
+        current = iceberg.load(str(r3), ident).current_snapshot().snapshot_id
+        if info["version"] != second["tables"][table]["version"] or \
+                current != info["version"]:
+            problems.append(f"{table}: part b again made a snapshot")
+    after, final = binlogs[name]["after-a"], binlogs[name]["after-b"]
+    problems += [f"(pyiceberg) {p}" for p in
+                 compare_output(r2, final, reader=read_iceberg, time_forms="any")]
+    problems += [f"(DuckDB over pyiceberg's scan) {p}" for p in
+                 compare_output(r2, final, reader=read_iceberg_duckdb, check_types=False)]
+    now = second["tables"]
+    upserts = 0
+    for table, info in sorted(before["tables"].items()):
+        ident = tuple(table.split(".", 1))
+        if table not in now or table not in after["tables"]:
+            continue
+        schema, rows = read_iceberg(table_dir(r2, table), info["version"])
+        problems += [f"(r1's snapshot) {p}" for p in
+                     compare_table(table, schema, rows, after["tables"][table],
+                                   time_forms="any")]
+        ids = [s.snapshot_id for s in iceberg.snapshots(str(r2), ident)]
+        new = iceberg.snapshots(str(r2), ident)[ids.index(info["version"]) + 1:]
+        if len(new) > 1:
+            problems.append(f"{table}: {len(new)} snapshots in one run")
+        if new and after["tables"][table] == final["tables"].get(table):
+            problems.append(f"{table}: part b left it as it was, yet a snapshot was made")
+        meta = iceberg.last_metadata(str(r2), ident) if new else {}
+        if meta.get("commit") == "upsert":
+            upserts += 1
+            summary = new[0].summary
+            if int(summary["total-records"]) != now[table]["rows"]:
+                problems.append(f"{table}: the upsert's snapshot holds "
+                                f"{summary['total-records']} rows, state.json {now[table]}")
+    if not upserts:
+        problems.append("no table was upserted by the second run")
+    _no_problems(problems, f"--format iceberg: part a into r1, part b with --base r1 into r1 "
+                 f"({name} pass)")
 
 
 # ------------------------------------------------------------------ (c)

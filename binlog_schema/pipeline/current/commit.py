@@ -1,5 +1,6 @@
 """How ``spark current`` commits a Delta table a run continues (``--base`` is ``--out``): by a
-MERGE of the keys the run changed (:func:`merge_changes`), or, when it cannot, whole.
+MERGE of the keys the run changed (:func:`merge_changes`), or, when it cannot, whole; an
+Iceberg table by an upsert of the same rows (:func:`changed_rows`; ``io.py``).
 
 A table is merged (:func:`merge_keys`) when it has a primary key and the run leaves its
 shape as the base holds it: no ALTER, RENAME or key change in the run (one version, one
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 from functools import reduce
 
-DELETED = "_deleted"    # the staged rows' column that makes a row a delete of its key
+from binlog_schema.pipeline.tables import DELETED
 
 
 def merge_keys(life, cols, state: dict | None) -> list | None:
@@ -47,20 +48,10 @@ def merge_changes(spark, typed, base, path: str, keys: list, base_okey: str, sta
     Parquet under ``staged``; returns the table's version (the current one when nothing
     changed: no commit), None when the table's columns are not ``typed``'s (rewrite it
     whole)."""
-    from pyspark.sql import functions as F
     from binlog_schema.pipeline.tables import delta
     if not delta.same_columns(path, typed.schema.jsonValue()):
         return None
-    changed = typed.where(F.col("_order_key") > F.lit(base_okey)) \
-        .withColumn(DELETED, F.lit(False))
-    if base is not None:
-        held = base.select(*[F.col(_quoted(k)) for k in keys]).alias("b")
-        now = typed.select(*[F.col(_quoted(k)) for k in keys]).alias("n")
-        same = reduce(lambda a, b: a & b, [F.col(f"b.{_quoted(k)}").eqNullSafe(
-            F.col(f"n.{_quoted(k)}")) for k in keys])
-        gone = held.join(now, same, "left_anti").withColumn(DELETED, F.lit(True))
-        changed = changed.unionByName(gone, allowMissingColumns=True)
-    rows = changed.persist()
+    rows = changed_rows(typed, base, keys, base_okey).persist()
     try:
         if rows.isEmpty():
             return delta.version_of(path)
@@ -68,6 +59,24 @@ def merge_changes(spark, typed, base, path: str, keys: list, base_okey: str, sta
     finally:
         rows.unpersist()
     return delta.merge_table(path, staged, keys, DELETED, metadata, properties)
+
+
+def changed_rows(typed, base, keys: list, base_okey: str):
+    """What a MERGE (Delta) or an upsert (Iceberg) of a table's new state ``typed`` (with
+    ``_order_key``) into its ``base`` rows (a DataFrame; None: it holds none) needs, each
+    key at most once: the rows changed after ``base_okey`` (``DELETED`` false), and the
+    keys ``base`` holds that ``typed`` lacks (``DELETED`` true; null-safe on ``keys``)."""
+    from pyspark.sql import functions as F
+    changed = typed.where(F.col("_order_key") > F.lit(base_okey)) \
+        .withColumn(DELETED, F.lit(False))
+    if base is None:
+        return changed
+    held = base.select(*[F.col(_quoted(k)) for k in keys]).alias("b")
+    now = typed.select(*[F.col(_quoted(k)) for k in keys]).alias("n")
+    same = reduce(lambda a, b: a & b, [F.col(f"b.{_quoted(k)}").eqNullSafe(
+        F.col(f"n.{_quoted(k)}")) for k in keys])
+    gone = held.join(now, same, "left_anti").withColumn(DELETED, F.lit(True))
+    return changed.unionByName(gone, allowMissingColumns=True)
 
 
 def _quoted(name: str) -> str:

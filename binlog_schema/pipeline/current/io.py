@@ -1,6 +1,7 @@
 """The tables ``spark current`` reads and writes: the schemas of its keyed and folded rows,
 a previous run's table read back as puts (:func:`base_keyed`), and the typed tables written
-as Parquet or Delta (:func:`write_tables`)."""
+as Parquet, Delta or Iceberg (:func:`write_tables`; Iceberg tables of ``--base OUT`` get an
+upsert of the keys this run changed: :func:`changed_rows`)."""
 
 from __future__ import annotations
 
@@ -36,13 +37,23 @@ def _columns(table, flavor) -> list:
     return [(column_facts(c, i, flavor), c.origin) for i, c in enumerate(table.columns)]
 
 
-def read_table(spark, path: str, fmt: str, version=None):
-    """A table written by a run (None when it holds no rows)."""
+def read_table(spark, path: str, fmt: str, version=None, root=None):
+    """A table written by a run (None when it holds no rows); ``root``: the run's ``out``
+    (Iceberg's catalog is there)."""
     if fmt == "delta":
         from deltalake import DeltaTable
         files = DeltaTable(path, version=version).file_uris()
         return spark.read.parquet(*files) if files else None
+    if fmt == "iceberg":
+        from binlog_schema.pipeline.tables import iceberg
+        files = iceberg.data_files(root, _ident(root, path), version)
+        return spark.read.parquet(*files) if files else None
     return spark.read.parquet(path)
+
+
+def _ident(root: str, path: str) -> tuple:
+    """(database, table) of a table's path under ``root``."""
+    return tuple(path[len(root.rstrip("/")) + 1:].split("/", 1))
 
 
 def base_keyed(spark, base, state, name, info, t: TableFold, lives, tz):
@@ -57,7 +68,7 @@ def base_keyed(spark, base, state, name, info, t: TableFold, lives, tz):
     table = life.version_at("")
     cols = _columns(table, lives.history.flavor)
     df = read_table(spark, table_path(base, tuple(name.split(".", 1))),
-                    state.get("format", "parquet"), info.get("version"))
+                    state.get("format", "parquet"), info.get("version"), base)
     if df is None:
         return spark.createDataFrame([], keyed_schema())
     df = df.select(*[c["name"] for c, _ in cols], "_order_key")
@@ -103,15 +114,16 @@ def _time_modes(spark, df, cols, fmt) -> dict:
         return {}
     if fmt == "delta":
         return {o: "micros" for _, o in times}
+    beyond = "micros" if fmt == "iceberg" else "interval"   # (Iceberg: no interval type)
     if not has_time_type():
-        return {o: "interval" for _, o in times}
+        return {o: beyond for _, o in times}
     aggs = []
     for _, o in times:
         us = micros(F.col("image")[str(o)]["time"])
         aggs += [F.min(us).alias(f"lo{o}"), F.max(us).alias(f"hi{o}")]
     r = df.agg(*aggs).first()
     return {o: "time" if (r[f"lo{o}"] is None or r[f"lo{o}"] >= 0) and
-            (r[f"hi{o}"] is None or r[f"hi{o}"] < DAY_US) else "interval" for _, o in times}
+            (r[f"hi{o}"] is None or r[f"hi{o}"] < DAY_US) else beyond for _, o in times}
 
 
 WRITERS = 4   # tables written at once (small tables: Spark's per-job overhead overlaps)
@@ -154,6 +166,9 @@ def write_tables(spark, folded, live: dict, out, fmt, flavor, counts, state, bas
                 typed.write.mode("overwrite").parquet(staged)
                 version = delta.replace_table(path, staged, meta, props)
             entry["version"] = version
+        elif fmt == "iceberg":
+            entry["version"] = _write_iceberg(spark, typed, life, cols, name, out, path,
+                                              state, base)
         else:
             typed.write.mode("overwrite").parquet(path)
         return name, entry
@@ -169,10 +184,37 @@ def write_tables(spark, folded, live: dict, out, fmt, flavor, counts, state, bas
         for name, entry in pool.map(lambda ol: write(*ol), todo):
             written[name] = entry
     written = dict(sorted(written.items()))
-    if fmt == "delta" and base == out:   # (tables dropped or renamed since: gone)
+    if fmt in ("delta", "iceberg") and base == out:   # (tables dropped or renamed since: gone)
         from binlog_schema.pipeline.tables.result import hadoop_fs
         for name in (state or {}).get("tables", {}):
             if name not in written:
+                if fmt == "iceberg":
+                    from binlog_schema.pipeline.tables import iceberg
+                    iceberg.forget(out, tuple(name.split(".", 1)))
                 fs, p = hadoop_fs(spark, table_path(out, tuple(name.split(".", 1))))
                 fs.delete(p, True)
     return written
+
+
+def _write_iceberg(spark, typed, life, cols, name, out, path, state, base):
+    """The Iceberg table of one live table: an upsert of the keys this run changed where
+    :func:`~.commit.merge_keys` allows it (the rows of :func:`~.commit.changed_rows`), else
+    its whole content, in one snapshot. Returns the snapshot id (the base's when nothing
+    changed)."""
+    from binlog_schema.pipeline.current.commit import changed_rows, merge_keys
+    from binlog_schema.pipeline.tables import iceberg
+    ident = tuple(life.name)
+    staged = f"{out}/_binlog_schema/work/staged/{life.name[0]}/{life.name[1]}"
+    metadata = {"binlog_schema": name, "commit": "replace"}
+    info = (state or {}).get("tables", {}).get(name)
+    keys = merge_keys(life, cols, state) if base == out and iceberg.is_iceberg(out, ident) \
+        else None
+    if keys:
+        held = read_table(spark, path, "iceberg", info.get("version"), out)
+        rows = changed_rows(typed, held, keys, (state.get("applied") or {}).get("okey", ""))
+        iceberg.write_staged(spark, rows, staged)
+        if iceberg.fits(out, ident, staged):
+            done = iceberg.upsert_table(out, ident, path, staged, keys,
+                                        dict(metadata, commit="upsert"))
+            return info.get("version") if done is None else done
+    return iceberg.write_frame(spark, typed, out, ident, path, staged, metadata)

@@ -31,6 +31,7 @@ from binlog_schema.pipeline.current.fold import FoldPlan
 from binlog_schema.pipeline.driver.plan import DEFAULT_SPLIT
 
 STATE = "_binlog_schema"
+LAKES = ("delta", "iceberg")   # formats whose tables a run with --base OUT commits to
 STATE_FILE = "state.json"
 
 
@@ -114,8 +115,9 @@ def current(inputs, spark=None, *, out: str, base: str | None = None, schema=Non
             split_size=DEFAULT_SPLIT, progress=None) -> CurrentResult:
     """The current state of every table of one server's binlog ``inputs`` (files, folders,
     globs; applied in name order) under ``out``. ``base``: a previous run's ``out`` to
-    continue (its tables are the starting state; with ``fmt="delta"`` it may be ``out``
-    itself: the tables get a new version); ``schema``: schema files (``mysqldump
+    continue (its tables are the starting state; with ``fmt="delta"`` or ``"iceberg"`` it
+    may be ``out`` itself: the tables get a new version, Iceberg's an upsert of the changed
+    keys); ``schema``: schema files (``mysqldump
     --no-data``) for tables created before the first binlog (their rows then are not known:
     give ``base``, or ``assume_empty`` when they were empty). Raises :class:`CurrentError`,
     and :class:`~.plan.NoInputError` when the inputs hold no binlog (nothing is written)."""
@@ -130,8 +132,9 @@ def current(inputs, spark=None, *, out: str, base: str | None = None, schema=Non
     from binlog_schema.pipeline.current.types import has_time_type
     if has_time_type():   # (TIME columns, written and read back from a base)
         spark.conf.set("spark.sql.timeType.enabled", "true")
-    if fmt not in ("parquet", "delta"):
-        raise CurrentError(f"unknown format {fmt!r} (parquet or delta)")
+    from binlog_schema.pipeline.tables import FORMATS
+    if fmt not in FORMATS:
+        raise CurrentError(f"unknown format {fmt!r} ({', '.join(FORMATS)})")
     if isinstance(inputs, str):
         inputs = [inputs]
     if isinstance(schema, str):
@@ -140,9 +143,9 @@ def current(inputs, spark=None, *, out: str, base: str | None = None, schema=Non
     base = qualify(spark, base).rstrip("/") if base else None
     if base and schema:
         raise CurrentError("--schema with --base: the base's recorded schema is the start")
-    if base == out and fmt != "delta":
+    if base == out and fmt not in LAKES:
         raise CurrentError("--base and --out are one folder: Parquet tables are written "
-                           "anew (give another --out, or --format delta)")
+                           "anew (give another --out, or --format delta or iceberg)")
     state = read_state(spark, base) if base else None
     if state and state.get("format", "parquet") != fmt and base == out:
         raise CurrentError(f"--base {base} holds {state.get('format')} tables")
@@ -442,7 +445,7 @@ def _fold_and_write(spark, tables, fold: FoldPlan, lives, base, base_origins, st
     # (a Delta table this run leaves as it was gets no new version)
     same = {o for o, life in live.items() if o in base_origins and not counts.get(o)
             and len(life.versions) == 1 and len(life.names) == 1 and not life.truncates} \
-        if fmt == "delta" and base == out else set()
+        if fmt in LAKES and base == out else set()
     written = write_tables(spark, folded.where(F.col("image").isNotNull()), live, out, fmt,
                            lives.history.flavor, counts, state, base, same)
     keyed.unpersist()

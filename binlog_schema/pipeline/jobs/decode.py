@@ -38,7 +38,8 @@ def decode(inputs, spark=None, *, out: str | None = None, engine: str = "auto",
            split_size=DEFAULT_SPLIT, rows: bool = True, partitions: int | None = None,
            include_hidden: bool = False, mode: str = "errorifexists",
            progress=None, prescan: EarlyPrescan | None = None,
-           schema=None, schema_plan=None, listing: Inputs | None = None) -> BinlogTables:
+           schema=None, schema_plan=None, listing: Inputs | None = None,
+           arrow_schema: bool = True) -> BinlogTables:
     """Decode binlog files (paths, directories, globs, any Hadoop filesystem) into
     DataFrames: ``events``, ``table_maps``, ``row_changes``, ``errors``, ``files``.
 
@@ -56,7 +57,8 @@ def decode(inputs, spark=None, *, out: str | None = None, engine: str = "auto",
     with it (else an ``errors`` row of stage ``schema``; see :class:`RowDecoder`). Raises
     :class:`SchemaFileError` for a schema file it cannot use. ``schema_plan``: a
     :class:`~binlog_schema.pipeline.tasks.history.SchemaPlan` made already (instead of
-    ``schema``).
+    ``schema``). ``arrow_schema`` False (engine arrow): the part files do not store
+    pyarrow's schema, as Iceberg tables of them need (:func:`.parts.write_group`).
 
     The inputs are listed by :func:`~..driver.plan.binlog_inputs` (or given listed: ``listing``):
     the files a server keeps beside its binlogs (index, GTID state and index, replica info)
@@ -99,7 +101,8 @@ def decode(inputs, spark=None, *, out: str | None = None, engine: str = "auto",
     if engine == "spark":
         tables = _decode_cached(spark, groups, splits, rows, plan)
     else:
-        tables = _decode_arrow(spark, groups, splits, rows, out, mode, progress, plan)
+        tables = _decode_arrow(spark, groups, splits, rows, out, mode, progress, plan,
+                               arrow_schema)
     tables.inputs = listing
     return tables
 
@@ -114,7 +117,8 @@ def _decode_cached(spark, groups, splits, want_rows, plan=None):
     return CachedTables(spark, unified, splits)
 
 
-def _decode_arrow(spark, groups, splits, want_rows, out, mode, progress, plan=None):
+def _decode_arrow(spark, groups, splits, want_rows, out, mode, progress, plan=None,
+                  arrow_schema=True):
     import tempfile
     from binlog_schema.pipeline.tables import arrow
     from binlog_schema.pipeline.tasks import parts
@@ -132,7 +136,8 @@ def _decode_arrow(spark, groups, splits, want_rows, out, mode, progress, plan=No
     with progress.stage("decode") if progress else nullcontext():
         small = sc.parallelize(list(enumerate(groups)), max(1, len(groups))).flatMap(
             lambda ig: parts.write_group(ig[0], ig[1], out, arrow_schemas, spark_json,
-                                         want_rows, schema=plan)).collect()
+                                         want_rows, schema=plan,
+                                         arrow_schema=arrow_schema)).collect()
     shapes = [row for tag, row in small if tag == TABLE_MAP]  # (Spark's internal form)
     stats = [row for tag, row in small if tag == STAT]
     with progress.stage("table_maps, files") if progress else nullcontext():

@@ -53,6 +53,7 @@ from urllib.parse import quote
 from binlog_schema.pipeline.fsio import local_path
 from binlog_schema.pipeline.tables.delta_types import (bare_type, delta_type, file_stats,
                                                       schema_of, type_names)
+from binlog_schema.pipeline.tables import DELETED
 from binlog_schema.pipeline.tasks.parts import part_files
 
 NTZ_FEATURE = "timestampNtz"
@@ -139,7 +140,7 @@ def replace_table(path: str, staged: str, metadata: dict | None = None,
     return _commit(table, schema, adds, "overwrite", metadata)
 
 
-def merge_table(path: str, staged: str, keys, deleted: str = "_deleted",
+def merge_table(path: str, staged: str, keys, deleted: str = DELETED,
                 metadata: dict | None = None, properties: dict | None = None) -> int:
     """MERGE the rows of the Parquet files under ``staged`` into the Delta table at
     ``path`` by the columns ``keys`` (null-safe equality: null matches null), in one commit:

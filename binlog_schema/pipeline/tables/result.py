@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from contextlib import nullcontext
 
+from binlog_schema.pipeline.tables import FORMATS
 from binlog_schema.pipeline.tasks.split import ERROR, EVENT, ROW, STAT, TABLE_MAP
 from binlog_schema.pipeline.tables.reconcile import count_by_file, files_rows
 
@@ -35,7 +36,9 @@ class BinlogTables:
               progress=None, metadata: dict | None = None) -> dict:
         """Write every table through Spark under ``out`` (``out/events``, ...). ``fmt``
         "delta": Spark writes Parquet, which :func:`.delta.commit_parts` then makes a Delta
-        table (deltalake, no Spark jars; ``metadata`` in its commit)."""
+        table (deltalake, no Spark jars; ``metadata`` in its commit); "iceberg": the same
+        Parquet (timestamps as micros), which :func:`.iceberg.commit_parts` then makes an
+        Iceberg table in namespace ``binlog`` of the catalog under ``out``."""
         check_format(self.spark, fmt)
         paths = {}
         for name, df in self.tables().items():
@@ -44,6 +47,8 @@ class BinlogTables:
             with progress.stage(f"write {name}") if progress else nullcontext():
                 if fmt == "delta":
                     self._write_delta(df, path, mode, metadata)
+                elif fmt == "iceberg":
+                    self._write_iceberg(df, out, name, path, mode, metadata)
                 else:
                     df.write.mode(mode).format(fmt).save(path)
             paths[name] = path
@@ -62,6 +67,16 @@ class BinlogTables:
             else:
                 conf.set(key, before)
         delta.commit_parts(path, metadata, mode="error")
+
+    def _write_iceberg(self, df, out, name, path, mode, metadata):
+        from binlog_schema.pipeline.tables import iceberg
+        ident = (iceberg.DECODE_NAMESPACE, name)
+        if mode == "overwrite":
+            iceberg.forget(out, ident)
+        elif iceberg.is_iceberg(out, ident):
+            raise FileExistsError(f"{path}: an Iceberg table is there already")
+        iceberg.write_staged(self.spark, df, path, mode)
+        iceberg.commit_parts(out, ident, path, metadata)
 
     def unpersist(self):
         pass
@@ -152,15 +167,22 @@ class ParquetTables(BinlogTables):
         """As :meth:`BinlogTables.write`; ``fmt`` "delta" with ``out`` where the parts are
         (the decode's ``out``): the part files become Delta tables where they are, nothing
         rewritten (:func:`.delta.commit_parts`)."""
-        if fmt != "delta" or qualify(self.spark, out).rstrip("/") != self.location:
+        if fmt not in ("delta", "iceberg") or \
+                qualify(self.spark, out).rstrip("/") != self.location:
             return super().write(out, fmt, mode, progress, metadata)
         check_format(self.spark, fmt)
-        from binlog_schema.pipeline.tables import delta
+        from binlog_schema.pipeline.tables import delta, iceberg
         paths = {}
         for name in TABLES:
             paths[name] = f"{self.location}/{name}"
             with progress.stage(f"commit {name}") if progress else nullcontext():
-                delta.commit_parts(paths[name], metadata, mode="error")
+                if fmt == "delta":
+                    delta.commit_parts(paths[name], metadata, mode="error")
+                else:
+                    ident = (iceberg.DECODE_NAMESPACE, name)
+                    if mode == "overwrite":
+                        iceberg.forget(out, ident)
+                    iceberg.commit_parts(out, ident, paths[name], metadata)
         return paths
 
 
@@ -225,21 +247,27 @@ def table_view(tables: BinlogTables, database: str, table: str):
 
 
 def check_format(spark, fmt: str):
-    """Whether ``fmt`` can be written here: parquet; delta (Delta Lake tables: the Parquet
-    files written, committed by the deltalake package on the driver, see :mod:`.delta`; no
-    Spark jars) when deltalake is installed. Raises ValueError (no such format) or
-    RuntimeError (not here) otherwise."""
+    """Whether ``fmt`` (one of :data:`FORMATS`) can be written here: parquet; delta (Delta
+    Lake tables: the Parquet files written, committed by the deltalake package on the
+    driver, see :mod:`.delta`; no Spark jars) when deltalake is installed; iceberg (the
+    same files made Iceberg tables by pyiceberg with a SQLite catalog, see :mod:`.iceberg`;
+    no JVM) when pyiceberg and sqlalchemy are installed. Raises ValueError (no such
+    format) or RuntimeError (not here) otherwise."""
     if fmt == "parquet":
         return
-    if fmt != "delta":
-        raise ValueError(f"unknown output format {fmt!r} (parquet or delta)")
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown output format {fmt!r} ({', '.join(FORMATS)})")
+    package, what = (("deltalake", "Spark's Delta Lake jars are not needed") if fmt == "delta"
+                     else ("pyiceberg", "no JVM jars are needed"))
     try:
-        import deltalake  # noqa: F401
+        __import__(package)
+        if fmt == "iceberg":
+            import sqlalchemy  # noqa: F401   (pyiceberg's SQLite catalog)
     except ImportError:
         raise RuntimeError(
-            "--format delta needs the deltalake package on the driver (pip install "
-            "'binlog-schema[spark]' installs it; Spark's Delta Lake jars are not needed), "
-            "and it is not installed here. Use --format parquet.") from None
+            f"--format {fmt} needs the {package} package on the driver (pip install "
+            f"'binlog-schema[spark]' installs it; {what}), and it is not installed here. "
+            "Use --format parquet.") from None
 
 
 def hadoop_fs(spark, path: str):

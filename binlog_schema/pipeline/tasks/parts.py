@@ -28,8 +28,9 @@ class PartWriter:
     """One Parquet part file written record batch by record batch (opened on the first)."""
 
     def __init__(self, out: str, table: str, name: str, schema, spark_json: str,
-                 always: bool = False):
+                 always: bool = False, arrow_schema: bool = True):
         self.out, self.table, self.name = out.rstrip("/"), table, name
+        self.arrow_schema = arrow_schema   # (False: no ARROW:schema, see write_group)
         self.always = always  # write the file even with no rows (a readable empty table)
         self.schema = schema.with_metadata({SPARK_METADATA: spark_json.encode()})
         self.writer = None
@@ -39,7 +40,7 @@ class PartWriter:
         import pyarrow.parquet as pq
         final = f"{self.out}/{self.table}/{self.name}"
         path = local_path(final)
-        options = dict(compression="snappy")
+        options = dict(compression="snappy", store_schema=self.arrow_schema)
         if path is not None:
             self.final = path
             self.tmp = f"{os.path.dirname(path)}/.{self.name}.{uuid.uuid4().hex}.tmp"
@@ -70,15 +71,17 @@ class PartWriter:
 
 
 def write_group(index: int, group, out: str, arrow_schemas: dict, spark_json: dict,
-                rows: bool = True, schema=None) -> list:
+                rows: bool = True, schema=None, arrow_schema: bool = True) -> list:
     """Decode the splits of one task into ``out/<table>/part-<index>.parquet`` (record
     batches built column by column, :class:`.arrow_sink.ArrowSink`); returns the small rows the
     driver aggregates (table-map shapes, split statistics). ``schema``: the
-    :class:`~binlog_schema.pipeline.tasks.history.SchemaPlan`, if any."""
+    :class:`~binlog_schema.pipeline.tasks.history.SchemaPlan`, if any. ``arrow_schema``
+    False: the files do not store pyarrow's schema (``ARROW:schema``), so readers without
+    Spark take the Parquet types (an interval: its INT64), as Iceberg's readers need."""
     from binlog_schema.pipeline.tasks.arrow_sink import ArrowSink
     name = f"part-{index:05d}.parquet"
     writers = {table: PartWriter(out, table, name, arrow_schemas[table], spark_json[table],
-                                 always=index == 0)
+                                 always=index == 0, arrow_schema=arrow_schema)
                for table in TABLES}
     small = []
     sink = ArrowSink(arrow_schemas)
