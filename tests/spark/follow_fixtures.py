@@ -27,14 +27,15 @@ ADD_NOTE = "ALTER TABLE items ADD COLUMN note VARCHAR(10) DEFAULT 'x'"
 
 def file_spec(index: int, transactions: int = 24, seed: int = 0) -> dict:
     """The spec of file ``index`` (1, 2, 3) of the sequence: file 1 creates items and log;
-    file 2 adds items.note half-way, creates extra, drops log near its end; file 3 renames
-    extra to extra2 half-way (changes to extra2 after it). Rows are inserted, updated and
-    deleted within each file (keys of file ``i`` from ``1000 * i``)."""
+    file 2 creates gone, adds items.note half-way and creates extra, drops gone near its
+    end; file 3 renames extra to extra2 half-way (changes to extra2 after it). Rows are
+    inserted, updated and deleted within each file (keys of file ``i`` from ``1000 * i``);
+    log, without a primary key, holds duplicate rows."""
     r = random.Random(f"follow {seed} {index}")
-    tables = {1: [], 2: ["items", "log"], 3: ["items", "extra"]}[index]
+    tables = {1: [], 2: ["items", "log"], 3: ["items", "log", "extra"]}[index]
     columns = {"items": list(ITEMS) + ([NOTE] if index == 3 else []), "log": LOG,
-               "extra": EXTRA}
-    live = {"items": {}, "log": [], "extra": {}}
+               "extra": EXTRA, "gone": EXTRA}
+    live = {"items": {}, "log": [], "extra": {}, "gone": {}}
     names = {"extra": "extra"}
     txs = []
     next_id = [1000 * index]
@@ -91,15 +92,18 @@ def file_spec(index: int, transactions: int = 24, seed: int = 0) -> dict:
         ddl(CREATE["items"])
         ddl(CREATE["log"])
         tables = ["items", "log"]
+    if index == 2:
+        ddl(CREATE["extra"].replace("extra", "gone"))
+        tables = ["items", "log", "gone"]
     for t in range(transactions):
         if index == 2 and t == transactions // 2:
             ddl(ADD_NOTE)
             columns["items"].append(NOTE)
             ddl(CREATE["extra"])
-            tables = ["items", "log", "extra"]
+            tables = ["items", "log", "gone", "extra"]
         if index == 2 and t == transactions - 3:
-            ddl("DROP TABLE log")
-            tables = ["items", "extra"]
+            ddl("DROP TABLE gone")
+            tables = ["items", "log", "extra"]
         if index == 3 and t == transactions // 2:
             ddl("RENAME TABLE extra TO extra2")
             names["extra"] = "extra2"
@@ -108,7 +112,8 @@ def file_spec(index: int, transactions: int = 24, seed: int = 0) -> dict:
     declared = [{"name": n, "columns": ITEMS + ([NOTE] if index == 3 else []) if n == "items"
                  else LOG if n == "log" else EXTRA,
                  **({"primary_key": ["id" if n == "items" else "k"]} if n != "log" else {})}
-                for n in {1: [], 2: ["items", "log"], 3: ["items", "extra", "extra2"]}[index]]
+                for n in {1: [], 2: ["items", "log"],
+                          3: ["items", "log", "extra", "extra2"]}[index]]
     return {"name": f"follow-{index}", "server": SERVER, "database": "shop",
             "settings": {"binlog_row_metadata": "FULL", "server_id": 1,
                          "timestamp": BASE_TS + index * 3600},
