@@ -269,3 +269,30 @@ def test_killed_mid_batch_and_restarted(spark, files, whole, tmp_path):
     assert following.problems == []
     assert_same_tables(out, whole[0])
     assert_same_state(state_of(out), whole[1])
+
+
+def test_sigterm_stops_the_command_after_its_batch(spark, files, tmp_path, capsys):
+    """SIGTERM while the command follows (no --once, no --until-idle): the query stops after
+    the batch being applied, the command prints its summary and exits 0 (in this process:
+    the signal is sent to it once the first batch has committed)."""
+    import threading
+    from binlog_schema.cli import main
+    inbox, out, checkpoint = (str(tmp_path / d) for d in ("in", "out", "checkpoint"))
+    os.mkdir(inbox)
+    shutil.copy(files[0], inbox)
+    t0 = time.monotonic()
+
+    def signal_when_committed():
+        while 0 not in _entries(checkpoint, "commits") and time.monotonic() - t0 < 300:
+            time.sleep(0.05)
+        os.kill(os.getpid(), signal.SIGTERM)
+    sender = threading.Thread(target=signal_when_committed, daemon=True)
+    sender.start()
+    assert main(["spark", "follow", inbox, "--out", out, "--checkpoint", checkpoint,
+                 "--trigger-interval", "0.2", "--quiet"]) == 0
+    sender.join(10)
+    assert not spark.streams.active
+    lines = capsys.readouterr().out.splitlines()
+    assert [x.split()[0] for x in lines[1:3]] == ["shop.items", "shop.log"]
+    assert lines[3].startswith(f"applied to {os.path.basename(files[0])} position ")
+    assert state_of(out)["applied"]["position"] == os.path.getsize(files[0])
