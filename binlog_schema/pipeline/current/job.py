@@ -89,12 +89,19 @@ def read_state(spark, base: str) -> dict:
 
 
 def write_state(spark, out: str, state: dict):
+    """``state.json`` whole or not at all (a run killed while it writes it leaves the last
+    one): written beside it, then renamed over it."""
     fs, p = _fs(spark, f"{out}/{STATE}/{STATE_FILE}")
-    stream = fs.create(p, True)
+    _, new = _fs(spark, f"{out}/{STATE}/{STATE_FILE}.new")
+    stream = fs.create(new, True)
     try:
         stream.write(bytearray(json.dumps(state, indent=1, default=str).encode()))
     finally:
         stream.close()
+    if not fs.rename(new, p):   # (a filesystem that does not rename over a file)
+        fs.delete(p, False)
+        if not fs.rename(new, p):
+            raise OSError(f"{out}/{STATE}/{STATE_FILE}: not written (rename refused)")
 
 
 def _pack(obj) -> str:
