@@ -152,6 +152,17 @@ def test_follow_once_equals_spark_current(spark, files, whole, tmp_path, capsys)
     assert versions(out) == before
     assert_same_tables(out, whole[0])
     assert os.path.exists(os.path.join(checkpoint, "commits", "0"))
+    # a table the state no longer lists (as after a batch killed between writing a state
+    # that drops it and removing it) is removed by the next batch; another folder is not
+    state = state_of(out)
+    del state["tables"]["shop.log"]
+    with open(os.path.join(out, "_binlog_schema", "state.json"), "w") as f:
+        json.dump(state, f)
+    os.makedirs(os.path.join(out, "shop", "mine"))
+    for name in ("0", ".0.crc"):
+        os.remove(os.path.join(checkpoint, "commits", name))
+    follow(os.path.dirname(files[0]), spark, out=out, checkpoint=checkpoint, once=True).wait()
+    assert sorted(os.listdir(os.path.join(out, "shop"))) == ["extra2", "items", "mine"]
 
 
 def test_follow_rejects_parquet_and_foreign_out(spark, files, tmp_path):

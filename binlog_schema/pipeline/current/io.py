@@ -117,12 +117,12 @@ def _time_modes(spark, df, cols, fmt) -> dict:
 WRITERS = 4   # tables written at once (small tables: Spark's per-job overhead overlaps)
 
 
-def write_tables(spark, folded, live: dict, out, fmt, flavor, counts, state, base,
+def write_tables(spark, folded, live: dict, out, fmt, flavor, counts, state,
                  same=frozenset()) -> dict:
     """Each live table (origin -> Life) typed and written under ``out`` (those of ``same``,
     Delta tables this run leaves as they are, kept as they are), :data:`WRITERS` at once;
     returns the state's ``tables`` entries ("db.table" -> rows, inserted, updated, deleted,
-    version)."""
+    version). The tables of ``state`` not written are left (:func:`drop_gone`)."""
     from concurrent.futures import ThreadPoolExecutor
     from pyspark.sql import functions as F
     sizes = {r["origin"]: r["count"] for r in folded.groupBy("origin").count().collect()}
@@ -159,11 +159,14 @@ def write_tables(spark, folded, live: dict, out, fmt, flavor, counts, state, bas
     with ThreadPoolExecutor(max_workers=max(1, min(WRITERS, len(todo)))) as pool:
         for name, entry in pool.map(lambda ol: write(*ol), todo):
             written[name] = entry
-    written = dict(sorted(written.items()))
-    if fmt == "delta" and base == out:   # (tables dropped or renamed since: gone)
-        from binlog_schema.pipeline.tables.result import hadoop_fs
-        for name in (state or {}).get("tables", {}):
-            if name not in written:
-                fs, p = hadoop_fs(spark, table_path(out, tuple(name.split(".", 1))))
-                fs.delete(p, True)
-    return written
+    return dict(sorted(written.items()))
+
+
+def drop_gone(spark, out: str, names) -> None:
+    """The folders of the tables ``names`` ("db.table") under ``out`` removed: tables a
+    Delta run over its own output dropped or renamed (after its state is written: until
+    then the previous state's tables are all there)."""
+    from binlog_schema.pipeline.tables.result import hadoop_fs
+    for name in names:
+        fs, p = hadoop_fs(spark, table_path(out, tuple(name.split(".", 1))))
+        fs.delete(p, True)

@@ -264,6 +264,9 @@ def apply_changes(spark, row_changes, plan, applied_statements, new_statements,
         "tables": written, "pending": result.pending,
         "problems": [list(p) for p in result.problems], **(extra or {})}
     write_state(spark, out, new_state)
+    if fmt == "delta" and base == out:   # (tables dropped or renamed since: gone)
+        from binlog_schema.pipeline.current.io import drop_gone
+        drop_gone(spark, out, [n for n in (state or {}).get("tables", {}) if n not in written])
     result.tables = written
     return new_state
 
@@ -481,7 +484,7 @@ def _fold_and_write(spark, rc, fold: FoldPlan, lives, base, base_origins, state,
             and len(life.versions) == 1 and len(life.names) == 1 and not life.truncates} \
         if fmt == "delta" and base == out else set()
     written = write_tables(spark, folded.where(F.col("image").isNotNull()), live, out, fmt,
-                           lives.history.flavor, counts, state, base, same)
+                           lives.history.flavor, counts, state, same)
     keyed.unpersist()
     folded.unpersist()
     return written

@@ -15,11 +15,13 @@ applies a run over the same files (:func:`~..current.job.apply_changes`):
 * only changes after the state's last applied one are applied, up to the batch's end: the
   state's applied order key is ``order_key(file, end - 1)``, between the batch's last event
   and the next batch's first;
-* ``OUT/_binlog_schema/state.json`` is written last: the commit point. A batch Spark runs
-  again after a crash (its commit not in the checkpoint's ``commits/``) finds the state
-  written or not: written, its changes are at or before the applied order key (nothing is
-  applied twice, no table gets a new version); not written, the tables the state names are
-  read at the versions it names (those a killed batch committed since are passed over).
+* ``OUT/_binlog_schema/state.json`` is written last: the commit point (the tables a batch
+  drops or renames are removed after it). A batch Spark runs again after a crash (its
+  commit not in the checkpoint's ``commits/``) finds the state written or not: written, its
+  changes are at or before the applied order key (nothing is applied twice, no table gets
+  a new version); not written, the tables the state names are read at the versions it
+  names (those a killed batch committed since are passed over). Each batch first removes
+  the tables a killed batch left that the state does not list (:func:`strays`).
 
 What a batch cannot carry, the decode job's ``files`` and ``errors`` tables (the per-file
 reconciliation, events quarantined), is not checked here: ``spark decode`` over the folder
@@ -33,6 +35,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from binlog_schema.pipeline.current.io import drop_gone
 from binlog_schema.pipeline.current.job import CurrentError
 
 STREAM = "stream"   # the state's entry of a followed folder: checkpoint, last batch, offset
@@ -85,6 +88,8 @@ class Batches:
         end = batch_offset(self.spark, self.checkpoint, batch_id)
         note = BatchNote(batch_id, end)
         state = read_state_if_any(self.spark, self.out)
+        if state is not None:
+            drop_gone(self.spark, self.out, strays(self.spark, self.out, state))
         if not end.get("file"):
             note.applied = False
             self.notes.append(note)
@@ -139,6 +144,28 @@ def batch_offset(spark, checkpoint: str, batch_id: int) -> dict:
     lines = [x for x in text.splitlines() if x.strip()]
     value = json.loads(lines[-1])
     return json.loads(value) if isinstance(value, str) else value
+
+
+def strays(spark, out: str, state: dict) -> list:
+    """The "db.table" names of the Delta tables under ``out`` that a run wrote (their last
+    commit names them) but ``state`` does not list: left by a batch killed after it wrote
+    them and before its state (a table it created), or after its state and before it
+    removed them (a table it dropped or renamed)."""
+    from binlog_schema.pipeline.tables import delta
+    from binlog_schema.pipeline.tables.result import hadoop_fs
+    fs, root = hadoop_fs(spark, out)
+    found = []
+    for db in fs.listStatus(root):
+        d = db.getPath().getName()
+        if not db.isDirectory() or d.startswith(("_", ".")):
+            continue
+        for tb in fs.listStatus(db.getPath()):
+            name = f"{d}.{tb.getPath().getName()}"
+            if tb.isDirectory() and name not in state.get("tables", {}) and \
+                    (delta.last_metadata(f"{out}/{d}/{tb.getPath().getName()}") or {}) \
+                    .get("binlog_schema") == name:
+                found.append(name)
+    return found
 
 
 def read_state_if_any(spark, out: str) -> dict | None:
