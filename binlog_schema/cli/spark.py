@@ -1,5 +1,5 @@
-"""``binlog-schema spark decode|current|stats|fixtures|validate``: the pipeline's commands,
-declared (what each prints: :mod:`binlog_schema.cli.spark_runs`; the jobs:
+"""``binlog-schema spark decode|current|follow|stats|fixtures|validate``: the pipeline's
+commands, declared (what each prints: :mod:`binlog_schema.cli.spark_runs`; the jobs:
 :mod:`binlog_schema.pipeline`).
 
 The driver of a job, also run as ``python -m binlog_schema.cli.spark decode ...`` or
@@ -50,6 +50,11 @@ def _need_pyspark(func):
 def _run_current(args) -> int:
     from binlog_schema.pipeline.current.command import run_current
     return run_current(args, parse_conf(args.conf))
+
+
+def _run_follow(args) -> int:
+    from binlog_schema.pipeline.follow.command import run_follow
+    return run_follow(args, parse_conf(args.conf))
 
 
 SUBS = [
@@ -133,6 +138,42 @@ SUBS = [
         "state.json: a table whose history starts before the binlogs without --base, a "
         "statement the schema history refuses: its file, offset, statement and reason, a "
         "damaged file); 1 when a file does not reconcile, or no input file at all; 2 usage."),
+    Cmd("follow", "a folder of binlogs followed into current tables (Delta), batch by batch",
+        _need_pyspark(_run_follow), [
+        Opt("folder", metavar="FOLDER",
+            help="the folder (or a glob of names in one folder) where one server's binlogs "
+            "appear in name order and the last one grows (any Hadoop filesystem)"),
+        OUT.but(help="output folder: new, or the output of an earlier follow or spark "
+                     "current --format delta (continued)"),
+        Opt("--checkpoint", required=True, metavar="DIR",
+            help="Spark's checkpoint folder of the query (keep it: a start with the same "
+            "one goes on where the last committed batch ended)"),
+        SCHEMA.but(
+            help="the schema at the start of the first file (mysqldump --no-data; "
+            "repeatable; the same at every start), for tables created before it"),
+        Opt("--assume-empty", action="store_true",
+            help="tables created before the first binlog were empty then"),
+        LAKE_FORMAT.but(default="delta", help="delta (the default and the only one: "
+                        "each micro-batch gives the tables it changes a new version)"),
+        Opt("--trigger-interval", type=float, default=5.0, metavar="S",
+            help="seconds between micro-batches while the folder grows (default 5)"),
+        Opt("--until-idle", type=float, metavar="S",
+            help="stop when nothing was applied for S seconds"),
+        Opt("--once", action="store_true",
+            help="apply what the folder holds now, then stop (Trigger.AvailableNow)"),
+        QUIET,
+        *SPARK,
+    ], description="spark.readStream.format(\"binlog\") over FOLDER into the tables of "
+        "spark current at OUT/<database>/<table> (Delta), one micro-batch at a time, each "
+        "ending at a transaction boundary and applied as spark current --base OUT applies "
+        "a run (the schema history in force, DDL where it falls; OUT/_binlog_schema/"
+        "state.json written last). Restart-safe through --checkpoint: killed and started "
+        "again with the same --checkpoint and --out, the tables equal those of spark "
+        "current over the same files, no change applied twice. Runs until --once's "
+        "batch is done, --until-idle, or SIGTERM/SIGINT (the batch being applied finishes "
+        "first). Exit status: 0 clean; 3 a table could not be built exactly (said on "
+        "stderr, as spark current says it); 1 a batch failed; 2 usage (Parquet, an --out "
+        "that is not a follow's or current's Delta output, another --schema)."),
     Cmd("stats", "what the files hold (binlog-schema stats' figures), counted on Spark",
         _need_pyspark(run_stats), [
         INPUTS.but(help="binlog or relay-log files, folders (read recursively) or globs, on "
@@ -203,15 +244,15 @@ SUBS = [
 ]
 
 COMMANDS = [
-    Cmd("spark", "the PySpark pipeline: decode, current, stats, fixtures, validate",
+    Cmd("spark", "the PySpark pipeline: decode, current, follow, stats, fixtures, validate",
         description="Binlog files to typed tables on Spark (local[*] by default, or --master "
                     "spark://host:7077).", raw=True, subs=SUBS, sub_dest="spark_command"),
 ]
 
 
 def main(argv=None) -> int:
-    """``python -m binlog_schema.cli.spark decode|current|stats|fixtures|validate ...``, and
-    the file spark-submit runs."""
+    """``python -m binlog_schema.cli.spark decode|current|follow|stats|fixtures|validate
+    ...``, and the file spark-submit runs."""
     from binlog_schema.cli.parser import parsers
     top = Cmd("binlog_schema.cli.spark", None, description="binlog files to typed tables on "
               "Spark", subs=SUBS, sub_dest="command")

@@ -20,6 +20,8 @@ holds the order):
 * :mod:`.current` (``spark current``: the current state of every source table) and
   :mod:`.sources` (the ``binlog`` Spark data source, batch and stream), each built on the
   decode job's plan and tasks;
+* :mod:`.follow` (``spark follow``: the stream of :mod:`.sources` into the tables of
+  :mod:`.current`, micro-batch by micro-batch);
 * :mod:`..cli.spark`: ``binlog-schema spark ...`` (arguments, what each command prints, the file
   spark-submit runs).
 
@@ -31,7 +33,8 @@ from ..format.lazy import exports
 _API = {"decode": "jobs.decode", "start_session": "driver.session",
         "BinlogTables": "tables.result", "table_view": "tables.result",
         "generate": "jobs.fixtures", "validate": "jobs.validate",
-        "LocalCluster": "driver.cluster", "register": "sources.batch", "current": "current.job"}
+        "LocalCluster": "driver.cluster", "register": "sources.batch", "current": "current.job",
+        "follow": "follow.job"}
 
 
 __getattr__, __dir__ = exports(__name__, _API)

@@ -555,3 +555,33 @@ def test_every_split_gives_the_single_run(binlogs, runs, session, tmp_path, name
             same_as_single(run("again", files[k:], rest), f"again (--base rest-{k})")
     same_as_single(run("chain", files[-1:], first), f"chain (--base first-{len(files) - 1})")
     _no_problems(problems, f"{name} pass: a run split at a file boundary != the single run")
+
+
+# ------------------------------------------------------------------ (d): spark follow
+
+
+@pytest.mark.parametrize("name", PASSES)
+def test_follow_gives_the_server_state(binlogs, session, tmp_path, name):
+    """(d): ``spark follow`` (binlog_schema.pipeline.follow) of a folder the pass's binlogs
+    appear in, part a then part b, a query started again on the same checkpoint for each:
+    the Delta tables equal the server's state after part a, then its final state; state.json's
+    rows are the server's COUNT(*); the only problems said are the refused table's (its
+    statement, and its row changes as those of a table not known)."""
+    import shutil
+    from binlog_schema.pipeline.follow.job import follow
+    parts = binlogs[name]["parts"]
+    inbox, out, checkpoint = (tmp_path / d for d in ("in", "out", "checkpoint"))
+    inbox.mkdir()
+    problems = []
+    for part, snapshot in (("a", "after-a"), ("b", "after-b")):
+        for f in parts[part]:
+            shutil.copy(f, inbox / f.name)
+        following = follow(str(inbox), session, out=str(out), checkpoint=str(checkpoint),
+                           once=True)
+        following.wait()
+        problems += [f"(follow, part {part}) {t}: {m}" for t, m in following.problems
+                     if not any(r in f"{t}: {m}" for r in REFUSED)]
+        problems += [f"(follow, part {part}) {p}" for p in compare_output(
+            out, binlogs[name][snapshot], reader=read_delta, time_forms="any")]
+    problems.extend(_state_counts(out, binlogs[name]["after-b"]["tables"], "follow"))
+    _no_problems(problems, f"spark follow of the {name} pass != the server's state")

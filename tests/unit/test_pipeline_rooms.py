@@ -21,7 +21,7 @@ from .test_house import PACKAGE, ROOT, import_graph, modules_of
 PIPELINE = f"{PACKAGE}.pipeline"
 # rank of each room, lowest first: a module imports only rooms of lower rank, or its own
 ROOMS = {"fsio": 0, "tasks": 1, "tables": 2, "driver": 3, "jobs": 4, "current": 5,
-         "sources": 5, "commands": 6}
+         "sources": 5, "follow": 6, "commands": 7}
 OUTSIDE_ROOMS = {"fsio", "commands"}   # modules of the package itself (beside its __init__)
 
 

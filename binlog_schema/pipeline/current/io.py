@@ -134,7 +134,7 @@ def write_tables(spark, folded, live: dict, out, fmt, flavor, counts, state, bas
     """Each live table (origin -> Life) typed and written under ``out`` (those of ``same``,
     Delta tables this run leaves as they are, kept as they are), :data:`WRITERS` at once;
     returns the state's ``tables`` entries ("db.table" -> rows, inserted, updated, deleted,
-    version)."""
+    version). The tables of ``state`` not written are left (:func:`drop_gone`)."""
     from concurrent.futures import ThreadPoolExecutor
     from pyspark.sql import functions as F
     sizes = {r["origin"]: r["count"] for r in folded.groupBy("origin").count().collect()}
@@ -183,17 +183,22 @@ def write_tables(spark, folded, live: dict, out, fmt, flavor, counts, state, bas
     with ThreadPoolExecutor(max_workers=max(1, min(WRITERS, len(todo)))) as pool:
         for name, entry in pool.map(lambda ol: write(*ol), todo):
             written[name] = entry
-    written = dict(sorted(written.items()))
-    if fmt in ("delta", "iceberg") and base == out:   # (tables dropped or renamed since: gone)
-        from binlog_schema.pipeline.tables.result import hadoop_fs
-        for name in (state or {}).get("tables", {}):
-            if name not in written:
-                if fmt == "iceberg":
-                    from binlog_schema.pipeline.tables import iceberg
-                    iceberg.forget(out, tuple(name.split(".", 1)))
-                fs, p = hadoop_fs(spark, table_path(out, tuple(name.split(".", 1))))
-                fs.delete(p, True)
-    return written
+    return dict(sorted(written.items()))
+
+
+def drop_gone(spark, out: str, names, fmt: str) -> None:
+    """The tables ``names`` ("db.table") under ``out`` removed (their folders; an Iceberg
+    table from its catalog too): tables a run over its own output (Delta, Iceberg) dropped
+    or renamed (after its state is written: until then the previous state's tables are all
+    there)."""
+    from binlog_schema.pipeline.tables.result import hadoop_fs
+    for name in names:
+        ident = tuple(name.split(".", 1))
+        if fmt == "iceberg":
+            from binlog_schema.pipeline.tables import iceberg
+            iceberg.forget(out, ident)
+        fs, p = hadoop_fs(spark, table_path(out, ident))
+        fs.delete(p, True)
 
 
 def _write_iceberg(spark, typed, life, cols, name, out, path, state, base):

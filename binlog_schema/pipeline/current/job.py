@@ -90,12 +90,19 @@ def read_state(spark, base: str) -> dict:
 
 
 def write_state(spark, out: str, state: dict):
+    """``state.json`` whole or not at all (a run killed while it writes it leaves the last
+    one): written beside it, then renamed over it."""
     fs, p = _fs(spark, f"{out}/{STATE}/{STATE_FILE}")
-    stream = fs.create(p, True)
+    _, new = _fs(spark, f"{out}/{STATE}/{STATE_FILE}.new")
+    stream = fs.create(new, True)
     try:
         stream.write(bytearray(json.dumps(state, indent=1, default=str).encode()))
     finally:
         stream.close()
+    if not fs.rename(new, p):   # (a filesystem that does not rename over a file)
+        fs.delete(p, False)
+        if not fs.rename(new, p):
+            raise OSError(f"{out}/{STATE}/{STATE_FILE}: not written (rename refused)")
 
 
 def _pack(obj) -> str:
@@ -123,7 +130,6 @@ def current(inputs, spark=None, *, out: str, base: str | None = None, schema=Non
     and :class:`~.plan.NoInputError` when the inputs hold no binlog (nothing is written)."""
     from contextlib import nullcontext
     from binlog_schema.pipeline.jobs.decode import decode
-    from ...changes.transactions import file_sequence
     from binlog_schema.pipeline.tasks.history import plan_schema
     from binlog_schema.pipeline.driver.plan import binlog_inputs
     from binlog_schema.pipeline.driver.session import start_session
@@ -153,10 +159,7 @@ def current(inputs, spark=None, *, out: str, base: str | None = None, schema=Non
     files = listing.files
     _prepare(spark, out, base, overwrite)
     stage = progress.stage if progress else (lambda label: nullcontext())
-    base_okey = (state or {}).get("applied", {}).get("okey", "")
     seed = list((state or {}).get("schema", {}).get("seed", []))
-    # (okey, body) of every schema statement the base applied
-    applied_statements = _unpack((state or {}).get("schema", {}).get("statements", ""))
     with stage("schema statements"):
         from ...changes.schema import DDLError
         from binlog_schema.pipeline.jobs.decode import SchemaFileError
@@ -166,30 +169,69 @@ def current(inputs, spark=None, *, out: str, base: str | None = None, schema=Non
             raise SchemaFileError(f"{e.filename}: {e.strerror or e}") from None
         except DDLError as e:
             raise SchemaFileError(str(e)) from None
-    if plan.flavor is None and state:   # (files that do not say: the base's server)
-        plan.flavor = state.get("schema", {}).get("flavor")
-        plan.version = state.get("schema", {}).get("version")
-    okey_of = _okeys(plan)
-    # the tasks decode every change of the files (those the base applied too, then left
-    # out) with the history in force where it is: the base's statements in these files
-    # stay in place, the others come first
-    here = {okey_of(i, offset) for i, offset, _ in plan.statements}
-    plan.prelude = [body for k, body in applied_statements if k not in here]
-    plan.check_seed()
-    new_statements = [(okey_of(i, offset), body) for i, offset, body in plan.statements
-                      if okey_of(i, offset) > base_okey]
+    okey_of, applied_statements, new_statements = continue_history(plan, state)
     work = f"{out}/{STATE}/work"
     tables = decode(list(inputs), spark, out=f"{work}/changes", engine="arrow",
                     split_size=split_size, mode="overwrite", progress=progress,
                     schema_plan=plan, listing=listing)
-    lives, fold = _lives(plan, applied_statements, new_statements, spark)
     from binlog_schema.pipeline.driver.report import problem_lines_of
     from binlog_schema.pipeline.tables.schema import FILES
     result = CurrentResult(out, fmt, files=[dict(zip(FILES.fieldNames(), r))
                                             for r in tables.file_rows or []], inputs=listing)
     result.unread = problem_lines_of(spark, f"{work}/changes/errors", result.files)
-    names = {file_sequence(n): n for n in [*(state or {}).get("files", []),
-                                           *(_display(u) for u, _ in files)]}
+    last = _last_complete(spark, tables, okey_of)
+    apply_changes(spark, tables.row_changes, plan, applied_statements, new_statements,
+                  result, base=base, state=state, last=last,
+                  files=[_display(u) for u, _ in files], assume_empty=assume_empty,
+                  stage=stage)
+    fs, p = _fs(spark, work)
+    fs.delete(p, True)
+    return result
+
+
+def continue_history(plan, state: dict | None, until: str | None = None) -> tuple:
+    """The schema history of a run that continues ``state`` (a previous run's; None: none)
+    over the files of ``plan`` (a :class:`~..tasks.history.SchemaPlan`; its ``prelude`` is
+    set here: the statements the base applied that are not in these files come first, those
+    in them stay in place, as the tasks decode every change of the files, those the base
+    applied too, with the history in force where it is): ``(okey_of, applied, new)``,
+    ``okey_of`` the order key of a place (file index, offset) of the plan, ``applied`` the
+    (order key, body) of every schema statement the base applied, ``new`` those of the plan
+    after the base's last applied change (and before the order key ``until``, given)."""
+    if plan.flavor is None and state:   # (files that do not say: the base's server)
+        plan.flavor = state.get("schema", {}).get("flavor")
+        plan.version = state.get("schema", {}).get("version")
+    okey_of = _okeys(plan)
+    base_okey = (state or {}).get("applied", {}).get("okey", "")
+    applied = _unpack((state or {}).get("schema", {}).get("statements", ""))
+    here = {okey_of(i, offset) for i, offset, _ in plan.statements}
+    plan.prelude = [body for k, body in applied if k not in here]
+    plan.check_seed()
+    new = [(k, body) for k, body in ((okey_of(i, offset), body)
+                                     for i, offset, body in plan.statements)
+           if k > base_okey and (until is None or k < until)]
+    return okey_of, applied, new
+
+
+def apply_changes(spark, row_changes, plan, applied_statements, new_statements,
+                  result: CurrentResult, *, base: str | None, state: dict | None,
+                  last: dict | None, files: list, assume_empty: bool = False, stage=None,
+                  extra: dict | None = None) -> dict:
+    """Apply the decoded ``row_changes`` (a DataFrame of the ``row_changes`` table, names at
+    event time by ``plan``'s history) after the base's last applied change and up to
+    ``last`` (``{"okey", "file", "position"}``: the last complete transaction's end; None:
+    none) to the tables of ``base`` (``state``: its state; None: start from nothing), with
+    the statements of :func:`continue_history`; write the tables and the state (``extra``:
+    more of it) under ``result.out`` in ``result.fmt``. ``files``: the names of the files
+    read. Fills ``result`` (tables, applied, pending, problems); returns the state written:
+    the commit point of the run (the tables a next run reads are the versions it names)."""
+    from contextlib import nullcontext
+    from ...changes.transactions import file_sequence
+    out, fmt = result.out, result.fmt
+    stage = stage or (lambda label: nullcontext())
+    base_okey = (state or {}).get("applied", {}).get("okey", "")
+    lives, fold = _lives(plan, applied_statements, new_statements, spark)
+    names = {file_sequence(n): n for n in [*(state or {}).get("files", []), *files]}
     for e in lives.refused:
         result.problems.append(_refusal(e, e.position, names))
     for e in lives.history.refused:   # (statements of --base: (-1, j, j) is the j-th)
@@ -210,27 +252,27 @@ def current(inputs, spark=None, *, out: str, base: str | None = None, schema=Non
                                     "it: its rows before them are not known (give --base, or "
                                     "--assume-empty); not written"))
             fold.tables.pop(o, None)
-    last = _last_complete(spark, tables, okey_of)
     end_okey = last["okey"] if last else base_okey
     with stage("current state"):
-        written = _fold_and_write(spark, tables, fold, lives, base, base_origins, state,
+        written = _fold_and_write(spark, row_changes, fold, lives, base, base_origins, state,
                                   base_okey, end_okey, out, fmt, result)
     statements = applied_statements + new_statements
     applied = last if last and last["okey"] > base_okey else (state or {}).get("applied", {})
     result.applied = applied
     new_state = {
         "format": fmt, "applied": applied,
-        "files": sorted({*(state or {}).get("files", []),
-                         *(_display(u) for u, _ in files)}),
+        "files": sorted({*(state or {}).get("files", []), *files}),
         "schema": {"seed": plan.seed, "statements": _pack(statements),
                    "flavor": plan.flavor, "version": plan.version},
         "tables": written, "pending": result.pending,
-        "problems": [list(p) for p in result.problems]}
+        "problems": [list(p) for p in result.problems], **(extra or {})}
     write_state(spark, out, new_state)
-    fs, p = _fs(spark, work)
-    fs.delete(p, True)
+    if fmt in LAKES and base == out:   # (tables dropped or renamed since: gone)
+        from binlog_schema.pipeline.current.io import drop_gone
+        drop_gone(spark, out, [n for n in (state or {}).get("tables", {}) if n not in written],
+                  fmt)
     result.tables = written
-    return result
+    return new_state
 
 
 def _refusal(e, okey, names, by: str = "") -> tuple:
@@ -379,7 +421,7 @@ def _last_end_after(uri: str, start: int) -> dict | None:
     return last
 
 
-def _fold_and_write(spark, tables, fold: FoldPlan, lives, base, base_origins, state,
+def _fold_and_write(spark, rc, fold: FoldPlan, lives, base, base_origins, state,
                     base_okey, end_okey, out, fmt, result) -> dict:
     from pyspark.sql import functions as F
     from binlog_schema.pipeline.current.io import (base_keyed, folded_schema, keyed_schema,
@@ -387,7 +429,6 @@ def _fold_and_write(spark, tables, fold: FoldPlan, lives, base, base_origins, st
     from binlog_schema.pipeline.current.fold import fold_rows, key_rows
     from binlog_schema.pipeline.driver.session import session_time_zone
     tz = session_time_zone(spark)
-    rc = tables.row_changes
     okey = F.col("order_key")
     result.pending = rc.where(okey > F.lit(end_okey)).count()
     changes = rc.where((okey > F.lit(base_okey)) & (okey <= F.lit(end_okey))).select(
