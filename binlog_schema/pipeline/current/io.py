@@ -95,7 +95,7 @@ def base_keyed(spark, base, state, name, info, t: TableFold, lives, tz):
     return df.mapInArrow(puts, keyed_schema())
 
 
-def _time_modes(spark, df, cols, fmt) -> dict:
+def time_modes(spark, df, cols, fmt) -> dict:
     """origin -> how each TIME column is stored (see :mod:`.types`)."""
     from pyspark.sql import functions as F
     times = [(c, o) for c, o in cols if is_time(c)]
@@ -133,7 +133,7 @@ def write_tables(spark, folded, live: dict, out, fmt, flavor, counts, state, bas
         cols = _columns(life.final, flavor)
         df = folded.where(F.col("origin") == o)
         spark.sparkContext.setJobDescription(f"write {name}")
-        modes = _time_modes(spark, df, cols, fmt)
+        modes = time_modes(spark, df, cols, fmt)
         typed = df.select(*[typed_column(c, F.col("image")[str(oc)], modes.get(oc, "interval"))
                             for c, oc in cols], F.col("okey").alias("_order_key"))
         path = table_path(out, life.name)

@@ -49,6 +49,7 @@ class CurrentResult:
     files: list = field(default_factory=list)     # the decode job's files rows
     inputs: object = None                         # the inputs listed (plan.Inputs)
     unread: list = field(default_factory=list)    # stderr lines: files not read or damaged
+    command: str = "current"                      # the command, in its stderr lines
 
     @property
     def status(self) -> int:
@@ -62,7 +63,7 @@ class CurrentResult:
         """What the run could not read, decode or apply: one stderr line each."""
         from binlog_schema.pipeline.driver.report import note_lines
         return (list(self.unread) + note_lines(self.inputs)
-                + [f"binlog-schema spark current: {t + ': ' if t else ''}{m}"
+                + [f"binlog-schema spark {self.command}: {t + ': ' if t else ''}{m}"
                    for t, m in self.problems])
 
 
@@ -88,8 +89,9 @@ def read_state(spark, base: str) -> dict:
     return json.loads(data.decode())
 
 
-def write_state(spark, out: str, state: dict):
-    fs, p = _fs(spark, f"{out}/{STATE}/{STATE_FILE}")
+def write_state(spark, out: str, state: dict, name: str = STATE_FILE):
+    """``state`` as JSON at ``OUT/_binlog_schema/NAME``."""
+    fs, p = _fs(spark, f"{out}/{STATE}/{name}")
     stream = fs.create(p, True)
     try:
         stream.write(bytearray(json.dumps(state, indent=1, default=str).encode()))
@@ -119,6 +121,89 @@ def current(inputs, spark=None, *, out: str, base: str | None = None, schema=Non
     --no-data``) for tables created before the first binlog (their rows then are not known:
     give ``base``, or ``assume_empty`` when they were empty). Raises :class:`CurrentError`,
     and :class:`~.plan.NoInputError` when the inputs hold no binlog (nothing is written)."""
+    from contextlib import nullcontext
+    run = read_changes(inputs, spark, out=out, base=base, schema=schema, fmt=fmt,
+                       overwrite=overwrite, split_size=split_size, progress=progress)
+    spark, state, lives, fold, result = run.spark, run.state, run.lives, run.fold, run.result
+    out, base = run.out, run.base
+    stage = progress.stage if progress else (lambda label: nullcontext())
+    base_tables = (state or {}).get("tables", {})
+    base_origins = {}
+    for name, info in base_tables.items():
+        db, _, tb = name.partition(".")
+        o = lives.origin_at((db, tb), "")
+        if o is not None:
+            base_origins[o] = (name, info)
+    for o, life in lives.lives.items():
+        if life.start is None and o not in base_origins and not assume_empty:
+            db, tb = life.names[0][1]
+            result.problems.append((f"{db}.{tb}", "its history does not start in these "
+                                    "binlogs (no CREATE TABLE here) and --base does not hold "
+                                    "it: its rows before them are not known (give --base, or "
+                                    "--assume-empty); not written"))
+            fold.tables.pop(o, None)
+    with stage("current state"):
+        written = _fold_and_write(spark, run.tables, fold, lives, base, base_origins, state,
+                                  run.base_okey, run.end_okey, out, fmt, result)
+    statements = run.applied_statements + run.new_statements
+    last = run.last
+    applied = last if last and last["okey"] > run.base_okey else \
+        (state or {}).get("applied", {})
+    result.applied = applied
+    new_state = {
+        "format": fmt, "applied": applied,
+        "files": sorted({*(state or {}).get("files", []),
+                         *(_display(u) for u, _ in run.listing.files)}),
+        "schema": {"seed": run.plan.seed, "statements": _pack(statements),
+                   "flavor": run.plan.flavor, "version": run.plan.version},
+        "tables": written, "pending": result.pending,
+        "problems": [list(p) for p in result.problems]}
+    write_state(spark, out, new_state)
+    run.clean()
+    result.tables = written
+    return result
+
+
+@dataclass
+class ChangesRead:
+    """What :func:`read_changes` gives the job that applies the changes: the session, the
+    run's folders and base state, the schema history's table lives (and the fold plan), the
+    decode job's tables (``row_changes`` named at event time), the order keys of the base's
+    last applied change and of the last complete transaction (``end_okey``; ``last``: its
+    file and position), and the result holding what could not be read or replayed."""
+
+    spark: object
+    out: str
+    base: str | None
+    state: dict | None
+    plan: object
+    listing: object
+    tables: object
+    lives: object
+    fold: FoldPlan
+    result: CurrentResult
+    applied_statements: list
+    new_statements: list
+    base_okey: str
+    end_okey: str
+    last: dict | None
+    work: str
+
+    def clean(self):
+        """Remove the run's work folder (the decode job's tables)."""
+        fs, p = _fs(self.spark, self.work)
+        fs.delete(p, True)
+
+
+def read_changes(inputs, spark=None, *, out: str, base: str | None = None, schema=None,
+                 fmt: str = "parquet", overwrite: bool = False, split_size=DEFAULT_SPLIT,
+                 progress=None, command: str = "current") -> ChangesRead:
+    """The front of ``spark current`` and ``spark changes``: ``inputs`` listed, ``out``
+    prepared, the schema history replayed into table lives, the row changes decoded (named
+    at event time) into ``OUT/_binlog_schema/work``, and the last complete transaction
+    found; the statements the history refuses and the files not read are the result's
+    problems. Raises :class:`CurrentError` and :class:`~.plan.NoInputError` before anything
+    is written."""
     from contextlib import nullcontext
     from binlog_schema.pipeline.jobs.decode import decode
     from ...changes.transactions import file_sequence
@@ -183,7 +268,8 @@ def current(inputs, spark=None, *, out: str, base: str | None = None, schema=Non
     from binlog_schema.pipeline.driver.report import problem_lines_of
     from binlog_schema.pipeline.tables.schema import FILES
     result = CurrentResult(out, fmt, files=[dict(zip(FILES.fieldNames(), r))
-                                            for r in tables.file_rows or []], inputs=listing)
+                                            for r in tables.file_rows or []], inputs=listing,
+                           command=command)
     result.unread = problem_lines_of(spark, f"{work}/changes/errors", result.files)
     names = {file_sequence(n): n for n in [*(state or {}).get("files", []),
                                            *(_display(u) for u, _ in files)]}
@@ -192,42 +278,10 @@ def current(inputs, spark=None, *, out: str, base: str | None = None, schema=Non
     for e in lives.history.refused:   # (statements of --base: (-1, j, j) is the j-th)
         result.problems.append(_refusal(e, applied_statements[e.position[1]][0], names,
                                         " (by the run of --base)"))
-    base_tables = (state or {}).get("tables", {})
-    base_origins = {}
-    for name, info in base_tables.items():
-        db, _, tb = name.partition(".")
-        o = lives.origin_at((db, tb), "")
-        if o is not None:
-            base_origins[o] = (name, info)
-    for o, life in lives.lives.items():
-        if life.start is None and o not in base_origins and not assume_empty:
-            db, tb = life.names[0][1]
-            result.problems.append((f"{db}.{tb}", "its history does not start in these "
-                                    "binlogs (no CREATE TABLE here) and --base does not hold "
-                                    "it: its rows before them are not known (give --base, or "
-                                    "--assume-empty); not written"))
-            fold.tables.pop(o, None)
     last = _last_complete(spark, tables, okey_of)
     end_okey = last["okey"] if last else base_okey
-    with stage("current state"):
-        written = _fold_and_write(spark, tables, fold, lives, base, base_origins, state,
-                                  base_okey, end_okey, out, fmt, result)
-    statements = applied_statements + new_statements
-    applied = last if last and last["okey"] > base_okey else (state or {}).get("applied", {})
-    result.applied = applied
-    new_state = {
-        "format": fmt, "applied": applied,
-        "files": sorted({*(state or {}).get("files", []),
-                         *(_display(u) for u, _ in files)}),
-        "schema": {"seed": plan.seed, "statements": _pack(statements),
-                   "flavor": plan.flavor, "version": plan.version},
-        "tables": written, "pending": result.pending,
-        "problems": [list(p) for p in result.problems]}
-    write_state(spark, out, new_state)
-    fs, p = _fs(spark, work)
-    fs.delete(p, True)
-    result.tables = written
-    return result
+    return ChangesRead(spark, out, base, state, plan, listing, tables, lives, fold, result,
+                       applied_statements, new_statements, base_okey, end_okey, last, work)
 
 
 def _refusal(e, okey, names, by: str = "") -> tuple:
