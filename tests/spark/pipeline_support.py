@@ -341,3 +341,53 @@ def write_shop(path, seed: int = 0, flavor: str = "mysql", transactions: int = 2
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     generate(shop_spec(seed, flavor, transactions, table_maps, index), str(path))
     return str(path)
+
+
+# the order of an update's two rows (one order key): the preimage first
+CHANGE_ORDER = {"insert": 0, "delete": 0, "update_preimage": 0, "update_postimage": 1}
+
+
+def replay_changes(rows, key, truncates=()):
+    """The rows a ``spark changes`` table leaves when replayed as its documentation says
+    (docs/spark.md, "spark changes"): in (_commit_version, _order_key, preimage first) order,
+    an insert puts its row, a delete removes its row, an update_preimage removes its row and
+    the update_postimage that follows puts that row with the columns the postimage holds
+    (``_columns_present``) set; a TRUNCATE (``truncates``: the commit versions of
+    changes.json) removes every row held. By ``key`` (column names), or, keyless (``key``
+    empty), as a multiset (a delete removes one equal row). ``rows``: dicts with the
+    table's columns and the ``_`` columns; returns the rows held (dicts of the table's
+    columns, absent columns None)."""
+    names = [n for n in rows[0] if not n.startswith("_")] if rows else []
+    held = []   # [row dict]
+    cut = sorted(truncates)
+    taken = None
+
+    def find(image):
+        for i, r in enumerate(held):
+            if all(r.get(k) == image.get(k) for k in (key or names)):
+                return i
+        return None
+    for r in sorted(rows, key=lambda r: (r["_commit_version"], r["_order_key"],
+                                         CHANGE_ORDER[r["_change_type"]])):
+        while cut and cut[0] < r["_commit_version"]:
+            held.clear()
+            cut.pop(0)
+        image = {c: r[c] for c in r["_columns_present"]}
+        kind = r["_change_type"]
+        if kind == "insert":
+            held.append({**dict.fromkeys(names), **image})
+        elif kind in ("delete", "update_preimage"):
+            i = find(image)
+            assert i is not None, f"{kind} of a row not held: {r}"
+            taken = held.pop(i)
+        else:
+            assert taken is not None, f"a postimage without its preimage: {r}"
+            merged = {**taken, **image}
+            if key:
+                i = find(merged)
+                assert i is None, f"a postimage onto a key held: {r}"
+            held.append(merged)
+            taken = None
+    if cut:
+        held.clear()
+    return held
