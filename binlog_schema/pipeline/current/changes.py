@@ -28,7 +28,11 @@ of spans joined by name and order key), and written with its table's final colum
   every column the table had then; MINIMAL and NOBLOB images only those the server logged
   (a MINIMAL preimage: the primary key; a MINIMAL postimage: the columns the statement
   set): the others are null in that row and absent from ``_columns_present``, so a null
-  that was logged and a value that was not are told apart row by row.
+  that was logged and a value that was not are told apart row by row. An insert image
+  without a column (MINIMAL: the columns the INSERT did not name) holds the value the
+  server gave it, the column's DEFAULT (or its implicit one), as ``spark current`` fills
+  it; present, but for a value the server computed (an expression DEFAULT,
+  AUTO_INCREMENT, a generated column): null and absent.
 
 What the feed does not hold, said in ``OUT/_binlog_schema/changes.json`` (per table): a
 TRUNCATE (no row changes in the binlog: ``truncates``, the commit version of each, the
@@ -234,6 +238,8 @@ def _write_table(spark, df, life, run, fmt, counts) -> dict:
         at = F.col("operation") == op
         rows = F.when(at, made) if rows is None else rows.when(at, made)
     df = df.select("version", "okey", "cv", "cts", F.inline(rows))
+    fills = _fills(life, spark)
+    insert = F.col("_change_type") == "insert"
     image, present = [], []
     for c, oc in cols:
         value = has = None
@@ -241,6 +247,10 @@ def _write_table(spark, df, life, run, fmt, counts) -> dict:
             if oc not in names:
                 continue
             v, h = F.col("img")[names[oc]], F.map_contains_key("img", names[oc])
+            fill = fills[j].get(oc)
+            if fill is not None:   # (an insert image without it: the server filled it)
+                v = F.when(insert & ~h, fill).otherwise(v)
+                h = h | insert
             if len(versions) == 1:
                 value, has = v, h
             else:
@@ -272,6 +282,33 @@ def _write_table(spark, df, life, run, fmt, counts) -> dict:
             "rows": sum(counts.get(op, 0) * len(m) for op, m in _ROWS_OF.items()),
             "truncates": [_version_of(p) for p in life.truncates],
             "columns_added": _columns_added(life)}
+
+
+def _fills(life, spark) -> list:
+    """Per version of the table, {column origin: the value an insert image without that
+    column gives the row (its DEFAULT, or the server's implicit one: :func:`~.plan.fill_value`),
+    as a ``Value`` literal}; a column whose value the server computed (an expression
+    DEFAULT, AUTO_INCREMENT...) has none: absent from ``_columns_present`` there."""
+    from pyspark.sql import functions as F
+    from binlog_schema.pipeline.current.fold import UNKNOWN
+    from binlog_schema.pipeline.current.plan import fill_value, value_dict
+    from binlog_schema.pipeline.driver.session import session_time_zone
+    from binlog_schema.pipeline.tables.arrow import arrow_type
+    from binlog_schema.pipeline.tables.schema import VALUE
+    vtype = arrow_type(VALUE, session_time_zone(spark))
+    out = []
+    for _, table in life.versions:
+        fills = {}
+        for col in table.columns:
+            v = fill_value(col)
+            if v is UNKNOWN:
+                continue
+            d = value_dict(v, vtype)
+            fills[col.origin] = F.lit(None).cast(VALUE) if d is None else F.struct(*[
+                (F.array(*[F.lit(x) for x in d[f.name]]) if isinstance(d[f.name], list)
+                 else F.lit(d[f.name])).cast(f.dataType).alias(f.name) for f in VALUE.fields])
+        out.append(fills)
+    return out
 
 
 def _version_of(okey: str) -> int:
