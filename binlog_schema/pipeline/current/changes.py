@@ -171,7 +171,12 @@ def _write_changes(run, fmt):
     from pyspark.sql import functions as F
     from binlog_schema.pipeline.current.io import WRITERS
     spark, lives, result = run.spark, run.lives, run.result
-    placed = _placed(run).persist()
+    # (written once, by table: each table's job then reads its own folder; a cache of the
+    # images would hold a whole partition's in memory)
+    staged = f"{run.work}/placed"
+    spark.sparkContext.setJobDescription("changes placed in their tables")
+    _placed(run).write.mode("overwrite").partitionBy("origin").parquet(staged)
+    placed = spark.read.parquet(staged)
     counts, left_out = {}, set()
     problems = []
     for r in placed.groupBy("database", "table", "origin", "operation", "pending",
@@ -217,7 +222,6 @@ def _write_changes(run, fmt):
         for name, entry in pool.map(lambda ol: write(*ol), sorted(
                 live.items(), key=lambda x: x[1].name)):
             written[name] = entry
-    placed.unpersist()
     return dict(sorted(written.items())), sorted(left_out)
 
 
