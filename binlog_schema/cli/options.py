@@ -117,10 +117,14 @@ OVERWRITE = Opt("--overwrite", action="store_true", help="replace existing table
 QUIET = Opt("--quiet", action="store_true", help="no progress lines")
 INCLUDE_HIDDEN = Opt("--include-hidden", action="store_true",
                      help="also read files named .* and _* inside directories")
-# --master and --conf, which every spark command has
+# --master, --conf and --verbose, which every spark command has
 SPARK = [
     Opt("--master", help="Spark master URL (default: the one spark-submit gives, else "
                          "local[*] started here), e.g. spark://host:7077"),
     Opt("--conf", action="append", metavar="KEY=VALUE",
         help="extra Spark configuration (repeatable)"),
+    Opt("--verbose", action="store_true",
+        help="Spark's and the JVM's own messages on stderr too (log4j at Spark's level, "
+             "the JVM's start-up warnings); without it only the command's progress lines "
+             "and problems, and the JVM's errors"),
 ]

@@ -1,5 +1,5 @@
-"""``binlog-schema spark decode|current|follow|stats|fixtures|validate``: the pipeline's
-commands, declared (what each prints: :mod:`binlog_schema.cli.spark_runs`; the jobs:
+"""``binlog-schema spark decode|current|changes|follow|stats|fixtures|validate``: the
+pipeline's commands, declared (what each prints: :mod:`binlog_schema.cli.spark_runs`; the jobs:
 :mod:`binlog_schema.pipeline`).
 
 The driver of a job, also run as ``python -m binlog_schema.cli.spark decode ...`` or
@@ -55,6 +55,11 @@ def _run_current(args) -> int:
 def _run_follow(args) -> int:
     from binlog_schema.pipeline.follow.command import run_follow
     return run_follow(args, parse_conf(args.conf))
+
+
+def _run_changes(args) -> int:
+    from binlog_schema.pipeline.current.command import run_changes
+    return run_changes(args, parse_conf(args.conf))
 
 
 SUBS = [
@@ -174,6 +179,37 @@ SUBS = [
         "first). Exit status: 0 clean; 3 a table could not be built exactly (said on "
         "stderr, as spark current says it); 1 a batch failed; 2 usage (Parquet, an --out "
         "that is not a follow's or current's Delta output, another --schema)."),
+    Cmd("changes", "the row changes of every source table, in the change-data contract's "
+                       "columns (Parquet, Delta or Iceberg)",
+        _need_pyspark(_run_changes), [
+        INPUTS.but(help="binlog files, folders or globs of one server (any Hadoop "
+                        "filesystem)"),
+        OUT.but(help="output folder"),
+        SCHEMA.but(
+            help="the schema at the start of the first file (mysqldump --no-data; "
+            "repeatable), for tables created before it"),
+        LAKE_FORMAT.but(
+            help="parquet (default), delta (the deltalake package: no Spark jars; TIME as "
+            "microseconds) or iceberg (pyiceberg, a SQLite catalog in OUT)"),
+        SPLIT_SIZE.but(help="bytes per split (default 8m)"),
+        OVERWRITE.but(help="replace an existing --out"),
+        QUIET,
+        *SPARK,
+    ], description="The row changes of every source table up to the last input binlog's "
+        "last complete transaction, one table per source table at OUT/<database>/<table> "
+        "(its final name: a renamed table is one table; tables dropped by the end are left "
+        "out), in the columns of Spark's change-data contract and Delta's change data feed: "
+        "the table's final columns typed as spark current types them, then _change_type "
+        "(insert, delete, update_preimage, update_postimage), _commit_version (the "
+        "transaction's place: file sequence number x 10^12 + the offset of its GTID or "
+        "BEGIN), _commit_timestamp (its commit event's time), _order_key (the change's "
+        "place: a total order) and _columns_present (the columns the image holds: MINIMAL "
+        "images hold only some; the others are null). A TRUNCATE and the DEFAULT an ALTER "
+        "gives the rows already there are no row changes: OUT/_binlog_schema/changes.json "
+        "says where they are. Exit status: 0 clean; 3 when changes could not be placed (a "
+        "table whose history is not known, a statement the schema history refuses: said on "
+        "stderr, file, offset and reason; a damaged file); 1 when a file does not reconcile, "
+        "or no input file at all; 2 usage."),
     Cmd("stats", "what the files hold (binlog-schema stats' figures), counted on Spark",
         _need_pyspark(run_stats), [
         INPUTS.but(help="binlog or relay-log files, folders (read recursively) or globs, on "
@@ -244,14 +280,15 @@ SUBS = [
 ]
 
 COMMANDS = [
-    Cmd("spark", "the PySpark pipeline: decode, current, follow, stats, fixtures, validate",
+    Cmd("spark", "the PySpark pipeline: decode, current, changes, follow, stats, fixtures, "
+                 "validate",
         description="Binlog files to typed tables on Spark (local[*] by default, or --master "
                     "spark://host:7077).", raw=True, subs=SUBS, sub_dest="spark_command"),
 ]
 
 
 def main(argv=None) -> int:
-    """``python -m binlog_schema.cli.spark decode|current|follow|stats|fixtures|validate
+    """``python -m binlog_schema.cli.spark decode|current|changes|follow|stats|fixtures|validate
     ...``, and the file spark-submit runs."""
     from binlog_schema.cli.parser import parsers
     top = Cmd("binlog_schema.cli.spark", None, description="binlog files to typed tables on "

@@ -49,7 +49,7 @@ def run_decode(args) -> int:
     # C1 only when the JVM merely schedules (rows through the JVM and Spark's writers are
     # JVM work that C2's code does faster)
     spark = start_session(args.master, parse_conf(args.conf), class_cache="create",
-                          short_lived=args.engine == "arrow")
+                          short_lived=args.engine == "arrow", verbose=args.verbose)
     rc = None
     try:
         rc = _run_decode(spark, args, early)
@@ -168,7 +168,8 @@ def run_stats(args) -> int:
         if library is None:
             return STOPPED
     own_jvm = "PYSPARK_GATEWAY_PORT" not in os.environ and jvm_starts_here()
-    spark = start_session(args.master, parse_conf(args.conf), short_lived=True)
+    spark = start_session(args.master, parse_conf(args.conf), short_lived=True,
+                          verbose=args.verbose)
     rc = None
     try:
         progress = Progress(spark, enabled=not args.quiet)
@@ -201,7 +202,7 @@ def run_fixtures(args) -> int:
     """``spark fixtures``: write the files, say what was written."""
     from binlog_schema.pipeline.jobs.fixtures import generate
     from binlog_schema.pipeline.driver.session import start_session
-    spark = start_session(args.master, parse_conf(args.conf))
+    spark = start_session(args.master, parse_conf(args.conf), verbose=args.verbose)
     t0 = time.time()
     try:
         made = generate(spark, args.out, args.files, seed=args.seed, flavor=args.flavor,
@@ -229,7 +230,7 @@ def run_validate(args) -> int:
     from binlog_schema.output.statuses import DAMAGED, STOPPED, worst
     if not args.specs and not args.roundtrip:
         return fail("validate", "give --specs DIR and/or --roundtrip INPUT...", USAGE)
-    spark = start_session(args.master, parse_conf(args.conf))
+    spark = start_session(args.master, parse_conf(args.conf), verbose=args.verbose)
     t0 = time.time()
     listing = None
     try:

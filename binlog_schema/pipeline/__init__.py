@@ -17,7 +17,8 @@ holds the order):
 * :mod:`.driver`: what runs on the driver around every job: the Spark session and its JVM,
   listing inputs and planning splits and tasks, progress and exit status, a standalone cluster;
 * :mod:`.jobs`: the jobs, ``decode``, ``stats``, ``fixtures`` and ``validate``;
-* :mod:`.current` (``spark current``: the current state of every source table) and
+* :mod:`.current` (``spark current``: the current state of every source table; ``spark
+  changes``: its row changes in the change-data contract's columns) and
   :mod:`.sources` (the ``binlog`` Spark data source, batch and stream), each built on the
   decode job's plan and tasks;
 * :mod:`.follow` (``spark follow``: the stream of :mod:`.sources` into the tables of
@@ -34,7 +35,7 @@ _API = {"decode": "jobs.decode", "start_session": "driver.session",
         "BinlogTables": "tables.result", "table_view": "tables.result",
         "generate": "jobs.fixtures", "validate": "jobs.validate",
         "LocalCluster": "driver.cluster", "register": "sources.batch", "current": "current.job",
-        "follow": "follow.job"}
+        "follow": "follow.job", "changes": "current.changes"}
 
 
 __getattr__, __dir__ = exports(__name__, _API)

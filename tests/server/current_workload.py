@@ -72,10 +72,10 @@ def make_binlogs(out_dir) -> dict:
     return found
 
 
-def spark_current(inputs, out, *options, env=None, timeout=900):
-    """``python -m binlog_schema spark current INPUTS --out OUT OPTIONS --master local[2]``,
-    run in the repository, output captured."""
-    argv = [sys.executable, "-m", "binlog_schema", "spark", "current", *map(str, inputs),
+def spark_current(inputs, out, *options, env=None, timeout=900, command="current"):
+    """``python -m binlog_schema spark current INPUTS --out OUT OPTIONS --master local[2]``
+    (or another ``command``: changes), run in the repository, output captured."""
+    argv = [sys.executable, "-m", "binlog_schema", "spark", command, *map(str, inputs),
             "--out", str(out), *map(str, options), "--master", "local[2]"]
     return subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=timeout)
@@ -92,13 +92,14 @@ def stderr_summary(stderr: str, limit: int = 40) -> str:
     return "\n".join(f"    {x[:600]}" for x in (said[:limit] + tail))
 
 
-def status_problems(rc: int, stderr: str, what: str) -> list:
+def status_problems(rc: int, stderr: str, what: str, command: str = "current") -> list:
     """What is wrong with a run's exit: the workload's refused statement makes it 3, with
     one stderr line per refused table (file, offset, the statement, the reason), and the
     changes of its rows said as changes of a table not known; any other problem line, or
     another status, is wrong."""
     from binlog_schema.output.statuses import DAMAGED
-    lines = [x for x in stderr.splitlines() if x.startswith("binlog-schema spark current:")]
+    lines = [x for x in stderr.splitlines()
+             if x.startswith(f"binlog-schema spark {command}:")]
     problems = []
     for table, words in REFUSED.items():
         said = [x for x in lines if f" {table}: " in x and "schema statement refused" in x

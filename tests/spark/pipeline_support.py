@@ -341,3 +341,59 @@ def write_shop(path, seed: int = 0, flavor: str = "mysql", transactions: int = 2
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     generate(shop_spec(seed, flavor, transactions, table_maps, index), str(path))
     return str(path)
+
+
+# the order of an update's two rows (one order key): the preimage first
+CHANGE_ORDER = {"insert": 0, "delete": 0, "update_preimage": 0, "update_postimage": 1}
+
+
+class _Absent:
+    def __repr__(self):
+        return "ABSENT"
+
+
+ABSENT = _Absent()   # (a column no change row of a replayed row held)
+
+
+def replay_changes(rows, truncates=()):
+    """The rows a ``spark changes`` table leaves when replayed as its documentation says
+    (docs/spark.md, "spark changes"): in (_commit_version, _order_key, preimage first)
+    order, an insert adds its row; a delete removes one row held that equals it in every
+    column it holds (``_columns_present``: a MINIMAL image holds the primary key in force
+    then, a FULL one the whole row; a multiset's copies are alike), an update_preimage
+    likewise, and the update_postimage that follows adds that row with the columns it holds
+    set; a TRUNCATE (``truncates``: the commit versions of changes.json) removes every row
+    held. No primary key is needed (the key in force may change in a table's life).
+    ``rows``: dicts with the table's columns and the ``_`` columns; returns the rows held
+    (dicts of the table's columns; a column no image of the row held: :data:`ABSENT`, which
+    an image's value matches)."""
+    names = [n for n in rows[0] if not n.startswith("_")] if rows else []
+    held = []   # [row dict]
+    cut = sorted(truncates)
+    taken = None
+
+    def find(image):
+        for i, r in enumerate(held):
+            if all(r[k] is ABSENT or r[k] == v for k, v in image.items()):
+                return i
+        return None
+    for r in sorted(rows, key=lambda r: (r["_commit_version"], r["_order_key"],
+                                         CHANGE_ORDER[r["_change_type"]])):
+        while cut and cut[0] < r["_commit_version"]:
+            held.clear()
+            cut.pop(0)
+        image = {c: r[c] for c in r["_columns_present"]}
+        kind = r["_change_type"]
+        if kind == "insert":
+            held.append({**dict.fromkeys(names, ABSENT), **image})
+        elif kind in ("delete", "update_preimage"):
+            i = find(image)
+            assert i is not None, f"{kind} of a row not held: {r}"
+            taken = held.pop(i)
+        else:
+            assert taken is not None, f"a postimage without its preimage: {r}"
+            held.append({**taken, **image})
+            taken = None
+    if cut:
+        held.clear()
+    return held

@@ -27,6 +27,6 @@ def test_cli_reference_is_current():
 def test_every_command_has_its_section():
     page = (ROOT / "docs" / "cli.md").read_text()
     for command in ("decode", "sql", "flashback", "stats", "fixtures", "stream", "serve",
-                    "spark decode", "spark current"):
+                    "spark decode", "spark current", "spark changes"):
         assert f"\n## binlog-schema {command}\n" in page, command
         assert f"usage: binlog-schema {command} " in page, command

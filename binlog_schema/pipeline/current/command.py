@@ -1,5 +1,6 @@
-"""``binlog-schema spark current``: runs :func:`~.job.current` and prints its
-summary (per table: rows inserted, updated, deleted and held at the end)."""
+"""``binlog-schema spark current`` and ``spark changes``: run :func:`~.job.current` (or
+:func:`~.changes.changes`) and print the summary (per table: rows inserted, updated, deleted
+and held at the end, or change rows written)."""
 
 from __future__ import annotations
 
@@ -9,35 +10,56 @@ import sys
 
 def run_current(args, conf: dict) -> int:
     """``args``: the command's arguments; ``conf``: its ``--conf`` items parsed."""
+    from binlog_schema.pipeline.current.job import current
+
+    def job(spark, progress):
+        return current(args.inputs, spark, out=args.out, base=args.base, schema=args.schema,
+                       fmt=args.format, overwrite=args.overwrite,
+                       assume_empty=args.assume_empty, split_size=args.split_size,
+                       progress=progress)
+    return _run("current", args, conf, job, summary_lines)
+
+
+def run_changes(args, conf: dict) -> int:
+    """``spark changes``: as :func:`run_current`, the job :func:`~.changes.changes`."""
+    from binlog_schema.pipeline.current.changes import changes
+
+    def job(spark, progress):
+        return changes(args.inputs, spark, out=args.out, schema=args.schema, fmt=args.format,
+                       overwrite=args.overwrite, split_size=args.split_size,
+                       progress=progress)
+    return _run("changes", args, conf, job, changes_summary_lines)
+
+
+def _run(command, args, conf, job, summary) -> int:
+    """Start the session, run ``job(spark, progress)``, print its ``summary`` lines and its
+    problems (stderr); the exit status."""
     from ...output.statuses import STOPPED, USAGE
-    from binlog_schema.pipeline.current.job import CurrentError, current
+    from binlog_schema.pipeline.current.job import CurrentError
     from binlog_schema.pipeline.jobs.decode import SchemaFileError
     from binlog_schema.pipeline.driver.plan import NoInputError
     from binlog_schema.pipeline.driver.report import Progress, companion_lines
     from binlog_schema.pipeline.driver.session import finish_session, jvm_starts_here, start_session
     own_jvm = "PYSPARK_GATEWAY_PORT" not in os.environ and jvm_starts_here()
-    spark = start_session(args.master, conf)
+    spark = start_session(args.master, conf, verbose=args.verbose)
     rc = None
     try:
         progress = Progress(spark, enabled=not args.quiet)
         try:
-            result = current(args.inputs, spark, out=args.out, base=args.base,
-                             schema=args.schema, fmt=args.format, overwrite=args.overwrite,
-                             assume_empty=args.assume_empty, split_size=args.split_size,
-                             progress=progress)
+            result = job(spark, progress)
         except (CurrentError, FileExistsError) as e:
-            print(f"binlog-schema spark current: {e}", file=sys.stderr)
+            print(f"binlog-schema spark {command}: {e}", file=sys.stderr)
             rc = USAGE
             return rc
         except SchemaFileError as e:
-            print(f"binlog-schema spark current: --schema {e}", file=sys.stderr)
+            print(f"binlog-schema spark {command}: --schema {e}", file=sys.stderr)
             rc = STOPPED
             return rc
         except NoInputError as e:
-            print(f"binlog-schema spark current: {e}", file=sys.stderr)
+            print(f"binlog-schema spark {command}: {e}", file=sys.stderr)
             rc = STOPPED
             return rc
-        for line in summary_lines(result):
+        for line in summary(result):
             print(line)
         for line in companion_lines(result.inputs):
             print(line)
@@ -48,6 +70,27 @@ def run_current(args, conf: dict) -> int:
     finally:
         if own_jvm:   # (a session this command started; one it was given stays)
             finish_session(spark, ok=rc is not None and rc != USAGE)
+
+
+def changes_summary_lines(result) -> list:
+    """The table of a ``spark changes`` run: per table the inserts, updates and deletes
+    written, and its change rows (an update is two); then up to where."""
+    names = sorted(result.tables)
+    width = max([len(n) for n in names] + [5])
+    lines = [f"{'table':<{width}}  {'inserts':>9}  {'updates':>9}  {'deletes':>9}  "
+             f"{'rows':>10}"]
+    for n in names:
+        t = result.tables[n]
+        lines.append(f"{n:<{width}}  {t['inserted']:>9}  {t['updated']:>9}  "
+                     f"{t['deleted']:>9}  {t['rows']:>10}")
+    a = result.applied or {}
+    if a:
+        lines.append(f"changes up to {a.get('file')} position {a.get('position')} "
+                     f"({len(names)} tables, {result.fmt}, under {result.out})")
+    if result.pending:
+        lines.append(f"{result.pending} row changes after the last complete transaction: "
+                     "not written")
+    return lines
 
 
 def summary_lines(result) -> list:

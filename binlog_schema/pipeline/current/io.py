@@ -106,7 +106,7 @@ def base_keyed(spark, base, state, name, info, t: TableFold, lives, tz):
     return df.mapInArrow(puts, keyed_schema())
 
 
-def _time_modes(spark, df, cols, fmt) -> dict:
+def time_modes(spark, df, cols, fmt) -> dict:
     """origin -> how each TIME column is stored (see :mod:`.types`)."""
     from pyspark.sql import functions as F
     times = [(c, o) for c, o in cols if is_time(c)]
@@ -124,6 +124,30 @@ def _time_modes(spark, df, cols, fmt) -> dict:
     r = df.agg(*aggs).first()
     return {o: "time" if (r[f"lo{o}"] is None or r[f"lo{o}"] >= 0) and
             (r[f"hi{o}"] is None or r[f"hi{o}"] < DAY_US) else beyond for _, o in times}
+
+
+def staged_path(root: str, name: tuple) -> str:
+    """Where a table's rows are staged as Parquet before a Delta or Iceberg commit."""
+    return f"{root}/_binlog_schema/work/staged/{name[0]}/{name[1]}"
+
+
+def write_whole(spark, typed, root: str, name: tuple, fmt: str, metadata: dict,
+                properties: dict | None = None):
+    """The DataFrame ``typed`` as the whole content of the table ``name`` (database, table)
+    under ``root`` in ``fmt``: Parquet files, a Delta table's next version (``properties``:
+    its table properties), or an Iceberg table's next snapshot. Returns the Delta version
+    or Iceberg snapshot id (None for Parquet)."""
+    path = table_path(root, name)
+    staged = staged_path(root, name)
+    if fmt == "delta":
+        from binlog_schema.pipeline.tables import delta
+        typed.write.mode("overwrite").parquet(staged)
+        return delta.replace_table(path, staged, metadata, properties)
+    if fmt == "iceberg":
+        from binlog_schema.pipeline.tables import iceberg
+        return iceberg.write_frame(spark, typed, root, tuple(name), path, staged, metadata)
+    typed.write.mode("overwrite").parquet(path)
+    return None
 
 
 WRITERS = 4   # tables written at once (small tables: Spark's per-job overhead overlaps)
@@ -145,7 +169,7 @@ def write_tables(spark, folded, live: dict, out, fmt, flavor, counts, state, bas
         cols = _columns(life.final, flavor)
         df = folded.where(F.col("origin") == o)
         spark.sparkContext.setJobDescription(f"write {name}")
-        modes = _time_modes(spark, df, cols, fmt)
+        modes = time_modes(spark, df, cols, fmt)
         typed = df.select(*[typed_column(c, F.col("image")[str(oc)], modes.get(oc, "interval"))
                             for c, oc in cols], F.col("okey").alias("_order_key"))
         path = table_path(out, life.name)
@@ -155,22 +179,20 @@ def write_tables(spark, folded, live: dict, out, fmt, flavor, counts, state, bas
         if fmt == "delta":   # (by MERGE where it can: see commit.py)
             from binlog_schema.pipeline.current.commit import merge_changes, merge_keys
             from binlog_schema.pipeline.tables import delta
-            staged = f"{out}/_binlog_schema/work/staged/{life.name[0]}/{life.name[1]}"
             meta, props = {"binlog_schema": name}, delta.CHANGE_DATA_FEED
             keys = merge_keys(life, cols, state) if base == out and delta.is_delta(path) \
                 else None
             version = None if keys is None else merge_changes(
                 spark, typed, read_table(spark, path, fmt), path, keys,
-                (state or {}).get("applied", {}).get("okey", ""), staged, meta, props)
-            if version is None:
-                typed.write.mode("overwrite").parquet(staged)
-                version = delta.replace_table(path, staged, meta, props)
-            entry["version"] = version
+                (state or {}).get("applied", {}).get("okey", ""),
+                staged_path(out, life.name), meta, props)
+            entry["version"] = version if version is not None else write_whole(
+                spark, typed, out, life.name, fmt, meta, props)
         elif fmt == "iceberg":
             entry["version"] = _write_iceberg(spark, typed, life, cols, name, out, path,
                                               state, base)
         else:
-            typed.write.mode("overwrite").parquet(path)
+            write_whole(spark, typed, out, life.name, fmt, {})
         return name, entry
 
     todo = []
@@ -209,7 +231,7 @@ def _write_iceberg(spark, typed, life, cols, name, out, path, state, base):
     from binlog_schema.pipeline.current.commit import changed_rows, merge_keys
     from binlog_schema.pipeline.tables import iceberg
     ident = tuple(life.name)
-    staged = f"{out}/_binlog_schema/work/staged/{life.name[0]}/{life.name[1]}"
+    staged = staged_path(out, life.name)
     metadata = {"binlog_schema": name, "commit": "replace"}
     info = (state or {}).get("tables", {}).get(name)
     keys = merge_keys(life, cols, state) if base == out and iceberg.is_iceberg(out, ident) \
@@ -222,4 +244,4 @@ def _write_iceberg(spark, typed, life, cols, name, out, path, state, base):
             done = iceberg.upsert_table(out, ident, path, staged, keys,
                                         dict(metadata, commit="upsert"))
             return info.get("version") if done is None else done
-    return iceberg.write_frame(spark, typed, out, ident, path, staged, metadata)
+    return write_whole(spark, typed, out, ident, "iceberg", metadata)

@@ -50,6 +50,7 @@ class CurrentResult:
     files: list = field(default_factory=list)     # the decode job's files rows
     inputs: object = None                         # the inputs listed (plan.Inputs)
     unread: list = field(default_factory=list)    # stderr lines: files not read or damaged
+    command: str = "current"                      # the command, in its stderr lines
 
     @property
     def status(self) -> int:
@@ -63,7 +64,7 @@ class CurrentResult:
         """What the run could not read, decode or apply: one stderr line each."""
         from binlog_schema.pipeline.driver.report import note_lines
         return (list(self.unread) + note_lines(self.inputs)
-                + [f"binlog-schema spark current: {t + ': ' if t else ''}{m}"
+                + [f"binlog-schema spark {self.command}: {t + ': ' if t else ''}{m}"
                    for t, m in self.problems])
 
 
@@ -89,11 +90,12 @@ def read_state(spark, base: str) -> dict:
     return json.loads(data.decode())
 
 
-def write_state(spark, out: str, state: dict):
-    """``state.json`` whole or not at all (a run killed while it writes it leaves the last
-    one): written beside it, then renamed over it."""
-    fs, p = _fs(spark, f"{out}/{STATE}/{STATE_FILE}")
-    _, new = _fs(spark, f"{out}/{STATE}/{STATE_FILE}.new")
+def write_state(spark, out: str, state: dict, name: str = STATE_FILE):
+    """``state`` as JSON at ``OUT/_binlog_schema/NAME`` (``state.json``), whole or not at
+    all (a run killed while it writes it leaves the last one): written beside it, then
+    renamed over it."""
+    fs, p = _fs(spark, f"{out}/{STATE}/{name}")
+    _, new = _fs(spark, f"{out}/{STATE}/{name}.new")
     stream = fs.create(new, True)
     try:
         stream.write(bytearray(json.dumps(state, indent=1, default=str).encode()))
@@ -102,7 +104,7 @@ def write_state(spark, out: str, state: dict):
     if not fs.rename(new, p):   # (a filesystem that does not rename over a file)
         fs.delete(p, False)
         if not fs.rename(new, p):
-            raise OSError(f"{out}/{STATE}/{STATE_FILE}: not written (rename refused)")
+            raise OSError(f"{out}/{STATE}/{name}: not written (rename refused)")
 
 
 def _pack(obj) -> str:
@@ -128,6 +130,60 @@ def current(inputs, spark=None, *, out: str, base: str | None = None, schema=Non
     --no-data``) for tables created before the first binlog (their rows then are not known:
     give ``base``, or ``assume_empty`` when they were empty). Raises :class:`CurrentError`,
     and :class:`~.plan.NoInputError` when the inputs hold no binlog (nothing is written)."""
+    from contextlib import nullcontext
+    run = read_changes(inputs, spark, out=out, base=base, schema=schema, fmt=fmt,
+                       overwrite=overwrite, split_size=split_size, progress=progress)
+    stage = progress.stage if progress else (lambda label: nullcontext())
+    apply_changes(run.spark, run.tables.row_changes, run.plan, run.applied_statements,
+                  run.new_statements, run.result, base=run.base, state=run.state,
+                  last=run.last, files=run.files, assume_empty=assume_empty, stage=stage)
+    run.clean()
+    return run.result
+
+
+@dataclass
+class ChangesRead:
+    """What :func:`read_changes` gives the job that applies the changes: the session, the
+    run's folders and base state, the schema plan and its statements (:func:`continue_history`),
+    the inputs listed (``files``: their names), the decode job's tables (``row_changes`` named
+    at event time), the order keys of the base's last applied change and of the last complete
+    transaction (``end_okey``; ``last``: its file and position), and the result holding what
+    could not be read."""
+
+    spark: object
+    out: str
+    base: str | None
+    state: dict | None
+    plan: object
+    listing: object
+    tables: object
+    result: CurrentResult
+    applied_statements: list
+    new_statements: list
+    base_okey: str
+    end_okey: str
+    last: dict | None
+    work: str
+
+    @property
+    def files(self) -> list:
+        return [_display(u) for u, _ in self.listing.files]
+
+    def clean(self):
+        """Remove the run's work folder (the decode job's tables)."""
+        fs, p = _fs(self.spark, self.work)
+        fs.delete(p, True)
+
+
+def read_changes(inputs, spark=None, *, out: str, base: str | None = None, schema=None,
+                 fmt: str = "parquet", overwrite: bool = False, split_size=DEFAULT_SPLIT,
+                 progress=None, command: str = "current") -> ChangesRead:
+    """The front of ``spark current`` and ``spark changes``: ``inputs`` listed, ``out``
+    prepared, the schema history's statements planned, the row changes decoded (named at
+    event time) into ``OUT/_binlog_schema/work``, and the last complete transaction found;
+    the files not read are the result's problems (the statements the history refuses are
+    :func:`replay_statements`'). Raises :class:`CurrentError` and
+    :class:`~.plan.NoInputError` before anything is written."""
     from contextlib import nullcontext
     from binlog_schema.pipeline.jobs.decode import decode
     from binlog_schema.pipeline.tasks.history import plan_schema
@@ -177,16 +233,14 @@ def current(inputs, spark=None, *, out: str, base: str | None = None, schema=Non
     from binlog_schema.pipeline.driver.report import problem_lines_of
     from binlog_schema.pipeline.tables.schema import FILES
     result = CurrentResult(out, fmt, files=[dict(zip(FILES.fieldNames(), r))
-                                            for r in tables.file_rows or []], inputs=listing)
+                                            for r in tables.file_rows or []], inputs=listing,
+                           command=command)
     result.unread = problem_lines_of(spark, f"{work}/changes/errors", result.files)
     last = _last_complete(spark, tables, okey_of)
-    apply_changes(spark, tables.row_changes, plan, applied_statements, new_statements,
-                  result, base=base, state=state, last=last,
-                  files=[_display(u) for u, _ in files], assume_empty=assume_empty,
-                  stage=stage)
-    fs, p = _fs(spark, work)
-    fs.delete(p, True)
-    return result
+    base_okey = (state or {}).get("applied", {}).get("okey", "")
+    end_okey = last["okey"] if last else base_okey
+    return ChangesRead(spark, out, base, state, plan, listing, tables, result,
+                       applied_statements, new_statements, base_okey, end_okey, last, work)
 
 
 def continue_history(plan, state: dict | None, until: str | None = None) -> tuple:
@@ -226,17 +280,11 @@ def apply_changes(spark, row_changes, plan, applied_statements, new_statements,
     read. Fills ``result`` (tables, applied, pending, problems); returns the state written:
     the commit point of the run (the tables a next run reads are the versions it names)."""
     from contextlib import nullcontext
-    from ...changes.transactions import file_sequence
     out, fmt = result.out, result.fmt
     stage = stage or (lambda label: nullcontext())
     base_okey = (state or {}).get("applied", {}).get("okey", "")
-    lives, fold = _lives(plan, applied_statements, new_statements, spark)
-    names = {file_sequence(n): n for n in [*(state or {}).get("files", []), *files]}
-    for e in lives.refused:
-        result.problems.append(_refusal(e, e.position, names))
-    for e in lives.history.refused:   # (statements of --base: (-1, j, j) is the j-th)
-        result.problems.append(_refusal(e, applied_statements[e.position[1]][0], names,
-                                        " (by the run of --base)"))
+    lives, fold = replay_statements(spark, plan, applied_statements, new_statements, result,
+                                    state, files)
     base_tables = (state or {}).get("tables", {})
     base_origins = {}
     for name, info in base_tables.items():
@@ -273,6 +321,22 @@ def apply_changes(spark, row_changes, plan, applied_statements, new_statements,
                   fmt)
     result.tables = written
     return new_state
+
+
+def replay_statements(spark, plan, applied_statements, new_statements, result, state,
+                      files) -> tuple:
+    """The table lives of the history (:func:`continue_history`'s statements replayed) and
+    the tasks' fold plan: ``(lives, fold)``; each statement the history refuses is a problem
+    of ``result`` (``state``: the base's; ``files``: the names of the files read)."""
+    from ...changes.transactions import file_sequence
+    lives, fold = _lives(plan, applied_statements, new_statements, spark)
+    names = {file_sequence(n): n for n in [*(state or {}).get("files", []), *files]}
+    for e in lives.refused:
+        result.problems.append(_refusal(e, e.position, names))
+    for e in lives.history.refused:   # (statements of --base: (-1, j, j) is the j-th)
+        result.problems.append(_refusal(e, applied_statements[e.position[1]][0], names,
+                                        " (by the run of --base)"))
+    return lives, fold
 
 
 def _refusal(e, okey, names, by: str = "") -> tuple:

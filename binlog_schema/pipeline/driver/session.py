@@ -1,7 +1,8 @@
 """The driver's Spark session: which Java Spark starts (:func:`find_java`), the session
 itself (:func:`start_session`, :func:`finish_session`, :func:`session_time_zone`) and its
 JVM's start-up (the JVM options of a command: a class-data archive per Java and Spark
-installation, C1 only for short-lived drivers)."""
+installation, C1 only for short-lived drivers; quiet unless verbose: log4j at errors only,
+the JVM's own start-up warnings left out of stderr)."""
 
 from __future__ import annotations
 
@@ -30,7 +31,8 @@ def find_java() -> str | None:
 
 def start_session(master: str | None = None, conf: dict | None = None,
                   app_name: str = "binlog-schema", quiet: bool = True,
-                  class_cache: str = "use", short_lived: bool = False):
+                  class_cache: str = "use", short_lived: bool = False,
+                  verbose: bool = False):
     """A SparkSession: ``master`` when given; else the one spark-submit configured; else
     ``local[*]`` (embedded, started here). The workers run this Python (``sys.executable``)
     unless ``PYSPARK_PYTHON``/``spark.pyspark.python`` says otherwise.
@@ -39,7 +41,14 @@ def start_session(master: str | None = None, conf: dict | None = None,
     Spark (``class_cache="use"``: when one was recorded; ``"create"``: record it in this run
     when missing, written when :func:`finish_session` stops the session; ``"off"``), and a
     ``short_lived`` one (a command) compiles with C1 only: the driver's own work is small,
-    its start-up is what costs (see :func:`driver_java_options`)."""
+    its start-up is what costs (see :func:`driver_java_options`).
+
+    Unless ``verbose``, a JVM started here logs errors only (:data:`QUIET_LOG4J`, Spark's
+    default profile at level error: no "Using Spark's default log4j profile", no
+    NativeCodeLoader warning) and its stderr passes through a filter that leaves out the
+    JVM's own start-up warnings (:func:`jvm_noise`: "WARNING: Using incubator modules"...);
+    everything else it says (errors, the workers' tracebacks) is passed on. ``verbose``:
+    Spark's own logging, at its level (WARN), and the JVM's stderr as it is."""
     from pyspark import SparkConf
     from pyspark.sql import SparkSession
     if find_java() is None:
@@ -68,8 +77,11 @@ def start_session(master: str | None = None, conf: dict | None = None,
         defaults["spark.ui.enabled"] = "false"
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # embedded: loopback only
     conf = dict(conf or {})
-    if not submitted and jvm_starts_here():
+    starts = not submitted and jvm_starts_here()
+    if starts:
         flags = driver_java_options(class_cache, short_lived)
+        if not verbose and os.path.exists(QUIET_LOG4J):
+            flags.append(f"-Dlog4j2.configurationFile={QUIET_LOG4J}")
         if flags:
             key = "spark.driver.extraJavaOptions"
             if key in conf or base.contains(key):
@@ -79,10 +91,65 @@ def start_session(master: str | None = None, conf: dict | None = None,
     for k, v in {**defaults, **conf}.items():
         if not base.contains(k) or k in conf:
             builder = builder.config(k, v)
-    spark = builder.getOrCreate()
-    if quiet:
+    if starts and not verbose:
+        with _filtered_stderr():
+            spark = builder.getOrCreate()
+    else:
+        spark = builder.getOrCreate()
+    if quiet and not verbose:
         spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+# ---------------------------------------------------------------------------------------
+# quiet by default
+
+QUIET_LOG4J = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                           "log4j2-quiet.properties")
+# what a JVM says on its stderr before (and beside) any logger: warnings about its own
+# start-up a user cannot act on ("WARNING: Using incubator modules: jdk.incubator.vector",
+# the lines of an illegal-access or sun.misc.Unsafe warning, a HotSpot "VM warning")
+_JVM_NOISE = ("WARNING: ", "OpenJDK 64-Bit Server VM warning:",
+              "Java HotSpot(TM) 64-Bit Server VM warning:")
+
+
+def jvm_noise(line: str) -> bool:
+    """Whether a line of the JVM's stderr is start-up noise (left out unless verbose)."""
+    return line.startswith(_JVM_NOISE)
+
+
+class _filtered_stderr:
+    """While the JVM starts (inside the ``with``), file descriptor 2 is a pipe: the JVM (and
+    the Python workers it starts) inherit it as their stderr; a thread passes on to this
+    process's stderr every line read from it but :func:`jvm_noise`'s."""
+
+    def __enter__(self):
+        import threading
+        sys.stderr.flush()
+        self.read, write = os.pipe()
+        self.saved = os.dup(2)
+        out = os.dup(2)      # (the thread's own copy of the real stderr)
+        os.dup2(write, 2)
+        os.close(write)
+        threading.Thread(target=_pass_on, args=(self.read, out), daemon=True,
+                         name="jvm-stderr").start()
+        return self
+
+    def __exit__(self, *exc):
+        sys.stderr.flush()
+        os.dup2(self.saved, 2)
+        os.close(self.saved)
+        return False
+
+
+def _pass_on(read: int, out: int) -> None:
+    with os.fdopen(read, "rb") as pipe:
+        for line in pipe:
+            if not jvm_noise(line.decode("utf-8", "replace")):
+                try:
+                    os.write(out, line)
+                except OSError:
+                    return
 
 
 # ---------------------------------------------------------------------------------------
