@@ -1,10 +1,10 @@
 """The tables ``spark current`` reads and writes: the schemas of its keyed and folded rows,
-a previous run's table read back as puts (:func:`base_keyed`), and the typed tables written
+a previous run's table read back as folded rows (:func:`base_rows`), and the typed tables written
 as Parquet or Delta (:func:`write_tables`)."""
 
 from __future__ import annotations
 
-from binlog_schema.pipeline.current.fold import KEYED_FIELDS, UNKNOWN, TableFold, key_of
+from binlog_schema.pipeline.current.fold import KEYED_FIELDS, UNKNOWN, TableFold
 from binlog_schema.pipeline.current.plan import column_facts
 from binlog_schema.pipeline.current.types import (DAY_US, decoded_value, has_time_type, is_time,
                                                  micros, typed_column)
@@ -45,12 +45,12 @@ def read_table(spark, path: str, fmt: str, version=None):
     return spark.read.parquet(path)
 
 
-def base_keyed(spark, base, state, name, info, t: TableFold, lives, tz):
-    """The rows of the base's table ``name`` as puts (keyed rows) of table ``t``, at their
-    ``_order_key`` (before every change this run applies), keyed by the primary key in force
-    there, with the columns added since (by this run's ALTERs) as the server filled the rows
-    it held then: the column's DEFAULT when added, NULL, or its type's implicit default."""
-    import pickle
+def base_rows(spark, base, state, name, info, t: TableFold, lives, tz):
+    """The rows of the base's table ``name`` as folded rows (:func:`folded_schema`) of table
+    ``t`` at their ``_order_key`` (before every change this run applies: the fold puts them
+    first), with the columns added since (by this run's ALTERs) as the server filled the
+    rows it held then: the column's DEFAULT when added, NULL, or its type's implicit
+    default."""
     from binlog_schema.pipeline.tables.arrow import arrow_type
     from binlog_schema.pipeline.tables.schema import VALUE
     life = lives.lives[t.origin]
@@ -59,7 +59,7 @@ def base_keyed(spark, base, state, name, info, t: TableFold, lives, tz):
     df = read_table(spark, table_path(base, tuple(name.split(".", 1))),
                     state.get("format", "parquet"), info.get("version"))
     if df is None:
-        return spark.createDataFrame([], keyed_schema())
+        return spark.createDataFrame([], folded_schema())
     df = df.select(*[c["name"] for c, _ in cols], "_order_key")
     vtype = arrow_type(VALUE, tz)
     final = t.final_origins
@@ -68,12 +68,12 @@ def base_keyed(spark, base, state, name, info, t: TableFold, lives, tz):
     unknown = sorted(n for n, o in t.final if added.get(o, None) is UNKNOWN)
     problem = (f"the value of column(s) {', '.join(unknown)} in the rows of --base is not "
                "known (their DEFAULT is an expression): NULL") if unknown else None
-    fills = {o: (None if v is UNKNOWN else v) for o, v in added.items()}
+    fills = {str(o): (None if v is UNKNOWN else v) for o, v in added.items()}
 
-    def puts(batches):
+    def rows(batches):
         import pyarrow as pa
         from binlog_schema.pipeline.tables.arrow import arrow_schema
-        arrow = arrow_schema(keyed_schema(), tz)
+        arrow = arrow_schema(folded_schema(), tz)
         from binlog_schema.pipeline.tasks.value_structs import value_struct
         for b in batches:
             data = b.to_pydict()
@@ -83,16 +83,13 @@ def base_keyed(spark, base, state, name, info, t: TableFold, lives, tz):
                     continue
                 values = [decoded_value(c, x) for x in data[c["name"]]]
                 for img, v in zip(images, value_struct(values, vtype).to_pylist()):
-                    img[o] = v
-            rows = []
-            for img, okey in zip(images, data["_order_key"]):
-                k = key_of(img, t.key_at(okey or "")) or b""
-                rows.append({"origin": t.origin, "gkey": k, "okey": okey or "", "sub": 0,
-                             "op": "put", "operation": None, "key": k, "old": None,
-                             "image": pickle.dumps(img, protocol=5), "problem": problem})
-            if rows:
-                yield pa.RecordBatch.from_pylist(rows, schema=arrow)
-    return df.mapInArrow(puts, keyed_schema())
+                    img[str(o)] = v
+            out = [{"origin": t.origin, "okey": okey or "", "problem": problem,
+                    "image": list(img.items())}
+                   for img, okey in zip(images, data["_order_key"])]
+            if out:
+                yield pa.RecordBatch.from_pylist(out, schema=arrow)
+    return df.mapInArrow(rows, folded_schema())
 
 
 def _time_modes(spark, df, cols, fmt) -> dict:

@@ -379,65 +379,31 @@ def _last_end_after(uri: str, start: int) -> dict | None:
 def _fold_and_write(spark, tables, fold: FoldPlan, lives, base, base_origins, state,
                     base_okey, end_okey, out, fmt, result) -> dict:
     from pyspark.sql import functions as F
-    from binlog_schema.pipeline.current.io import (base_keyed, folded_schema, keyed_schema,
-                                                   write_tables)
-    from binlog_schema.pipeline.current.fold import fold_rows, key_rows
+    from binlog_schema.pipeline.current.folding import (change_stats, fold_changes,
+                                                        keyed_events, sequential_tables)
+    from binlog_schema.pipeline.current.io import base_rows, write_tables
     from binlog_schema.pipeline.driver.session import session_time_zone
     tz = session_time_zone(spark)
     rc = tables.row_changes
     okey = F.col("order_key")
-    result.pending = rc.where(okey > F.lit(end_okey)).count()
     changes = rc.where((okey > F.lit(base_okey)) & (okey <= F.lit(end_okey))).select(
         "database", "table", "operation", "before", "after", okey.alias("okey"))
-    kschema = keyed_schema()
-
-    def keyer(batches):
-        import pyarrow as pa
-        arrow = _arrow_keyed(tz)
-        for b in batches:
-            out_rows = list(key_rows(b.to_pylist(), fold))
-            if out_rows:
-                yield pa.RecordBatch.from_pylist(out_rows, schema=arrow)
-    keyed = changes.mapInArrow(keyer, kschema)
+    keyed = keyed_events(spark, changes, fold)
+    stats = change_stats(keyed)
+    result.pending = _pending(rc, end_okey)
+    for origin, n, p in stats.problems:
+        result.problems.append((_name(lives, origin), f"{n} row changes: {p}"))
+    base_folded = None
     for o, (name, info) in base_origins.items():
         if o in fold.tables:
-            keyed = keyed.unionByName(base_keyed(spark, base, state, name, info, fold.tables[o],
-                                                 lives, tz))
-    keyed = keyed.persist()
-    whole = {r["origin"] for r in keyed.where(F.col("op") == "move").select("origin")
-             .distinct().collect()}   # (tables folded whole: see fold.py)
-    whole |= {o for o, t in fold.tables.items() if t.key_changes}
-    counts = {}
-    for r in keyed.where(F.col("operation").isNotNull()).groupBy("origin", "operation") \
-            .count().collect():
-        counts.setdefault(r["origin"], {})[r["operation"]] = r["count"]
-    for r in keyed.where(F.col("problem").isNotNull()).groupBy("origin").agg(
-            F.count("*").alias("n"), F.first("problem").alias("p")).collect():
-        result.problems.append((_name(lives, r["origin"]), f"{r['n']} row changes: {r['p']}"))
-    gkey = F.when(F.col("origin").isin(list(whole)), F.lit(b"")).otherwise(F.col("gkey")) \
-        if whole else F.col("gkey")
-    keyed2 = keyed.where(F.col("op") != "problem").withColumn("gkey", gkey)
-    parts = max(1, spark.sparkContext.defaultParallelism)
-
-    def folder(batches):
-        import pyarrow as pa
-        arrow = _arrow_folded(tz)
-        rows = (r for b in batches for r in b.to_pylist())
-        buf = []
-        for origin, img, ok, problem in fold_rows(rows, fold):
-            buf.append({"origin": origin, "okey": ok, "problem": problem,
-                        "image": None if img is None else
-                        [(str(k), v) for k, v in img.items()]})
-            if len(buf) >= 4096:
-                yield pa.RecordBatch.from_pylist(buf, schema=arrow)
-                buf = []
-        if buf:
-            yield pa.RecordBatch.from_pylist(buf, schema=arrow)
-    folded = keyed2.repartition(parts, "origin", "gkey").sortWithinPartitions(
-        "origin", "gkey", "okey", "sub").mapInArrow(folder, folded_schema()).persist()
+            rows = base_rows(spark, base, state, name, info, fold.tables[o], lives, tz)
+            base_folded = rows if base_folded is None else base_folded.unionByName(rows)
+    folded = fold_changes(spark, changes, fold, lives, base_folded, keyed=keyed,
+                          sequential=sequential_tables(fold, stats)).persist()
     for r in folded.where(F.col("problem").isNotNull()).groupBy("origin").agg(
             F.first("problem").alias("p")).collect():
         result.problems.append((_name(lives, r["origin"]), r["p"]))
+    counts = stats.counts
     live = {o: lives.lives[o] for o in fold.tables if lives.lives[o].end is None}
     # (a Delta table this run leaves as it was gets no new version)
     same = {o for o, life in live.items() if o in base_origins and not counts.get(o)
@@ -445,23 +411,16 @@ def _fold_and_write(spark, tables, fold: FoldPlan, lives, base, base_origins, st
         if fmt == "delta" and base == out else set()
     written = write_tables(spark, folded.where(F.col("image").isNotNull()), live, out, fmt,
                            lives.history.flavor, counts, state, base, same)
-    keyed.unpersist()
     folded.unpersist()
     return written
+
+
+def _pending(rc, end_okey) -> int:
+    """The row changes after the last complete transaction (left for the next run)."""
+    from pyspark.sql import functions as F
+    return rc.where(F.col("order_key") > F.lit(end_okey)).count()
 
 
 def _name(lives, origin) -> str:
     life = lives.lives.get(origin)
     return "" if life is None else ".".join(life.name)
-
-
-def _arrow_keyed(tz):
-    from binlog_schema.pipeline.tables.arrow import arrow_schema
-    from binlog_schema.pipeline.current.io import keyed_schema
-    return arrow_schema(keyed_schema(), tz)
-
-
-def _arrow_folded(tz):
-    from binlog_schema.pipeline.tables.arrow import arrow_schema
-    from binlog_schema.pipeline.current.io import folded_schema
-    return arrow_schema(folded_schema(), tz)
