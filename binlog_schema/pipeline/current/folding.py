@@ -8,6 +8,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+FOLD_BYTES = 32 << 20   # binlog bytes per partition of the fold (one task for small inputs)
+
+
+def fold_parts(spark, input_bytes: int) -> int:
+    """The partitions of the fold's shuffle for ``input_bytes`` of binlogs: one per
+    :data:`FOLD_BYTES`, at most two per core (Spark's 200 would cost a task each, and a
+    small input one task in all)."""
+    cores = max(1, spark.sparkContext.defaultParallelism)
+    return max(1, min(2 * cores, -(-input_bytes // FOLD_BYTES)))
+
 
 @dataclass
 class ChangeStats:
@@ -51,13 +61,14 @@ def change_stats(keyed) -> ChangeStats:
 
 
 def fold_changes(spark, changes, plan, lives=None, base=None, *, keyed=None,
-                 sequential=None):
+                 sequential=None, parts=None):
     """The rows each table of ``plan`` holds after ``changes`` (the row changes of the run's
     range: ``database``, ``table``, ``operation``, ``before``, ``after`` and the order key
     as ``okey``), as :func:`~.io.folded_schema` rows; ``base``: a previous run's rows as
     folded rows (:func:`~.io.base_rows`), the state before. ``keyed``: the changes'
     :func:`keyed_events` when made already; ``sequential``: the tables to fold in Python
-    (:func:`sequential_tables`; None: found by a :func:`change_stats` job). ``lives``:
+    (:func:`sequential_tables`; None: found by a :func:`change_stats` job); ``parts``: the
+    fold's partitions (:func:`fold_parts`; None: Spark's setting). ``lives``:
     unused here (the tables' lives are in ``plan``), kept for callers that pass it."""
     from pyspark.sql import functions as F
     from binlog_schema.pipeline.current.sequential import sequential_fold
@@ -72,13 +83,14 @@ def fold_changes(spark, changes, plan, lives=None, base=None, *, keyed=None,
         events = events.unionByName(base_events(base, tables))
     if sequential:
         events = events.where(~F.col("origin").isin(list(sequential)))
-    folded = current_rows(fold_keys(events, tables))
+    folded = current_rows(fold_keys(events, tables, parts=parts))
     if sequential:
         folded = folded.unionByName(sequential_fold(spark, changes, plan, sequential, base))
     return folded
 
 
-def fold_versions(spark, changes, plan, ts, trunc_ts, *, keyed=None, sequential=()):
+def fold_versions(spark, changes, plan, ts, trunc_ts, *, keyed=None, sequential=(),
+                  parts=None):
     """Every version of every row of the tables of ``plan`` but ``sequential`` (see
     :func:`~.versions.version_rows`); ``ts``: the changes' commit timestamps (a column),
     ``trunc_ts``: the truncations' (order key -> time)."""
@@ -89,4 +101,4 @@ def fold_versions(spark, changes, plan, ts, trunc_ts, *, keyed=None, sequential=
     if sequential:
         events = events.where(~F.col("origin").isin(list(sequential)))
     return version_rows(fold_keys(events, tables_frame(spark, plan, trunc_ts),
-                                  versions=True))
+                                  versions=True, parts=parts))

@@ -380,7 +380,8 @@ def _fold_and_write(spark, tables, fold: FoldPlan, lives, base, base_origins, st
                     base_okey, end_okey, out, fmt, result) -> dict:
     from pyspark.sql import functions as F
     from binlog_schema.pipeline.current.folding import (change_stats, fold_changes,
-                                                        keyed_events, sequential_tables)
+                                                        fold_parts, keyed_events,
+                                                        sequential_tables)
     from binlog_schema.pipeline.current.io import base_rows, write_tables
     from binlog_schema.pipeline.driver.session import session_time_zone
     tz = session_time_zone(spark)
@@ -399,7 +400,8 @@ def _fold_and_write(spark, tables, fold: FoldPlan, lives, base, base_origins, st
             rows = base_rows(spark, base, state, name, info, fold.tables[o], lives, tz)
             base_folded = rows if base_folded is None else base_folded.unionByName(rows)
     folded = fold_changes(spark, changes, fold, lives, base_folded, keyed=keyed,
-                          sequential=sequential_tables(fold, stats)).persist()
+                          sequential=sequential_tables(fold, stats),
+                          parts=fold_parts(spark, _input_bytes(result))).persist()
     for r in folded.where(F.col("problem").isNotNull()).groupBy("origin").agg(
             F.first("problem").alias("p")).collect():
         result.problems.append((_name(lives, r["origin"]), r["p"]))
@@ -413,6 +415,10 @@ def _fold_and_write(spark, tables, fold: FoldPlan, lives, base, base_origins, st
                            lives.history.flavor, counts, state, base, same)
     folded.unpersist()
     return written
+
+
+def _input_bytes(result) -> int:
+    return sum(size or 0 for _, size in (result.inputs.files if result.inputs else []))
 
 
 def _pending(rc, end_okey) -> int:

@@ -151,50 +151,56 @@ def keyed_changes(changes, spans, ts=None):
     op = F.col("operation")
     before, after = F.col("before"), F.col("after")
     ncols = _s("ncols")
+    empty = F.array().cast("array<string>")
+    # (in steps: each expression made once, not inlined where it is used twice)
     full_b = F.coalesce(F.size(before) >= ncols, F.lit(False))
     full_a = F.coalesce(F.size(after) >= ncols, F.lit(False))
-    old_img = project(before, full_b)
-    img = project(after, F.when(op == "insert", F.lit(True)).otherwise(full_a))
-    old, new = key_of(old_img), key_of(F.when(full_a, img).otherwise(overlay(old_img, img)))
+    full_i = (op == "insert") | full_a
+    problems = F.concat(F.when(op == "insert", empty)
+                        .otherwise(projection_problems(before, full_b)),
+                        F.when(op == "delete", empty)
+                        .otherwise(projection_problems(after, full_i)))
+    unnamed = _s("origin").isNull()
+    problems = F.when(unnamed, F.array(F.concat(F.col("database"), F.lit("."), F.col("table"),
+                                                F.lit(": " + UNNAMED)))).otherwise(problems)
+    step1 = c.select(
+        F.coalesce(_s("origin"), F.lit(-1).cast("long")).alias("origin"), okey, "operation",
+        "ts", F.coalesce(_s("keyed"), F.lit(False)).alias("keyed"),
+        _s("keycols").alias("keycols"), full_a.alias("full_a"),
+        project(before, full_b).alias("old_img"), project(after, full_i).alias("img"),
+        problems.alias("problems"),
+        F.size(F.filter(_s("truncs"), lambda t: t <= okey)).alias("ep"))
+    kc = F.col("keycols")
+    old_img, img, full_a = F.col("old_img"), F.col("img"), F.col("full_a")
+    step2 = step1.select("*", key_of(old_img, kc).alias("old"),
+                         overlay(old_img, img).alias("merged"))
+    merged = F.col("merged")
+    step3 = step2.select("*", key_of(F.when(full_a, img).otherwise(merged), kc).alias("new"))
+    old, new = F.col("old"), F.col("new")
     null_img = F.lit(None).cast(IMAGE)
 
     def ev(kind, key, image):
         return F.struct(F.lit(kind).alias("op"), key.alias("key"), image.alias("image"))
     same = old.eqNullSafe(new)
-    events = (F.when(op == "insert", F.array(ev("put", key_of(img), img)))
+    events = (F.when(F.col("origin") == -1, F.array(ev("problem", old, null_img)))
+              .when(op == "insert", F.array(ev("put", key_of(img, kc), img)))
               .when(op == "delete", F.array(ev("del", old, null_img)))
               .when(same & full_a, F.array(ev("put", new, img)))
               .when(same, F.array(ev("merge", new, img)))
               .when(full_a, F.array(ev("del", old, null_img), ev("put", new, img)))
-              .otherwise(F.array(ev("del", old, null_img),
-                                 ev("put", new, overlay(old_img, img)))))
-    problems = F.concat(
-        F.when(op == "insert", F.array().cast("array<string>"))
-        .otherwise(projection_problems(before, full_b)),
-        F.when(op == "delete", F.array().cast("array<string>"))
-        .otherwise(projection_problems(after, F.when(op == "insert", F.lit(True))
-                                       .otherwise(full_a))))
+              .otherwise(F.array(ev("del", old, null_img), ev("put", new, merged))))
     move = (op == "update") & ~same & ~full_a
-    known = c.where(_s("origin").isNotNull()).select(
-        _s("origin").alias("origin"), okey, "operation", "ts", _s("keyed").alias("keyed"),
-        move.alias("move"), problems.alias("problems"),
-        F.size(F.filter(_s("truncs"), lambda t: t <= okey)).alias("ep"),
-        F.posexplode(events).alias("sub", "e"))
-    keyed = known.select(
+    exploded = step3.select("origin", "okey", "operation", "ts", "keyed", "problems", "ep",
+                            move.alias("move"), F.posexplode(events).alias("sub", "e"))
+    keyed = exploded.select(
         "origin", "okey", "sub", F.col("e.op").alias("op"),
         F.when(F.col("sub") == 0, F.col("operation")).alias("operation"),
         F.col("e.key").alias("key"), F.col("e.image").alias("image"),
-        _joined(F.concat("problems", F.when(F.col("e.key").isNull(), F.array(F.lit(NO_KEY)))
-                         .otherwise(F.array().cast("array<string>")))).alias("problem"),
+        _joined(F.concat("problems", F.when(F.col("e.key").isNull() & (F.col("origin") >= 0),
+                                            F.array(F.lit(NO_KEY))).otherwise(empty)))
+        .alias("problem"),
         "keyed", "move", "ep", "ts")
-    unknown = c.where(_s("origin").isNull()).select(
-        F.lit(-1).cast("long").alias("origin"), okey, F.lit(0).alias("sub"),
-        F.lit("problem").alias("op"), F.lit(None).cast("string").alias("operation"),
-        F.lit(None).cast(keyed.schema["key"].dataType).alias("key"), null_img.alias("image"),
-        F.concat(F.col("database"), F.lit("."), F.col("table"), F.lit(": " + UNNAMED))
-        .alias("problem"), F.lit(False).alias("keyed"), F.lit(False).alias("move"),
-        F.lit(0).alias("ep"), "ts")
-    return keyed.unionByName(unknown)
+    return keyed
 
 
 def _joined(problems):

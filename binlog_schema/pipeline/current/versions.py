@@ -148,12 +148,15 @@ def _array(t):
     return T.ArrayType(t)
 
 
-def fold_keys(events, tables, versions: bool = False):
+def fold_keys(events, tables, versions: bool = False, parts: int | None = None):
     """Per (origin, key) of the keyed ``events``: the state after its last event, ``s``,
-    beside ``origin``, ``t_ntr`` (the table's truncations) and ``t_trunc_ts``."""
+    beside ``origin``, ``t_ntr`` (the table's truncations) and ``t_trunc_ts``; ``parts``:
+    the partitions the events are shuffled into by key (None: Spark's setting)."""
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
     ev = F.struct("okey", "sub", "op", "ep", "ts", "image")
+    if parts:
+        events = events.repartition(parts, "origin", "key")
     g = events.groupBy("origin", "key").agg(F.collect_list(ev).alias("evs"),
                                             F.first("keyed").alias("keyed"))
     g = g.join(F.broadcast(tables.select("origin", "t_ntr", "t_trunc_ts")), "origin")
