@@ -1,4 +1,4 @@
-"""``binlog-schema spark decode|current|stats|fixtures|validate``: the pipeline's commands,
+"""``binlog-schema spark decode|current|history|stats|fixtures|validate``: the pipeline's commands,
 declared (what each prints: :mod:`binlog_schema.cli.spark_runs`; the jobs:
 :mod:`binlog_schema.pipeline`).
 
@@ -50,6 +50,11 @@ def _need_pyspark(func):
 def _run_current(args) -> int:
     from binlog_schema.pipeline.current.command import run_current
     return run_current(args, parse_conf(args.conf))
+
+
+def _run_history(args) -> int:
+    from binlog_schema.pipeline.current.command import run_current
+    return run_current(args, parse_conf(args.conf), "history")
 
 
 SUBS = [
@@ -127,6 +132,34 @@ SUBS = [
         "state.json: a table whose history starts before the binlogs without --base, a "
         "statement the schema history refuses: its file, offset, statement and reason, a "
         "damaged file); 1 when a file does not reconcile, or no input file at all; 2 usage."),
+    Cmd("history", "every version of every row of every source table (SCD type 2)",
+        _need_pyspark(_run_history), [
+        INPUTS.but(help="binlog files, folders or globs of one server (any Hadoop "
+                        "filesystem)"),
+        OUT.but(help="output folder"),
+        SCHEMA.but(
+            help="the schema at the start of the first file (mysqldump --no-data; "
+            "repeatable), for tables created before it (their rows before it are not "
+            "known: use with --assume-empty)"),
+        Opt("--assume-empty", action="store_true",
+            help="tables created before the first binlog were empty then"),
+        LAKE_FORMAT.but(
+            help="parquet (default) or delta (the deltalake package: no Spark jars; "
+            "TIME as microseconds)"),
+        SPLIT_SIZE.but(help="bytes per split (default 8m)"),
+        OVERWRITE.but(help="replace an existing --out"),
+        QUIET,
+        *SPARK,
+    ], description="Every version of every row of every source table (slowly changing "
+        "dimension type 2), one table per source table at OUT/<database>/<table>: the source "
+        "columns typed as spark current types them, then _order_key (the change that made the "
+        "version), _valid_from and _valid_to (the commit timestamps of the transactions that "
+        "made and ended it; _valid_to null for the version held at the end), _is_current. A "
+        "delete ends a row's last version, TRUNCATE every version; a table without a primary "
+        "key has one version line per copy of a row. The versions are spark current's fold: "
+        "those current at the end are spark current's rows. Exit status as spark current's "
+        "(3 also for a table whose primary key changes in its life, or whose keyed rows a "
+        "partial image moves: its history is not written)."),
     Cmd("stats", "what the files hold (binlog-schema stats' figures), counted on Spark",
         _need_pyspark(run_stats), [
         INPUTS.but(help="binlog or relay-log files, folders (read recursively) or globs, on "
@@ -197,14 +230,14 @@ SUBS = [
 ]
 
 COMMANDS = [
-    Cmd("spark", "the PySpark pipeline: decode, current, stats, fixtures, validate",
+    Cmd("spark", "the PySpark pipeline: decode, current, history, stats, fixtures, validate",
         description="Binlog files to typed tables on Spark (local[*] by default, or --master "
                     "spark://host:7077).", raw=True, subs=SUBS, sub_dest="spark_command"),
 ]
 
 
 def main(argv=None) -> int:
-    """``python -m binlog_schema.cli.spark decode|current|stats|fixtures|validate ...``, and
+    """``python -m binlog_schema.cli.spark decode|current|history|stats|fixtures|validate ...``, and
     the file spark-submit runs."""
     from binlog_schema.cli.parser import parsers
     top = Cmd("binlog_schema.cli.spark", None, description="binlog files to typed tables on "

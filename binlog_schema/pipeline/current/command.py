@@ -1,5 +1,6 @@
-"""``binlog-schema spark current``: runs :func:`~.job.current` and prints its
-summary (per table: rows inserted, updated, deleted and held at the end)."""
+"""``binlog-schema spark current`` and ``spark history``: runs :func:`~.job.current` and
+prints its summary (per table: rows inserted, updated, deleted and held at the end; for
+history, versions written)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ import os
 import sys
 
 
-def run_current(args, conf: dict) -> int:
-    """``args``: the command's arguments; ``conf``: its ``--conf`` items parsed."""
+def run_current(args, conf: dict, kind: str = "current") -> int:
+    """``args``: the command's arguments; ``conf``: its ``--conf`` items parsed; ``kind``:
+    current or history."""
     from ...output.statuses import STOPPED, USAGE
     from binlog_schema.pipeline.current.job import CurrentError, current
     from binlog_schema.pipeline.jobs.decode import SchemaFileError
@@ -21,20 +23,21 @@ def run_current(args, conf: dict) -> int:
     try:
         progress = Progress(spark, enabled=not args.quiet)
         try:
-            result = current(args.inputs, spark, out=args.out, base=args.base,
-                             schema=args.schema, fmt=args.format, overwrite=args.overwrite,
+            result = current(args.inputs, spark, out=args.out,
+                             base=getattr(args, "base", None), schema=args.schema,
+                             fmt=args.format, overwrite=args.overwrite,
                              assume_empty=args.assume_empty, split_size=args.split_size,
-                             progress=progress)
+                             progress=progress, kind=kind)
         except (CurrentError, FileExistsError) as e:
-            print(f"binlog-schema spark current: {e}", file=sys.stderr)
+            print(f"binlog-schema spark {kind}: {e}", file=sys.stderr)
             rc = USAGE
             return rc
         except SchemaFileError as e:
-            print(f"binlog-schema spark current: --schema {e}", file=sys.stderr)
+            print(f"binlog-schema spark {kind}: --schema {e}", file=sys.stderr)
             rc = STOPPED
             return rc
         except NoInputError as e:
-            print(f"binlog-schema spark current: {e}", file=sys.stderr)
+            print(f"binlog-schema spark {kind}: {e}", file=sys.stderr)
             rc = STOPPED
             return rc
         for line in summary_lines(result):
@@ -55,8 +58,9 @@ def summary_lines(result) -> list:
     rows held; then what was applied and what is left."""
     names = sorted(result.tables)
     width = max([len(n) for n in names] + [5])
+    rows = "versions" if getattr(result, "kind", "current") == "history" else "rows"
     lines = [f"{'table':<{width}}  {'inserted':>9}  {'updated':>9}  {'deleted':>9}  "
-             f"{'rows':>10}"]
+             f"{rows:>10}"]
     for n in names:
         t = result.tables[n]
         lines.append(f"{n:<{width}}  {t['inserted']:>9}  {t['updated']:>9}  "

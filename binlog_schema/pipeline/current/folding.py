@@ -102,3 +102,19 @@ def fold_versions(spark, changes, plan, ts, trunc_ts, *, keyed=None, sequential=
         events = events.where(~F.col("origin").isin(list(sequential)))
     return version_rows(fold_keys(events, tables_frame(spark, plan, trunc_ts),
                                   versions=True, parts=parts))
+
+
+def input_bytes(result) -> int:
+    """The bytes of the run's binlogs."""
+    return sum(size or 0 for _, size in (result.inputs.files if result.inputs else []))
+
+
+def pending_changes(rc, end_okey) -> int:
+    """The row changes after the last complete transaction (left for the next run)."""
+    from pyspark.sql import functions as F
+    return rc.where(F.col("order_key") > F.lit(end_okey)).count()
+
+
+def table_name(lives, origin) -> str:
+    life = lives.lives.get(origin)
+    return "" if life is None else ".".join(life.name)

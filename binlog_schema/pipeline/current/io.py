@@ -115,11 +115,11 @@ WRITERS = 4   # tables written at once (small tables: Spark's per-job overhead o
 
 
 def write_tables(spark, folded, live: dict, out, fmt, flavor, counts, state, base,
-                 same=frozenset()) -> dict:
+                 same=frozenset(), extra=()) -> dict:
     """Each live table (origin -> Life) typed and written under ``out`` (those of ``same``,
     Delta tables this run leaves as they are, kept as they are), :data:`WRITERS` at once;
     returns the state's ``tables`` entries ("db.table" -> rows, inserted, updated, deleted,
-    version)."""
+    version). ``extra``: columns of ``folded`` written after ``_order_key`` as they are."""
     from concurrent.futures import ThreadPoolExecutor
     from pyspark.sql import functions as F
     sizes = {r["origin"]: r["count"] for r in folded.groupBy("origin").count().collect()}
@@ -132,7 +132,7 @@ def write_tables(spark, folded, live: dict, out, fmt, flavor, counts, state, bas
         spark.sparkContext.setJobDescription(f"write {name}")
         modes = _time_modes(spark, df, cols, fmt)
         typed = df.select(*[typed_column(c, F.col("image")[str(oc)], modes.get(oc, "interval"))
-                            for c, oc in cols], F.col("okey").alias("_order_key"))
+                            for c, oc in cols], F.col("okey").alias("_order_key"), *extra)
         path = table_path(out, life.name)
         entry = {"rows": sizes.get(o, 0), "inserted": counts.get(o, {}).get("insert", 0),
                  "updated": counts.get(o, {}).get("update", 0),

@@ -49,6 +49,7 @@ class CurrentResult:
     files: list = field(default_factory=list)     # the decode job's files rows
     inputs: object = None                         # the inputs listed (plan.Inputs)
     unread: list = field(default_factory=list)    # stderr lines: files not read or damaged
+    kind: str = "current"                         # the command: current or history
 
     @property
     def status(self) -> int:
@@ -62,7 +63,7 @@ class CurrentResult:
         """What the run could not read, decode or apply: one stderr line each."""
         from binlog_schema.pipeline.driver.report import note_lines
         return (list(self.unread) + note_lines(self.inputs)
-                + [f"binlog-schema spark current: {t + ': ' if t else ''}{m}"
+                + [f"binlog-schema spark {self.kind}: {t + ': ' if t else ''}{m}"
                    for t, m in self.problems])
 
 
@@ -111,14 +112,16 @@ def _unpack(text: str):
 
 def current(inputs, spark=None, *, out: str, base: str | None = None, schema=None,
             fmt: str = "parquet", overwrite: bool = False, assume_empty: bool = False,
-            split_size=DEFAULT_SPLIT, progress=None) -> CurrentResult:
+            split_size=DEFAULT_SPLIT, progress=None, kind: str = "current") -> CurrentResult:
     """The current state of every table of one server's binlog ``inputs`` (files, folders,
     globs; applied in name order) under ``out``. ``base``: a previous run's ``out`` to
     continue (its tables are the starting state; with ``fmt="delta"`` it may be ``out``
     itself: the tables get a new version); ``schema``: schema files (``mysqldump
     --no-data``) for tables created before the first binlog (their rows then are not known:
     give ``base``, or ``assume_empty`` when they were empty). Raises :class:`CurrentError`,
-    and :class:`~.plan.NoInputError` when the inputs hold no binlog (nothing is written)."""
+    and :class:`~.plan.NoInputError` when the inputs hold no binlog (nothing is written).
+    ``kind="history"``: every version of every row instead (``spark history``: see
+    :mod:`.history`; no ``base``)."""
     from contextlib import nullcontext
     from binlog_schema.pipeline.jobs.decode import decode
     from ...changes.transactions import file_sequence
@@ -138,12 +141,17 @@ def current(inputs, spark=None, *, out: str, base: str | None = None, schema=Non
         schema = [schema]
     out = qualify(spark, out).rstrip("/")
     base = qualify(spark, base).rstrip("/") if base else None
+    if kind == "history" and base:
+        raise CurrentError("spark history writes every version from the binlogs given: no "
+                           "--base")
     if base and schema:
         raise CurrentError("--schema with --base: the base's recorded schema is the start")
     if base == out and fmt != "delta":
         raise CurrentError("--base and --out are one folder: Parquet tables are written "
                            "anew (give another --out, or --format delta)")
     state = read_state(spark, base) if base else None
+    if state and state.get("kind", "current") != "current":
+        raise CurrentError(f"--base {base} holds spark {state.get('kind')} tables")
     if state and state.get("format", "parquet") != fmt and base == out:
         raise CurrentError(f"--base {base} holds {state.get('format')} tables")
     listing = binlog_inputs(spark, list(inputs)).check()   # (before anything is written)
@@ -182,7 +190,7 @@ def current(inputs, spark=None, *, out: str, base: str | None = None, schema=Non
     lives, fold = _lives(plan, applied_statements, new_statements, spark)
     from binlog_schema.pipeline.driver.report import problem_lines_of
     from binlog_schema.pipeline.tables.schema import FILES
-    result = CurrentResult(out, fmt, files=[dict(zip(FILES.fieldNames(), r))
+    result = CurrentResult(out, fmt, kind=kind, files=[dict(zip(FILES.fieldNames(), r))
                                             for r in tables.file_rows or []], inputs=listing)
     result.unread = problem_lines_of(spark, f"{work}/changes/errors", result.files)
     names = {file_sequence(n): n for n in [*(state or {}).get("files", []),
@@ -209,14 +217,18 @@ def current(inputs, spark=None, *, out: str, base: str | None = None, schema=Non
             fold.tables.pop(o, None)
     last = _last_complete(spark, tables, okey_of)
     end_okey = last["okey"] if last else base_okey
-    with stage("current state"):
-        written = _fold_and_write(spark, tables, fold, lives, base, base_origins, state,
-                                  base_okey, end_okey, out, fmt, result)
+    if kind == "history":
+        from binlog_schema.pipeline.current.history import history_and_write as fold_and_write
+    else:
+        fold_and_write = _fold_and_write
+    with stage("history" if kind == "history" else "current state"):
+        written = fold_and_write(spark, tables, fold, lives, base, base_origins, state,
+                                 base_okey, end_okey, out, fmt, result)
     statements = applied_statements + new_statements
     applied = last if last and last["okey"] > base_okey else (state or {}).get("applied", {})
     result.applied = applied
     new_state = {
-        "format": fmt, "applied": applied,
+        "kind": kind, "format": fmt, "applied": applied,
         "files": sorted({*(state or {}).get("files", []),
                          *(_display(u) for u, _ in files)}),
         "schema": {"seed": plan.seed, "statements": _pack(statements),
@@ -380,8 +392,9 @@ def _fold_and_write(spark, tables, fold: FoldPlan, lives, base, base_origins, st
                     base_okey, end_okey, out, fmt, result) -> dict:
     from pyspark.sql import functions as F
     from binlog_schema.pipeline.current.folding import (change_stats, fold_changes,
-                                                        fold_parts, keyed_events,
-                                                        sequential_tables)
+                                                        fold_parts, input_bytes,
+                                                        keyed_events, pending_changes,
+                                                        sequential_tables, table_name)
     from binlog_schema.pipeline.current.io import base_rows, write_tables
     from binlog_schema.pipeline.driver.session import session_time_zone
     tz = session_time_zone(spark)
@@ -391,9 +404,9 @@ def _fold_and_write(spark, tables, fold: FoldPlan, lives, base, base_origins, st
         "database", "table", "operation", "before", "after", okey.alias("okey"))
     keyed = keyed_events(spark, changes, fold)
     stats = change_stats(keyed)
-    result.pending = _pending(rc, end_okey)
+    result.pending = pending_changes(rc, end_okey)
     for origin, n, p in stats.problems:
-        result.problems.append((_name(lives, origin), f"{n} row changes: {p}"))
+        result.problems.append((table_name(lives, origin), f"{n} row changes: {p}"))
     base_folded = None
     for o, (name, info) in base_origins.items():
         if o in fold.tables:
@@ -401,10 +414,10 @@ def _fold_and_write(spark, tables, fold: FoldPlan, lives, base, base_origins, st
             base_folded = rows if base_folded is None else base_folded.unionByName(rows)
     folded = fold_changes(spark, changes, fold, lives, base_folded, keyed=keyed,
                           sequential=sequential_tables(fold, stats),
-                          parts=fold_parts(spark, _input_bytes(result))).persist()
+                          parts=fold_parts(spark, input_bytes(result))).persist()
     for r in folded.where(F.col("problem").isNotNull()).groupBy("origin").agg(
             F.first("problem").alias("p")).collect():
-        result.problems.append((_name(lives, r["origin"]), r["p"]))
+        result.problems.append((table_name(lives, r["origin"]), r["p"]))
     counts = stats.counts
     live = {o: lives.lives[o] for o in fold.tables if lives.lives[o].end is None}
     # (a Delta table this run leaves as it was gets no new version)
@@ -415,18 +428,3 @@ def _fold_and_write(spark, tables, fold: FoldPlan, lives, base, base_origins, st
                            lives.history.flavor, counts, state, base, same)
     folded.unpersist()
     return written
-
-
-def _input_bytes(result) -> int:
-    return sum(size or 0 for _, size in (result.inputs.files if result.inputs else []))
-
-
-def _pending(rc, end_okey) -> int:
-    """The row changes after the last complete transaction (left for the next run)."""
-    from pyspark.sql import functions as F
-    return rc.where(F.col("order_key") > F.lit(end_okey)).count()
-
-
-def _name(lives, origin) -> str:
-    life = lives.lives.get(origin)
-    return "" if life is None else ".".join(life.name)
