@@ -42,7 +42,7 @@ from ..conftest import unavailable
 from .current_workload import (PASSES, REFUSED, compare_output, compare_table, data_rows,
                                duckdb_how, have_server, make_binlogs, output_tables,
                                read_delta, read_delta_duckdb, spark_current, state_doc,
-                               status_problems, stderr_summary, table_dir)
+                               status_problems, stderr_summary, table_dir, versions_at)
 
 pytestmark = [pytest.mark.server, pytest.mark.spark]
 
@@ -388,3 +388,38 @@ def test_every_split_gives_the_single_run(binlogs, runs, session, tmp_path, name
             same_as_single(run("again", files[k:], rest), f"again (--base rest-{k})")
     same_as_single(run("chain", files[-1:], first), f"chain (--base first-{len(files) - 1})")
     _no_problems(problems, f"{name} pass: a run split at a file boundary != the single run")
+
+
+# ------------------------------------------------------------------ spark history
+
+
+@pytest.mark.parametrize("name", PASSES)
+def test_history_as_of_each_snapshot_is_the_servers_state(binlogs, tmp_path, name):
+    """``spark history`` over all the files of a pass: the versions held at the time of each
+    snapshot (after part a, whose commits are all seconds before part b's; at the end) are
+    the server's tables then (every column, rows as multisets); those held at the end are
+    the ones ``_is_current``. A table the history does not write (its primary key changes
+    in its life, or a partial image moves a keyed row) is said on stderr, and only it is
+    missing."""
+    out = tmp_path / "history"
+    proc = spark_current([binlogs[name]["folder"]], out, env=dict(os.environ, TZ=RUN_TZ),
+                         command="history")
+    assert proc.returncode == 3, stderr_summary(proc.stderr)
+    unwritten = set()
+    for line in proc.stderr.splitlines():
+        if "its history is not written" in line:
+            unwritten.add(line.split(": ")[1])
+    problems = []
+    for state in ("after-a", "after-b"):
+        snap = binlogs[name][state]
+        snap = dict(snap, tables={t: v for t, v in snap["tables"].items()
+                                  if t not in unwritten})
+        problems += [f"{state}: {p}" for p in
+                     compare_output(out, snap, reader=versions_at(snap["at"]))]
+    for table in output_tables(out):
+        _, rows = versions_at(binlogs[name]["after-b"]["at"])(table_dir(out, table))
+        from .current_workload import read_parquet
+        _, every = read_parquet(table_dir(out, table))
+        if sorted(map(repr, rows)) != sorted(repr(r) for r in every if r["_is_current"]):
+            problems.append(f"{table}: the versions held at the end are not _is_current")
+    _no_problems(problems, f"spark history of the {name} pass != the server's states")
