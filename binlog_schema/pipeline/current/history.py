@@ -42,7 +42,7 @@ def history_and_write(spark, tables, fold, lives, base, base_origins, state, bas
     changes = rc.where((okey > F.lit(base_okey)) & (okey <= F.lit(end_okey))).select(
         "database", "table", "operation", "before", "after", okey.alias("okey"),
         ts.alias("commit_ts"))
-    keyed = keyed_events(spark, changes, fold, F.col("commit_ts"))
+    keyed = keyed_events(spark, changes, fold, F.col("commit_ts")).persist()
     stats = change_stats(keyed)
     result.pending = pending_changes(rc, end_okey)
     for origin, n, p in stats.problems:
@@ -66,6 +66,7 @@ def history_and_write(spark, tables, fold, lives, base, base_origins, state, bas
                             state, base, extra=EXTRA)
     finally:
         rows.unpersist()
+        keyed.unpersist()
 
 
 def truncation_times(tables, fold, end_okey) -> dict:

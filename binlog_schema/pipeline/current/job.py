@@ -402,7 +402,8 @@ def _fold_and_write(spark, tables, fold: FoldPlan, lives, base, base_origins, st
     okey = F.col("order_key")
     changes = rc.where((okey > F.lit(base_okey)) & (okey <= F.lit(end_okey))).select(
         "database", "table", "operation", "before", "after", okey.alias("okey"))
-    keyed = keyed_events(spark, changes, fold)
+    # (kept: the stats job makes it, the fold reads it)
+    keyed = keyed_events(spark, changes, fold).persist()
     stats = change_stats(keyed)
     result.pending = pending_changes(rc, end_okey)
     for origin, n, p in stats.problems:
@@ -427,4 +428,5 @@ def _fold_and_write(spark, tables, fold: FoldPlan, lives, base, base_origins, st
     written = write_tables(spark, folded.where(F.col("image").isNotNull()), live, out, fmt,
                            lives.history.flavor, counts, state, base, same)
     folded.unpersist()
+    keyed.unpersist()
     return written
