@@ -48,10 +48,11 @@ def _ts(okey):
     return dt.datetime(2024, 1, 1) + dt.timedelta(seconds=int(okey))
 
 
-def python_fold(w: World):
+def python_fold(w: World, plan=None, changes=None):
     """(origin, image, okey, problem) of fold.py's fold, as the driver ran it."""
-    plan = fold_plan(w.lives, _vtype())
-    keyed = [k for k in key_rows(w.changes, plan) if k["op"] != "problem"]
+    plan = plan or fold_plan(w.lives, _vtype())
+    keyed = [k for k in key_rows(w.changes if changes is None else changes, plan)
+             if k["op"] != "problem"]
     whole = {k["origin"] for k in keyed if k["op"] == "move"}
     whole |= {o for o, t in plan.tables.items() if t.key_changes}
     for k in keyed:
@@ -231,19 +232,11 @@ def _versions(spark, w: World):
     return [r.asDict(recursive=True) for r in v.collect()]
 
 
-def _cut(w: World, n: int) -> World:
-    """``w`` as it was after its change number ``n`` (DDL replayed up to there)."""
-    import copy
-    cut = copy.copy(w)
-    cut.changes = w.changes[:n]
-    return cut
-
-
 @pytest.mark.parametrize("name", sorted(n for n in SCENARIOS if n != "minimal_move_of_a_key"))
 def test_versions_at_each_point_are_the_state_then(spark, name):
     """For every change of the scenario: the versions valid just after it (valid_from <= t
-    < valid_to) are the rows the current fold gives over the changes up to it."""
-    from binlog_schema.pipeline.current.folding import fold_changes
+    < valid_to) are the rows fold.py's fold gives over the changes up to it; those current
+    at the end are the rows of the SQL fold."""
     w = SCENARIOS[name]()
     versions = _versions(spark, w)
     plan = fold_plan(w.lives, _vtype())
@@ -253,11 +246,9 @@ def test_versions_at_each_point_are_the_state_then(spark, name):
         t = _ts(okey)
         upto = [c for c in w.changes if c["okey"] <= okey]
         # (truncations up to here count; those after do not: the fold is cut by order key)
-        state = fold_changes(spark, _frame(spark, upto), _plan_upto(plan, okey)).collect()
-        want = sorted((r["origin"], _norm({k: v.asDict() if v is not None else None
-                                           for k, v in r["image"].items()}))
-                      for r in state if r["image"] is not None
-                      and plan.tables[r["origin"]].origin in _alive(w, okey))
+        state = python_fold(w, _plan_upto(plan, okey), upto)
+        want = sorted((o, img) for o, img, _, _ in state
+                      if img is not None and o in _alive(w, okey))
         got = sorted((v["origin"], _norm(v["image"])) for v in versions
                      if v["valid_from"] <= t and (v["valid_to"] is None or t < v["valid_to"])
                      and v["origin"] in _alive(w, okey))
