@@ -23,7 +23,9 @@
 #                                          "parts": {"a": [files], "b": [files]}} (paths
 #                                          relative to OUT_DIR)
 #   OUT_DIR/current-<pass>-after-a.json    every table of the workload's databases after part
-#   OUT_DIR/current-<pass>-after-b.json    a, and at the end (scripts/current_snapshot.py)
+#   OUT_DIR/current-<pass>-after-b.json    a, and at the end (scripts/current_snapshot.py),
+#                                          with "at": the time then (part b starts over a
+#                                          second later)
 #
 # binlog_checksum is CRC32, binlog_format ROW; the workload's session runs with time_zone
 # '+00:00'. At the end (also on failure) the server is stopped by its pid and its directory
@@ -77,10 +79,12 @@ run_part() {
     printf '[%s]' "$files"
 }
 
-# snapshot PASS LABEL: the tables' contents, typed
+# snapshot PASS LABEL: the tables' contents, typed, and the time then (epoch seconds: every
+# commit before it is at or before that second)
 snapshot() {
     "$PY" scripts/current_snapshot.py --socket "$socket" --databases "$DATABASES" \
-        --out "$OUT/current-$1-$2.json" --set "pass=$1" --set "state=$2"
+        --out "$OUT/current-$1-$2.json" --set "pass=$1" --set "state=$2" \
+        --set "at=$(date +%s)"
 }
 
 for pass in full minimal; do
@@ -89,6 +93,7 @@ for pass in full minimal; do
     q "SET GLOBAL binlog_row_image = $image"
     a="$(run_part "$pass" "$image" a)" || exit 1
     snapshot "$pass" after-a
+    sleep 1.1   # (part b commits in later seconds: spark history as of "at" is this state)
     b="$(run_part "$pass" "$image" b)" || exit 1
     snapshot "$pass" after-b
     printf '{"pass": "%s", "binlog_row_image": "%s", "binlog_row_metadata": "%s", "databases": ["%s"], "folder": "current-%s", "parts": {"a": %s, "b": %s}}\n' \

@@ -1,5 +1,5 @@
-"""``binlog-schema spark decode|current|changes|follow|stats|fixtures|validate``: the
-pipeline's commands, declared (what each prints: :mod:`binlog_schema.cli.spark_runs`; the jobs:
+"""``binlog-schema spark decode|current|history|changes|follow|stats|fixtures|validate``:
+the pipeline's commands, declared (what each prints: :mod:`binlog_schema.cli.spark_runs`; the jobs:
 :mod:`binlog_schema.pipeline`).
 
 The driver of a job, also run as ``python -m binlog_schema.cli.spark decode ...`` or
@@ -50,6 +50,11 @@ def _need_pyspark(func):
 def _run_current(args) -> int:
     from binlog_schema.pipeline.current.command import run_current
     return run_current(args, parse_conf(args.conf))
+
+
+def _run_history(args) -> int:
+    from binlog_schema.pipeline.current.command import run_current
+    return run_current(args, parse_conf(args.conf), "history")
 
 
 def _run_follow(args) -> int:
@@ -143,6 +148,34 @@ SUBS = [
         "state.json: a table whose history starts before the binlogs without --base, a "
         "statement the schema history refuses: its file, offset, statement and reason, a "
         "damaged file); 1 when a file does not reconcile, or no input file at all; 2 usage."),
+    Cmd("history", "every version of every row of every source table (SCD type 2)",
+        _need_pyspark(_run_history), [
+        INPUTS.but(help="binlog files, folders or globs of one server (any Hadoop "
+                        "filesystem)"),
+        OUT.but(help="output folder"),
+        SCHEMA.but(
+            help="the schema at the start of the first file (mysqldump --no-data; "
+            "repeatable), for tables created before it (their rows before it are not "
+            "known: use with --assume-empty)"),
+        Opt("--assume-empty", action="store_true",
+            help="tables created before the first binlog were empty then"),
+        LAKE_FORMAT.but(
+            help="parquet (default), delta (the deltalake package: no Spark jars; TIME as "
+            "microseconds) or iceberg (pyiceberg, a SQLite catalog in OUT)"),
+        SPLIT_SIZE.but(help="bytes per split (default 8m)"),
+        OVERWRITE.but(help="replace an existing --out"),
+        QUIET,
+        *SPARK,
+    ], description="Every version of every row of every source table (slowly changing "
+        "dimension type 2), one table per source table at OUT/<database>/<table>: the source "
+        "columns typed as spark current types them, then _order_key (the change that made the "
+        "version), _valid_from and _valid_to (the commit timestamps of the transactions that "
+        "made and ended it; _valid_to null for the version held at the end), _is_current. A "
+        "delete ends a row's last version, TRUNCATE every version; a table without a primary "
+        "key has one version line per copy of a row. The versions are spark current's fold: "
+        "those current at the end are spark current's rows. Exit status as spark current's "
+        "(3 also for a table whose primary key changes in its life, or whose keyed rows a "
+        "partial image moves: its history is not written)."),
     Cmd("follow", "a folder of binlogs followed into current tables (Delta), batch by batch",
         _need_pyspark(_run_follow), [
         Opt("folder", metavar="FOLDER",
@@ -280,16 +313,16 @@ SUBS = [
 ]
 
 COMMANDS = [
-    Cmd("spark", "the PySpark pipeline: decode, current, changes, follow, stats, fixtures, "
-                 "validate",
+    Cmd("spark", "the PySpark pipeline: decode, current, history, changes, follow, stats, "
+                 "fixtures, validate",
         description="Binlog files to typed tables on Spark (local[*] by default, or --master "
                     "spark://host:7077).", raw=True, subs=SUBS, sub_dest="spark_command"),
 ]
 
 
 def main(argv=None) -> int:
-    """``python -m binlog_schema.cli.spark decode|current|changes|follow|stats|fixtures|validate
-    ...``, and the file spark-submit runs."""
+    """``python -m binlog_schema.cli.spark decode|current|history|changes|follow|stats|fixtures|
+    validate ...``, and the file spark-submit runs."""
     from binlog_schema.cli.parser import parsers
     top = Cmd("binlog_schema.cli.spark", None, description="binlog files to typed tables on "
               "Spark", subs=SUBS, sub_dest="command")

@@ -74,7 +74,7 @@ def make_binlogs(out_dir) -> dict:
 
 def spark_current(inputs, out, *options, env=None, timeout=900, command="current"):
     """``python -m binlog_schema spark current INPUTS --out OUT OPTIONS --master local[2]``
-    (or another ``command``: changes), run in the repository, output captured."""
+    (or another ``command``: history, changes), run in the repository, output captured."""
     argv = [sys.executable, "-m", "binlog_schema", "spark", command, *map(str, inputs),
             "--out", str(out), *map(str, options), "--master", "local[2]"]
     return subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True,
@@ -489,6 +489,19 @@ def compare_output(out, snapshot, reader=read_parquet, **kw):
         schema, rows = reader(table_dir(out, name))
         problems += compare_table(name, schema, rows, snapshot["tables"][name], **kw)
     return problems
+
+
+def versions_at(at: int, reader=read_parquet):
+    """A reader of ``spark history`` tables: (schema, the versions held at second ``at``:
+    ``_valid_from <= at < _valid_to``, or ``_valid_to`` null)."""
+    import datetime as dt
+    t = dt.datetime.fromtimestamp(int(at), dt.timezone.utc)
+
+    def read(path):
+        schema, rows = reader(path)
+        return schema, [r for r in rows if r["_valid_from"] <= t and
+                        (r["_valid_to"] is None or t < r["_valid_to"])]
+    return read
 
 
 def data_rows(out, name, reader=read_parquet, keep=("_order_key",)):

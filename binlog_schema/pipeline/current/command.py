@@ -1,6 +1,7 @@
-"""``binlog-schema spark current`` and ``spark changes``: run :func:`~.job.current` (or
-:func:`~.changes.changes`) and print the summary (per table: rows inserted, updated, deleted
-and held at the end, or change rows written)."""
+"""``binlog-schema spark current``, ``spark history`` and ``spark changes``: run
+:func:`~.job.current` (or :func:`~.changes.changes`) and print the summary (per table: rows
+inserted, updated, deleted and held at the end; for history, versions written; or change rows
+written)."""
 
 from __future__ import annotations
 
@@ -8,16 +9,17 @@ import os
 import sys
 
 
-def run_current(args, conf: dict) -> int:
-    """``args``: the command's arguments; ``conf``: its ``--conf`` items parsed."""
+def run_current(args, conf: dict, kind: str = "current") -> int:
+    """``args``: the command's arguments; ``conf``: its ``--conf`` items parsed; ``kind``:
+    current or history."""
     from binlog_schema.pipeline.current.job import current
 
     def job(spark, progress):
-        return current(args.inputs, spark, out=args.out, base=args.base, schema=args.schema,
-                       fmt=args.format, overwrite=args.overwrite,
+        return current(args.inputs, spark, out=args.out, base=getattr(args, "base", None),
+                       schema=args.schema, fmt=args.format, overwrite=args.overwrite,
                        assume_empty=args.assume_empty, split_size=args.split_size,
-                       progress=progress)
-    return _run("current", args, conf, job, summary_lines)
+                       progress=progress, kind=kind)
+    return _run(kind, args, conf, job, summary_lines)
 
 
 def run_changes(args, conf: dict) -> int:
@@ -98,8 +100,9 @@ def summary_lines(result) -> list:
     rows held; then what was applied and what is left."""
     names = sorted(result.tables)
     width = max([len(n) for n in names] + [5])
+    rows = "versions" if result.command == "history" else "rows"
     lines = [f"{'table':<{width}}  {'inserted':>9}  {'updated':>9}  {'deleted':>9}  "
-             f"{'rows':>10}"]
+             f"{rows:>10}"]
     for n in names:
         t = result.tables[n]
         lines.append(f"{n:<{width}}  {t['inserted']:>9}  {t['updated']:>9}  "

@@ -1,6 +1,8 @@
-"""What the tasks of ``spark current`` run (plain Python on Arrow batches): row changes keyed
-by the row they change (:func:`key_batches`), then, sorted by key and order, folded into the
-row each key holds at the end (:func:`fold_batches`).
+"""The Python fold of ``spark current`` (plain Python on Arrow batches): row changes keyed by
+the row they change (:func:`key_rows`), then, sorted by key and order, folded into the row
+each key holds at the end (:func:`fold_rows`). Spark SQL folds most tables
+(:mod:`.versions`); this runs, through :mod:`.sequential`, for the tables that need a
+sequential fold, and holds the plan both follow (:class:`FoldPlan`).
 
 The driver's :class:`FoldPlan` says, from the schema history's table lives
 (:mod:`binlog_schema.changes.schema.lives`), which table each (database, table) name meant at each

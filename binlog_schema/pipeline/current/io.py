@@ -1,11 +1,11 @@
 """The tables ``spark current`` reads and writes: the schemas of its keyed and folded rows,
-a previous run's table read back as puts (:func:`base_keyed`), and the typed tables written
-as Parquet, Delta or Iceberg (:func:`write_tables`; Iceberg tables of ``--base OUT`` get an
-upsert of the keys this run changed: :func:`changed_rows`)."""
+a previous run's table read back as folded rows (:func:`base_rows`), and the typed tables
+written as Parquet, Delta or Iceberg (:func:`write_tables`, :func:`write_whole`; a Delta or
+Iceberg run over its own output commits the keys it changed: :mod:`.commit`)."""
 
 from __future__ import annotations
 
-from binlog_schema.pipeline.current.fold import KEYED_FIELDS, UNKNOWN, TableFold, key_of
+from binlog_schema.pipeline.current.fold import KEYED_FIELDS, UNKNOWN, TableFold
 from binlog_schema.pipeline.current.plan import column_facts
 from binlog_schema.pipeline.current.types import (DAY_US, decoded_value, has_time_type, is_time,
                                                  micros, typed_column)
@@ -56,12 +56,12 @@ def _ident(root: str, path: str) -> tuple:
     return tuple(path[len(root.rstrip("/")) + 1:].split("/", 1))
 
 
-def base_keyed(spark, base, state, name, info, t: TableFold, lives, tz):
-    """The rows of the base's table ``name`` as puts (keyed rows) of table ``t``, at their
-    ``_order_key`` (before every change this run applies), keyed by the primary key in force
-    there, with the columns added since (by this run's ALTERs) as the server filled the rows
-    it held then: the column's DEFAULT when added, NULL, or its type's implicit default."""
-    import pickle
+def base_rows(spark, base, state, name, info, t: TableFold, lives, tz):
+    """The rows of the base's table ``name`` as folded rows (:func:`folded_schema`) of table
+    ``t`` at their ``_order_key`` (before every change this run applies: the fold puts them
+    first), with the columns added since (by this run's ALTERs) as the server filled the
+    rows it held then: the column's DEFAULT when added, NULL, or its type's implicit
+    default."""
     from binlog_schema.pipeline.tables.arrow import arrow_type
     from binlog_schema.pipeline.tables.schema import VALUE
     life = lives.lives[t.origin]
@@ -70,7 +70,7 @@ def base_keyed(spark, base, state, name, info, t: TableFold, lives, tz):
     df = read_table(spark, table_path(base, tuple(name.split(".", 1))),
                     state.get("format", "parquet"), info.get("version"), base)
     if df is None:
-        return spark.createDataFrame([], keyed_schema())
+        return spark.createDataFrame([], folded_schema())
     df = df.select(*[c["name"] for c, _ in cols], "_order_key")
     vtype = arrow_type(VALUE, tz)
     final = t.final_origins
@@ -79,12 +79,12 @@ def base_keyed(spark, base, state, name, info, t: TableFold, lives, tz):
     unknown = sorted(n for n, o in t.final if added.get(o, None) is UNKNOWN)
     problem = (f"the value of column(s) {', '.join(unknown)} in the rows of --base is not "
                "known (their DEFAULT is an expression): NULL") if unknown else None
-    fills = {o: (None if v is UNKNOWN else v) for o, v in added.items()}
+    fills = {str(o): (None if v is UNKNOWN else v) for o, v in added.items()}
 
-    def puts(batches):
+    def rows(batches):
         import pyarrow as pa
         from binlog_schema.pipeline.tables.arrow import arrow_schema
-        arrow = arrow_schema(keyed_schema(), tz)
+        arrow = arrow_schema(folded_schema(), tz)
         from binlog_schema.pipeline.tasks.value_structs import value_struct
         for b in batches:
             data = b.to_pydict()
@@ -94,16 +94,13 @@ def base_keyed(spark, base, state, name, info, t: TableFold, lives, tz):
                     continue
                 values = [decoded_value(c, x) for x in data[c["name"]]]
                 for img, v in zip(images, value_struct(values, vtype).to_pylist()):
-                    img[o] = v
-            rows = []
-            for img, okey in zip(images, data["_order_key"]):
-                k = key_of(img, t.key_at(okey or "")) or b""
-                rows.append({"origin": t.origin, "gkey": k, "okey": okey or "", "sub": 0,
-                             "op": "put", "operation": None, "key": k, "old": None,
-                             "image": pickle.dumps(img, protocol=5), "problem": problem})
-            if rows:
-                yield pa.RecordBatch.from_pylist(rows, schema=arrow)
-    return df.mapInArrow(puts, keyed_schema())
+                    img[str(o)] = v
+            out = [{"origin": t.origin, "okey": okey or "", "problem": problem,
+                    "image": list(img.items())}
+                   for img, okey in zip(images, data["_order_key"])]
+            if out:
+                yield pa.RecordBatch.from_pylist(out, schema=arrow)
+    return df.mapInArrow(rows, folded_schema())
 
 
 def time_modes(spark, df, cols, fmt) -> dict:
@@ -154,11 +151,12 @@ WRITERS = 4   # tables written at once (small tables: Spark's per-job overhead o
 
 
 def write_tables(spark, folded, live: dict, out, fmt, flavor, counts, state, base,
-                 same=frozenset()) -> dict:
+                 same=frozenset(), extra=()) -> dict:
     """Each live table (origin -> Life) typed and written under ``out`` (those of ``same``,
     Delta tables this run leaves as they are, kept as they are), :data:`WRITERS` at once;
     returns the state's ``tables`` entries ("db.table" -> rows, inserted, updated, deleted,
-    version). The tables of ``state`` not written are left (:func:`drop_gone`)."""
+    version). ``extra``: columns of ``folded`` written after ``_order_key`` as they are. The
+    tables of ``state`` not written are left (:func:`drop_gone`)."""
     from concurrent.futures import ThreadPoolExecutor
     from pyspark.sql import functions as F
     sizes = {r["origin"]: r["count"] for r in folded.groupBy("origin").count().collect()}
@@ -171,7 +169,7 @@ def write_tables(spark, folded, live: dict, out, fmt, flavor, counts, state, bas
         spark.sparkContext.setJobDescription(f"write {name}")
         modes = time_modes(spark, df, cols, fmt)
         typed = df.select(*[typed_column(c, F.col("image")[str(oc)], modes.get(oc, "interval"))
-                            for c, oc in cols], F.col("okey").alias("_order_key"))
+                            for c, oc in cols], F.col("okey").alias("_order_key"), *extra)
         path = table_path(out, life.name)
         entry = {"rows": sizes.get(o, 0), "inserted": counts.get(o, {}).get("insert", 0),
                  "updated": counts.get(o, {}).get("update", 0),

@@ -121,7 +121,7 @@ def _unpack(text: str):
 
 def current(inputs, spark=None, *, out: str, base: str | None = None, schema=None,
             fmt: str = "parquet", overwrite: bool = False, assume_empty: bool = False,
-            split_size=DEFAULT_SPLIT, progress=None) -> CurrentResult:
+            split_size=DEFAULT_SPLIT, progress=None, kind: str = "current") -> CurrentResult:
     """The current state of every table of one server's binlog ``inputs`` (files, folders,
     globs; applied in name order) under ``out``. ``base``: a previous run's ``out`` to
     continue (its tables are the starting state; with ``fmt="delta"`` or ``"iceberg"`` it
@@ -129,14 +129,18 @@ def current(inputs, spark=None, *, out: str, base: str | None = None, schema=Non
     keys); ``schema``: schema files (``mysqldump
     --no-data``) for tables created before the first binlog (their rows then are not known:
     give ``base``, or ``assume_empty`` when they were empty). Raises :class:`CurrentError`,
-    and :class:`~.plan.NoInputError` when the inputs hold no binlog (nothing is written)."""
+    and :class:`~.plan.NoInputError` when the inputs hold no binlog (nothing is written).
+    ``kind="history"``: every version of every row instead (``spark history``: see
+    :mod:`.history`; no ``base``)."""
     from contextlib import nullcontext
     run = read_changes(inputs, spark, out=out, base=base, schema=schema, fmt=fmt,
-                       overwrite=overwrite, split_size=split_size, progress=progress)
+                       overwrite=overwrite, split_size=split_size, progress=progress,
+                       command=kind)
     stage = progress.stage if progress else (lambda label: nullcontext())
     apply_changes(run.spark, run.tables.row_changes, run.plan, run.applied_statements,
                   run.new_statements, run.result, base=run.base, state=run.state,
-                  last=run.last, files=run.files, assume_empty=assume_empty, stage=stage)
+                  last=run.last, files=run.files, assume_empty=assume_empty, stage=stage,
+                  events=run.tables.events)
     run.clean()
     return run.result
 
@@ -203,12 +207,17 @@ def read_changes(inputs, spark=None, *, out: str, base: str | None = None, schem
         schema = [schema]
     out = qualify(spark, out).rstrip("/")
     base = qualify(spark, base).rstrip("/") if base else None
+    if command == "history" and base:
+        raise CurrentError("spark history writes every version from the binlogs given: no "
+                           "--base")
     if base and schema:
         raise CurrentError("--schema with --base: the base's recorded schema is the start")
     if base == out and fmt not in LAKES:
         raise CurrentError("--base and --out are one folder: Parquet tables are written "
                            "anew (give another --out, or --format delta or iceberg)")
     state = read_state(spark, base) if base else None
+    if state and state.get("kind", "current") != "current":
+        raise CurrentError(f"--base {base} holds spark {state.get('kind')} tables")
     if state and state.get("format", "parquet") != fmt and base == out:
         raise CurrentError(f"--base {base} holds {state.get('format')} tables")
     listing = binlog_inputs(spark, list(inputs)).check()   # (before anything is written)
@@ -270,7 +279,7 @@ def continue_history(plan, state: dict | None, until: str | None = None) -> tupl
 def apply_changes(spark, row_changes, plan, applied_statements, new_statements,
                   result: CurrentResult, *, base: str | None, state: dict | None,
                   last: dict | None, files: list, assume_empty: bool = False, stage=None,
-                  extra: dict | None = None) -> dict:
+                  extra: dict | None = None, events=None) -> dict:
     """Apply the decoded ``row_changes`` (a DataFrame of the ``row_changes`` table, names at
     event time by ``plan``'s history) after the base's last applied change and up to
     ``last`` (``{"okey", "file", "position"}``: the last complete transaction's end; None:
@@ -278,7 +287,9 @@ def apply_changes(spark, row_changes, plan, applied_statements, new_statements,
     the statements of :func:`continue_history`; write the tables and the state (``extra``:
     more of it) under ``result.out`` in ``result.fmt``. ``files``: the names of the files
     read. Fills ``result`` (tables, applied, pending, problems); returns the state written:
-    the commit point of the run (the tables a next run reads are the versions it names)."""
+    the commit point of the run (the tables a next run reads are the versions it names).
+    ``result.command`` "history": every version of every row instead (:mod:`.history`;
+    ``events``: the decode job's events table, for the times of truncations)."""
     from contextlib import nullcontext
     out, fmt = result.out, result.fmt
     stage = stage or (lambda label: nullcontext())
@@ -301,14 +312,21 @@ def apply_changes(spark, row_changes, plan, applied_statements, new_statements,
                                     "--assume-empty); not written"))
             fold.tables.pop(o, None)
     end_okey = last["okey"] if last else base_okey
-    with stage("current state"):
-        written = _fold_and_write(spark, row_changes, fold, lives, base, base_origins, state,
-                                  base_okey, end_okey, out, fmt, result)
+    if result.command == "history":
+        from binlog_schema.pipeline.current.history import history_and_write
+        with stage("history"):
+            written = history_and_write(spark, row_changes, events, fold, lives, base,
+                                        base_origins, state, base_okey, end_okey, out, fmt,
+                                        result)
+    else:
+        with stage("current state"):
+            written = _fold_and_write(spark, row_changes, fold, lives, base, base_origins,
+                                      state, base_okey, end_okey, out, fmt, result)
     statements = applied_statements + new_statements
     applied = last if last and last["okey"] > base_okey else (state or {}).get("applied", {})
     result.applied = applied
     new_state = {
-        "format": fmt, "applied": applied,
+        "kind": result.command, "format": fmt, "applied": applied,
         "files": sorted({*(state or {}).get("files", []), *files}),
         "schema": {"seed": plan.seed, "statements": _pack(statements),
                    "flavor": plan.flavor, "version": plan.version},
@@ -488,64 +506,34 @@ def _last_end_after(uri: str, start: int) -> dict | None:
 def _fold_and_write(spark, rc, fold: FoldPlan, lives, base, base_origins, state,
                     base_okey, end_okey, out, fmt, result) -> dict:
     from pyspark.sql import functions as F
-    from binlog_schema.pipeline.current.io import (base_keyed, folded_schema, keyed_schema,
-                                                   write_tables)
-    from binlog_schema.pipeline.current.fold import fold_rows, key_rows
+    from binlog_schema.pipeline.current.folding import (change_stats, fold_changes,
+                                                        fold_parts, input_bytes,
+                                                        keyed_events, pending_changes,
+                                                        sequential_tables, table_name)
+    from binlog_schema.pipeline.current.io import base_rows, write_tables
     from binlog_schema.pipeline.driver.session import session_time_zone
     tz = session_time_zone(spark)
     okey = F.col("order_key")
-    result.pending = rc.where(okey > F.lit(end_okey)).count()
     changes = rc.where((okey > F.lit(base_okey)) & (okey <= F.lit(end_okey))).select(
         "database", "table", "operation", "before", "after", okey.alias("okey"))
-    kschema = keyed_schema()
-
-    def keyer(batches):
-        import pyarrow as pa
-        arrow = _arrow_keyed(tz)
-        for b in batches:
-            out_rows = list(key_rows(b.to_pylist(), fold))
-            if out_rows:
-                yield pa.RecordBatch.from_pylist(out_rows, schema=arrow)
-    keyed = changes.mapInArrow(keyer, kschema)
+    # (kept: the stats job makes it, the fold reads it)
+    keyed = keyed_events(spark, changes, fold).persist()
+    stats = change_stats(keyed)
+    result.pending = pending_changes(rc, end_okey)
+    for origin, n, p in stats.problems:
+        result.problems.append((table_name(lives, origin), f"{n} row changes: {p}"))
+    base_folded = None
     for o, (name, info) in base_origins.items():
         if o in fold.tables:
-            keyed = keyed.unionByName(base_keyed(spark, base, state, name, info, fold.tables[o],
-                                                 lives, tz))
-    keyed = keyed.persist()
-    whole = {r["origin"] for r in keyed.where(F.col("op") == "move").select("origin")
-             .distinct().collect()}   # (tables folded whole: see fold.py)
-    whole |= {o for o, t in fold.tables.items() if t.key_changes}
-    counts = {}
-    for r in keyed.where(F.col("operation").isNotNull()).groupBy("origin", "operation") \
-            .count().collect():
-        counts.setdefault(r["origin"], {})[r["operation"]] = r["count"]
-    for r in keyed.where(F.col("problem").isNotNull()).groupBy("origin").agg(
-            F.count("*").alias("n"), F.first("problem").alias("p")).collect():
-        result.problems.append((_name(lives, r["origin"]), f"{r['n']} row changes: {r['p']}"))
-    gkey = F.when(F.col("origin").isin(list(whole)), F.lit(b"")).otherwise(F.col("gkey")) \
-        if whole else F.col("gkey")
-    keyed2 = keyed.where(F.col("op") != "problem").withColumn("gkey", gkey)
-    parts = max(1, spark.sparkContext.defaultParallelism)
-
-    def folder(batches):
-        import pyarrow as pa
-        arrow = _arrow_folded(tz)
-        rows = (r for b in batches for r in b.to_pylist())
-        buf = []
-        for origin, img, ok, problem in fold_rows(rows, fold):
-            buf.append({"origin": origin, "okey": ok, "problem": problem,
-                        "image": None if img is None else
-                        [(str(k), v) for k, v in img.items()]})
-            if len(buf) >= 4096:
-                yield pa.RecordBatch.from_pylist(buf, schema=arrow)
-                buf = []
-        if buf:
-            yield pa.RecordBatch.from_pylist(buf, schema=arrow)
-    folded = keyed2.repartition(parts, "origin", "gkey").sortWithinPartitions(
-        "origin", "gkey", "okey", "sub").mapInArrow(folder, folded_schema()).persist()
+            rows = base_rows(spark, base, state, name, info, fold.tables[o], lives, tz)
+            base_folded = rows if base_folded is None else base_folded.unionByName(rows)
+    folded = fold_changes(spark, changes, fold, lives, base_folded, keyed=keyed,
+                          sequential=sequential_tables(fold, stats),
+                          parts=fold_parts(spark, input_bytes(result))).persist()
     for r in folded.where(F.col("problem").isNotNull()).groupBy("origin").agg(
             F.first("problem").alias("p")).collect():
-        result.problems.append((_name(lives, r["origin"]), r["p"]))
+        result.problems.append((table_name(lives, r["origin"]), r["p"]))
+    counts = stats.counts
     live = {o: lives.lives[o] for o in fold.tables if lives.lives[o].end is None}
     # (a Delta table this run leaves as it was gets no new version)
     same = {o for o, life in live.items() if o in base_origins and not counts.get(o)
@@ -553,23 +541,6 @@ def _fold_and_write(spark, rc, fold: FoldPlan, lives, base, base_origins, state,
         if fmt in LAKES and base == out else set()
     written = write_tables(spark, folded.where(F.col("image").isNotNull()), live, out, fmt,
                            lives.history.flavor, counts, state, base, same)
-    keyed.unpersist()
     folded.unpersist()
+    keyed.unpersist()
     return written
-
-
-def _name(lives, origin) -> str:
-    life = lives.lives.get(origin)
-    return "" if life is None else ".".join(life.name)
-
-
-def _arrow_keyed(tz):
-    from binlog_schema.pipeline.tables.arrow import arrow_schema
-    from binlog_schema.pipeline.current.io import keyed_schema
-    return arrow_schema(keyed_schema(), tz)
-
-
-def _arrow_folded(tz):
-    from binlog_schema.pipeline.tables.arrow import arrow_schema
-    from binlog_schema.pipeline.current.io import folded_schema
-    return arrow_schema(folded_schema(), tz)
