@@ -67,6 +67,20 @@ def _run_changes(args) -> int:
     return run_changes(args, parse_conf(args.conf))
 
 
+# the inputs and output of the jobs over one server's binlogs (current, history, changes)
+ONE_SERVER = (INPUTS.but(help="binlog files, folders or globs of one server (any Hadoop "
+                              "filesystem)"),
+              OUT.but(help="output folder"))
+# their tables' format and the run's options (history, changes)
+TABLE_RUN = (LAKE_FORMAT.but(help="parquet (default), delta (the deltalake package: no Spark "
+                             "jars; TIME as microseconds) or iceberg (pyiceberg, a SQLite "
+                             "catalog in OUT)"),
+             SPLIT_SIZE.but(help="bytes per split (default 8m)"),
+             OVERWRITE.but(help="replace an existing --out"),
+             QUIET,
+             *SPARK)
+
+
 SUBS = [
     Cmd("decode", "binlog files to typed tables (events, table_maps, row_changes, errors, "
                       "files)",
@@ -114,9 +128,7 @@ SUBS = [
         "What could not be read is said on stderr, file by file."),
     Cmd("current", "the current state of every source table (Parquet, Delta or Iceberg)",
         _need_pyspark(_run_current), [
-        INPUTS.but(help="binlog files, folders or globs of one server (any Hadoop "
-                        "filesystem)"),
-        OUT.but(help="output folder"),
+        *ONE_SERVER,
         Opt("--base", help="a previous run's --out to continue (its tables are the "
             "starting state; with --format delta or iceberg it may be --out itself)"),
         SCHEMA.but(
@@ -150,22 +162,14 @@ SUBS = [
         "damaged file); 1 when a file does not reconcile, or no input file at all; 2 usage."),
     Cmd("history", "every version of every row of every source table (SCD type 2)",
         _need_pyspark(_run_history), [
-        INPUTS.but(help="binlog files, folders or globs of one server (any Hadoop "
-                        "filesystem)"),
-        OUT.but(help="output folder"),
+        *ONE_SERVER,
         SCHEMA.but(
             help="the schema at the start of the first file (mysqldump --no-data; "
             "repeatable), for tables created before it (their rows before it are not "
             "known: use with --assume-empty)"),
         Opt("--assume-empty", action="store_true",
             help="tables created before the first binlog were empty then"),
-        LAKE_FORMAT.but(
-            help="parquet (default), delta (the deltalake package: no Spark jars; TIME as "
-            "microseconds) or iceberg (pyiceberg, a SQLite catalog in OUT)"),
-        SPLIT_SIZE.but(help="bytes per split (default 8m)"),
-        OVERWRITE.but(help="replace an existing --out"),
-        QUIET,
-        *SPARK,
+        *TABLE_RUN,
     ], description="Every version of every row of every source table (slowly changing "
         "dimension type 2), one table per source table at OUT/<database>/<table>: the source "
         "columns typed as spark current types them, then _order_key (the change that made the "
@@ -215,19 +219,11 @@ SUBS = [
     Cmd("changes", "the row changes of every source table, in the change-data contract's "
                        "columns (Parquet, Delta or Iceberg)",
         _need_pyspark(_run_changes), [
-        INPUTS.but(help="binlog files, folders or globs of one server (any Hadoop "
-                        "filesystem)"),
-        OUT.but(help="output folder"),
+        *ONE_SERVER,
         SCHEMA.but(
             help="the schema at the start of the first file (mysqldump --no-data; "
             "repeatable), for tables created before it"),
-        LAKE_FORMAT.but(
-            help="parquet (default), delta (the deltalake package: no Spark jars; TIME as "
-            "microseconds) or iceberg (pyiceberg, a SQLite catalog in OUT)"),
-        SPLIT_SIZE.but(help="bytes per split (default 8m)"),
-        OVERWRITE.but(help="replace an existing --out"),
-        QUIET,
-        *SPARK,
+        *TABLE_RUN,
     ], description="The row changes of every source table up to the last input binlog's "
         "last complete transaction, one table per source table at OUT/<database>/<table> "
         "(its final name: a renamed table is one table; tables dropped by the end are left "

@@ -30,7 +30,7 @@ def run_changes(args, conf: dict) -> int:
         return changes(args.inputs, spark, out=args.out, schema=args.schema, fmt=args.format,
                        overwrite=args.overwrite, split_size=args.split_size,
                        progress=progress)
-    return _run("changes", args, conf, job, changes_summary_lines)
+    return _run("changes", args, conf, job, summary_lines)
 
 
 def _run(command, args, conf, job, summary) -> int:
@@ -74,44 +74,31 @@ def _run(command, args, conf, job, summary) -> int:
             finish_session(spark, ok=rc is not None and rc != USAGE)
 
 
-def changes_summary_lines(result) -> list:
-    """The table of a ``spark changes`` run: per table the inserts, updates and deletes
-    written, and its change rows (an update is two); then up to where."""
-    names = sorted(result.tables)
-    width = max([len(n) for n in names] + [5])
-    lines = [f"{'table':<{width}}  {'inserts':>9}  {'updates':>9}  {'deletes':>9}  "
-             f"{'rows':>10}"]
-    for n in names:
-        t = result.tables[n]
-        lines.append(f"{n:<{width}}  {t['inserted']:>9}  {t['updated']:>9}  "
-                     f"{t['deleted']:>9}  {t['rows']:>10}")
-    a = result.applied or {}
-    if a:
-        lines.append(f"changes up to {a.get('file')} position {a.get('position')} "
-                     f"({len(names)} tables, {result.fmt}, under {result.out})")
-    if result.pending:
-        lines.append(f"{result.pending} row changes after the last complete transaction: "
-                     "not written")
-    return lines
+# per command: the headings of the counts, what the last lines say
+_WORDS = {"changes": (("inserts", "updates", "deletes", "rows"), "changes up to", "not written"),
+          "history": (("inserted", "updated", "deleted", "versions"), "applied to",
+                      "left for the next run")}
+_CURRENT = (("inserted", "updated", "deleted", "rows"), "applied to", "left for the next run")
 
 
 def summary_lines(result) -> list:
-    """The table of the run: per table inserted, updated, deleted (changes applied) and
-    rows held; then what was applied and what is left."""
+    """The table of a run: per table inserted, updated, deleted (changes applied; for
+    ``spark changes`` the inserts, updates and deletes written) and rows held (versions,
+    change rows: an update is two); then up to where, and what is left."""
+    heads, upto, left = _WORDS.get(result.command, _CURRENT)
     names = sorted(result.tables)
     width = max([len(n) for n in names] + [5])
-    rows = "versions" if result.command == "history" else "rows"
-    lines = [f"{'table':<{width}}  {'inserted':>9}  {'updated':>9}  {'deleted':>9}  "
-             f"{rows:>10}"]
+    lines = [f"{'table':<{width}}  {heads[0]:>9}  {heads[1]:>9}  {heads[2]:>9}  "
+             f"{heads[3]:>10}"]
     for n in names:
         t = result.tables[n]
         lines.append(f"{n:<{width}}  {t['inserted']:>9}  {t['updated']:>9}  "
                      f"{t['deleted']:>9}  {t['rows']:>10}")
     a = result.applied or {}
     if a:
-        lines.append(f"applied to {a.get('file')} position {a.get('position')} "
+        lines.append(f"{upto} {a.get('file')} position {a.get('position')} "
                      f"({len(names)} tables, {result.fmt}, under {result.out})")
     if result.pending:
         lines.append(f"{result.pending} row changes after the last complete transaction: "
-                     "left for the next run")
+                     f"{left}")
     return lines
