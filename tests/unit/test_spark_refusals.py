@@ -36,6 +36,7 @@ def no_spark(monkeypatch):
 
 def decode_args(**kw):
     return SimpleNamespace(**{"format": "parquet", "overwrite": False, "out": "o/",
+                              "verbose": False,
                               "engine": "arrow", "quiet": True, "inputs": ["x"],
                               "split_size": "8m", "no_rows": False, "include_hidden": False,
                               "schema": None, "master": None, "conf": None, **kw})
@@ -63,7 +64,8 @@ def test_spark_decode_refusals(no_spark, capsys, where, error, said, status):
 
 def test_spark_stats_without_inputs(no_spark, capsys):
     no_spark.setattr(stats_job, "stats", raising(plan.NoInputError("no input file found")))
-    args = SimpleNamespace(html=None, master=None, conf=None, quiet=True, inputs=["x"], top=3,
+    args = SimpleNamespace(html=None, master=None, conf=None, quiet=True, verbose=False,
+                           inputs=["x"], top=3,
                            max_event_size=1 << 20, split_size="8m", include_hidden=False)
     assert spark_runs.run_stats(args) == STOPPED
     assert capsys.readouterr() == ("", "binlog-schema spark stats: no input file found\n")
@@ -71,7 +73,8 @@ def test_spark_stats_without_inputs(no_spark, capsys):
 
 def test_spark_fixtures_bad_value(no_spark, capsys):
     no_spark.setattr(fixtures_job, "generate", raising(ValueError("unknown server 'x'")))
-    args = SimpleNamespace(master=None, conf=None, out="o", files=1, seed=1, flavor="x",
+    args = SimpleNamespace(master=None, conf=None, verbose=False, out="o", files=1, seed=1,
+                           flavor="x",
                            transactions=1, table_maps=1)
     assert spark_runs.run_fixtures(args) == USAGE
     assert capsys.readouterr() == ("", "binlog-schema spark fixtures: unknown server 'x'\n")
@@ -91,7 +94,8 @@ def test_spark_validate_refusals(no_spark, capsys, specs, roundtrip, where, erro
         no_spark.setattr(plan, "binlog_inputs", raising(error))
     elif where == "validate":
         no_spark.setattr(validate_job, "validate", raising(error))
-    args = SimpleNamespace(specs=specs, roundtrip=roundtrip, master=None, conf=None, out=None,
+    args = SimpleNamespace(specs=specs, roundtrip=roundtrip, master=None, conf=None,
+                           verbose=False, out=None,
                            overwrite=False)
     assert spark_runs.run_validate(args) == status
     assert capsys.readouterr() == ("", said)
