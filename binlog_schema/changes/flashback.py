@@ -58,6 +58,7 @@ from ..format.facts.flavor import checksum_length
 from ..format.facts.framing import HEADER_SIZE
 from ..format.stream import EventRecord
 from ..format.values.rows import RowsCodec
+from ..format.values.row_count import row_spans
 from .statements import BEGINS, BELONGS, ENDS, statement_head, statement_role
 from .table_map import TableMap, table_map_from_event
 
@@ -232,9 +233,8 @@ def invert_rows_event(rec, table_map, file: str | None = None, codec=None) -> di
     codec = codec or RowsCodec(tm)
     rows_field = body["rows"]
     data = bytes(rows_field["data"] if isinstance(rows_field, dict) else rows_field)
-    spans: list = []   # per row: its images' (start, middle, end) in ``data``
-    try:
-        codec.decode(body, kind, spans=spans)
+    try:   # per row: its images' (start, middle, end) in ``data`` (values not made)
+        spans = row_spans(codec, body, kind, data)
     except Exception as e:  # noqa: BLE001 - only typed errors leave the package
         column = getattr(e, "column", None)   # (its key: the codec's, an index or a name)
         where = f"table {_text(tm.database)}.{_text(tm.table)}" + (

@@ -8,9 +8,10 @@ from __future__ import annotations
 import os
 
 from .context import Context
-from .event_codec import build_event
+from .event_codec import build_event, frame_event
 from .facts.codes import FORMAT_DESCRIPTION_EVENT, START_EVENT_V3
-from .facts.flavor import context_from_fde, context_from_start_v3
+from .facts.flavor import checksum_length, context_from_fde, context_from_start_v3
+from .facts.framing import FLAGS_AT, HEADER_SIZE, TYPE_AT
 from .scanning import MAGIC
 from .stream import EventRecord
 
@@ -26,6 +27,7 @@ class BinlogWriter:
         self.pos = 4
         self.ctx = ctx or Context(checksum=False)
         self._placed = None   # (a context, its copy at this writer's place)
+        self._bodies: dict = {}   # write_repeated's: key -> the body's bytes
 
     def _here(self, ctx: Context) -> Context:
         """``ctx`` at this writer's offset: a copy the writer keeps and moves from event to
@@ -53,6 +55,32 @@ class BinlogWriter:
             self.ctx = context_from_start_v3(value["body"], self.ctx)
         return offset
 
+    def write_repeated(self, value, key) -> int:
+        """:meth:`write` for an event whose body repeats: equal keys, equal body values
+        (a hashable text of the body, say). The body is built once; later events with its
+        key are framed around its bytes (the header built, event_size, log_pos and the CRC32
+        computed). Not for context events (FORMAT_DESCRIPTION...)."""
+        bodies = self._bodies
+        body = bodies.get(key)
+        if body is None:
+            offset = self.pos
+            data = build_event(value, self._here(self.ctx))
+            self.f.write(data)
+            self.pos += len(data)
+            if len(bodies) >= 1024:
+                bodies.clear()
+            bodies[key] = data[HEADER_SIZE:len(data) - checksum_length(data[TYPE_AT], None,
+                                                                       self.ctx)]
+            return offset
+        header = value["header"]
+        data = frame_event({"type_code": header["type_code"], "timestamp": header["timestamp"],
+                            "server_id": header["server_id"], "flags": header["flags"]},
+                           body, self._here(self.ctx))
+        offset = self.pos
+        self.f.write(data)
+        self.pos += len(data)
+        return offset
+
     def write_record(self, rec: EventRecord, value=None) -> int:
         """Write an event read by :class:`BinlogReader`, possibly edited (``value``). Its log
         position is recomputed when the original was consistent (offset + size, as a server's
@@ -70,9 +98,6 @@ class BinlogWriter:
         flags kept, log_pos, event_size and the CRC32 (in this writer's context) built by
         the header's declaration (:func:`~binlog_schema.format.event_codec.frame_event`). Not for
         context events (FORMAT_DESCRIPTION...): use :meth:`write`."""
-        from .event_codec import frame_event
-        from .facts.flavor import checksum_length
-        from .facts.framing import FLAGS_AT, HEADER_SIZE, TYPE_AT
         raw = rec.raw
         kind = raw[TYPE_AT]
         header = {"type_code": kind, "timestamp": int.from_bytes(raw[:4], "little"),

@@ -16,7 +16,7 @@ import os
 import sys
 
 from ..format.errors import BinlogError
-from ..format.facts.codes import FORMAT_DESCRIPTION_EVENT
+from ..format.facts.codes import FORMAT_DESCRIPTION_EVENT, QUERY_EVENT
 from .statuses import CLEAN, DAMAGED, STOPPED, USAGE
 
 
@@ -98,6 +98,8 @@ def flashback(paths, target, selection=None, *, start=None, stop=None, note=None
                 for value in inverted_events(tx, codecs=codecs, decoder=decoder):
                     if isinstance(value, EventRecord):   # (kept: its bytes, at its new place)
                         w.write_kept(value)
+                    elif value["header"]["type_code"] == QUERY_EVENT:   # (a BEGIN made:
+                        w.write_repeated(value, repr(value["body"]))  # its body repeats)
                     else:
                         w.write(value)
                 counts["rows_events"] += tx.rows_count

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from ..format.values.image import JsonDiff
 from ..format.values.json_binary import JsonDocument
-from .sql_text import SqlValueError, apply_json_diffs, condition, literal, qi
+from .sql_text import SqlValueError, apply_json_diffs, condition_of, literal_of, qi
 
 
 class SqlRefused(ValueError):
@@ -46,40 +46,59 @@ class SqlTable:
         self.flavor = flavor
         self.key = [names[p["column"]] for p in tm.primary_key or ()
                     if p["column"] < len(names)] or None
+        # each column's literal and WHERE-term writers, chosen once (sql_text)
+        self.literals = {n: literal_of(c, flavor) for n, c in self.columns.items()}
+        self.conditions = {n: condition_of(c, self.quoted[n], flavor, self.key is None)
+                           for n, c in self.columns.items()}
+        self.every = [(n, self.literals[n]) for n in names]
+        self.insert_every = (f"INSERT INTO {self.ref} ({', '.join(self.quoted.values())}) "
+                             "VALUES (")
+        self.found_by = [(n, self.conditions[n]) for n in (self.key or names)]
 
     # ---------------------------------------------------------------- pieces
 
     def _lit(self, name, value) -> str:
         try:
-            return literal(self.columns[name], value, self.flavor)
+            return self.literals[name](value)
         except SqlValueError as e:
             raise SqlRefused(f"{self.ref}.{self.quoted[name]}: {e}") from None
 
     def _where(self, image: dict, what: str) -> str:
         """The condition that finds the row ``image`` shows (and LIMIT 1 without a key)."""
+        try:
+            terms = " AND ".join([term(image[n]) for n, term in self.found_by])
+        except (KeyError, SqlValueError):
+            pass    # (said below, naming what lacks or fails)
+        else:
+            return terms if self.key is not None else terms + " LIMIT 1"
         if self.key is not None:
             lacking = [k for k in self.key if k not in image]
             if lacking:
                 raise SqlRefused(f"{self.ref}: the {what} image lacks the primary key column"
                                  f"{'s' if len(lacking) > 1 else ''} {', '.join(lacking)}")
-            parts = [self._cond(k, image[k], False) for k in self.key]
+            parts = [self._cond(k, image[k]) for k in self.key]
             return " AND ".join(parts)
         lacking = [n for n in self.names if n not in image]
         if lacking:
             raise SqlRefused(f"{self.ref} has no primary key and the {what} image lacks "
                              f"{', '.join(lacking)} (a MINIMAL or NOBLOB row image): the row "
                              "cannot be found exactly")
-        return " AND ".join(self._cond(n, image[n], True) for n in self.names) + " LIMIT 1"
+        return " AND ".join(self._cond(n, image[n]) for n in self.names) + " LIMIT 1"
 
-    def _cond(self, name, value, exact: bool) -> str:
+    def _cond(self, name, value) -> str:
         try:
-            return condition(self.columns[name], self.quoted[name], value, self.flavor, exact)
+            return self.conditions[name](value)
         except SqlValueError as e:
             raise SqlRefused(f"{self.ref}.{self.quoted[name]}: {e}") from None
 
     # ---------------------------------------------------------------- statements
 
     def insert(self, image: dict) -> str:
+        try:    # (an image of every column: the common case)
+            return (self.insert_every
+                    + ", ".join([lit(image[n]) for n, lit in self.every]) + ")")
+        except (KeyError, SqlValueError):
+            pass    # (a partial image, or a value without a literal: said below)
         cols = [n for n in self.names if n in image]
         return (f"INSERT INTO {self.ref} ({', '.join(self.quoted[n] for n in cols)}) VALUES "
                 f"({', '.join(self._lit(n, image[n]) for n in cols)})")

@@ -79,7 +79,7 @@ from ..format.forms.datetimes import sql_text as temporal_text
 from ..format.forms.documents import json_literal
 from ..format.forms.members import sql_number
 from ..format.forms.shared import SqlValueError, double_literal, fail, qs
-from ..format.forms.strings import charset_of, text_bytes, text_literal
+from ..format.forms.strings import charset_of, text_bytes, text_literal, text_literal_of
 from ..format.values.codecs import Compressed
 from ..format.values.image import JsonDiff
 from ..format.values.json_binary import JsonDiffOp, JsonDocument
@@ -108,54 +108,100 @@ def qi(name: str) -> str:
 
 def literal(col, value, flavor: str) -> str:
     """The exact SQL literal of ``value`` (as the row decoder gives it) in table-map column
-    ``col`` of a ``flavor`` ("mysql" or "mariadb") server; SqlValueError when it has none.
-    Each column-type family writes its own (:mod:`binlog_schema.format.forms`)."""
-    if value is None:
-        return "NULL"
-    if isinstance(value, Compressed):
-        value = value.data
-    if isinstance(value, JsonDiff):
-        fail(col, "partial JSON update: a JSON diff list needs the before image "
-                  "(apply_json_diffs) to become a document")
+    ``col`` of a ``flavor`` ("mysql" or "mariadb") server; SqlValueError when it has none
+    (:func:`literal_of`)."""
+    return literal_of(col, flavor)(value)
+
+
+# families whose values are never a Compressed column's or a partial JSON update
+_PLAIN = frozenset({"integers", "reals", "decimals", "datetimes"})
+
+
+def literal_of(col, flavor: str):
+    """The writer of column ``col``'s exact SQL literals (a function of a value), its column
+    type's family chosen once: a statement writer makes one per column. Each column-type family
+    writes its own (:mod:`binlog_schema.format.forms`)."""
     ty = col.type
     kind = col.real_type if col.real_type in ("ENUM", "SET") else ty
     if kind == "JSON" and not json_is_binary(flavor):  # MariaDB's JSON: utf8mb4_bin text
-        return text_literal(col, value, UTF8MB4_BIN_ID, flavor)
-    if kind == "NULL":
-        return "NULL"
-    fam = family(kind)
-    if fam is None:
-        fail(col, f"no SQL literal for column type {ty!r}")
-    return fam.sql_literal(col, value, flavor)
+        write = text_literal_of(col, UTF8MB4_BIN_ID, flavor)
+    elif kind == "NULL":
+        def write(value):
+            return "NULL"
+    else:
+        fam = family(kind)
+        if fam is None:
+            def write(value):
+                fail(col, f"no SQL literal for column type {ty!r}")
+        else:
+            write = fam.sql_literal(col, flavor)
+            if FAMILY_OF[kind] in _PLAIN:
+                def plain(value):
+                    return "NULL" if value is None else write(value)
+                return plain
+
+    def any_literal(value):
+        if value is None:
+            return "NULL"
+        if isinstance(value, Compressed):
+            value = value.data
+        if isinstance(value, JsonDiff):
+            fail(col, "partial JSON update: a JSON diff list needs the before image "
+                      "(apply_json_diffs) to become a document")
+        return write(value)
+    return any_literal
 
 
 def condition(col, name: str, value, flavor: str, exact: bool) -> str:
-    """One WHERE term: column ``name`` (already quoted) holds ``value``. ``exact`` False (a key
-    lookup): ``name = lit``. ``exact`` True (a table without a key, where every column must
-    match one row exactly): ``name <=> lit``, text compared in its character set's binary
-    collation and, for VARCHAR/TEXT (PAD SPACE collations ignore trailing spaces), its byte
-    length too. ENUM and SET compare by number; MySQL JSON with ``=`` (JSON equality).
-    NULL: ``name IS NULL``."""
-    if value is None:
-        return f"{name} IS NULL"
-    if isinstance(value, Compressed):
-        value = value.data
+    """One WHERE term: column ``name`` (already quoted) holds ``value`` (:func:`condition_of`)."""
+    return condition_of(col, name, flavor, exact)(value)
+
+
+def condition_of(col, name: str, flavor: str, exact: bool):
+    """The writer of one column's WHERE terms (a function of a value): column ``name``
+    (already quoted) holds the value. ``exact`` False (a key lookup): ``name = lit``. ``exact``
+    True (a table without a key, where every column must match one row exactly): ``name <=>
+    lit``, text compared in its character set's binary collation and, for VARCHAR/TEXT (PAD
+    SPACE collations ignore trailing spaces), its byte length too. ENUM and SET compare by
+    number; MySQL JSON with ``=`` (JSON equality). NULL: ``name IS NULL``."""
     op = "<=>" if exact else "="
     kind = col.real_type if col.real_type in ("ENUM", "SET") else col.type
     if kind in ("ENUM", "SET"):
-        return f"{name} {op} {sql_number(value)}"
-    if kind == "JSON" and json_is_binary(flavor):
-        return f"{name} = {json_literal(col, value)}"
-    if exact and (FAMILY_OF.get(kind) == "strings" or kind == "JSON"):
+        def term(value):
+            return f"{name} {op} {sql_number(value)}"
+    elif kind == "JSON" and json_is_binary(flavor):
+        def term(value):
+            return f"{name} = {json_literal(col, value)}"
+    elif exact and (FAMILY_OF.get(kind) == "strings" or kind == "JSON") and (
+            UTF8MB4_BIN_ID if kind == "JSON" else col.collation_id) not in (None, BINARY_ID):
         cid = UTF8MB4_BIN_ID if kind == "JSON" else col.collation_id
-        if cid is not None and cid != BINARY_ID:
-            charset = charset_of(col, cid)
-            lit = text_literal(col, value, cid, flavor, bin_collation(charset, flavor))
+        try:
+            text = text_literal_of(col, cid, flavor,
+                                   bin_collation(charset_of(col, cid), flavor))
+        except Exception:  # noqa: BLE001 - said for each value, by the same calls
+            def text(value):
+                return text_literal(col, value, cid, flavor,
+                                    bin_collation(charset_of(col, cid), flavor))
+
+        def term(value):
+            lit = text(value)
             term = f"{name} <=> {lit}"
             if kind != "STRING":   # CHAR values are stored without their trailing spaces
                 term = f"({term} AND LENGTH({name}) = {len(text_bytes(col, value, cid))})"
             return term
-    return f"{name} {op} {literal(col, value, flavor)}"
+    else:
+        lit = literal_of(col, flavor)
+
+        def term(value):
+            return f"{name} {op} {lit(value)}"
+
+    def where(value):
+        if value is None:
+            return f"{name} IS NULL"
+        if isinstance(value, Compressed):
+            value = value.data
+        return term(value)
+    return where
 
 
 # ---------------------------------------------------------------------------- partial JSON
@@ -306,5 +352,6 @@ def apply_json_diffs(before_document, diffs):
     return doc
 
 
-__all__ = ["SqlValueError", "SESSION_SQL", "literal", "condition", "qi", "qs",
+__all__ = ["SqlValueError", "SESSION_SQL", "literal", "literal_of", "condition", "condition_of",
+           "qi", "qs",
            "apply_json_diffs", "double_literal", "temporal_text", "json_literal"]

@@ -65,9 +65,21 @@ def _begin(path, tx_begin, gtid) -> list:
     return [f"-- {what} ({_name(path)} at {tx_begin})", "BEGIN;"]
 
 
-def _comment(change, path) -> str:
-    return (f"-- {_name(path)}:{change.offset} row {change.row_index + 1}, "
-            f"{_when(change.timestamp or 0)}")
+class _Comments:
+    """The comment line before each statement (``-- FILE:OFFSET row N, WHEN``): the file's
+    name made once, a timestamp's text once for the run of changes that share it."""
+
+    def __init__(self):
+        self.path = self.name = self.ts = None
+        self.when = ""
+
+    def line(self, change, path) -> str:
+        if path is not self.path:
+            self.path, self.name = path, _name(path)
+        ts = change.timestamp or 0
+        if ts != self.ts:
+            self.ts, self.when = ts, _when(ts)
+        return f"-- {self.name}:{change.offset} row {change.row_index + 1}, {self.when}"
 
 
 # ------------------------------------------------------------------------ forward
@@ -129,6 +141,8 @@ def forward_statements(paths, selection, *, start=None, stop=None, schema=None,
 
 def _forward_file(path, records, decoder, selection, tables, pending):
     from ..changes.transactions import transaction_events
+    from ..format.values.rows import operation_of
+    comment = _Comments().line
     open_tx = None
     for rec, rows, tm, tx, _offset, _payload in transaction_events(records, decoder):
         if pending:
@@ -142,7 +156,7 @@ def _forward_file(path, records, decoder, selection, tables, pending):
         for _ in rows:
             tx.count(tm.database, tm.table)
         if not selection.table(tm.database, tm.table) or not selection.operation(
-                _op(rec.kind)) or not selection.transaction(tx.gtid, tx.thread_id,
+                operation_of(rec.kind)) or not selection.transaction(tx.gtid, tx.thread_id,
                                                             tx.timestamp):
             continue
         changes = decoder.changes_of(rec, rows, tm)
@@ -156,7 +170,7 @@ def _forward_file(path, records, decoder, selection, tables, pending):
             yield from _begin(path, tx.begin, tx.gtid)
         for ch in changes:
             text = _located(table.statement, ch, rec, path)
-            yield _comment(ch, path)
+            yield comment(ch, path)
             yield f"{text};" if text is not None else "-- (no column changes)"
     if pending:
         yield from pending
@@ -174,11 +188,6 @@ def _located(render, change, rec, path):
                          f"{change.row_index + 1}): {e}") from None
 
 
-def _op(kind) -> str:
-    from ..format.values.rows import operation_of
-    return operation_of(kind)
-
-
 # ------------------------------------------------------------------------ backward
 
 
@@ -189,6 +198,7 @@ def flashback_statements(index, *, schema=None, matcher=None):
     from ..changes.backwards import transactions_backwards
     from ..changes.row_change import RowDecoder
     tables = _Tables()
+    comment = _Comments().line
     decoder = RowDecoder(None, schema=schema)
     for tx in transactions_backwards(index):
         if matcher is not None:
@@ -197,7 +207,7 @@ def flashback_statements(index, *, schema=None, matcher=None):
                 continue
         decoder.file = tx.path
         try:
-            lines = _inverted(tx, decoder, tables)
+            lines = _inverted(tx, decoder, tables, comment)
         except BinlogError as e:
             if getattr(e, "file", None) is None:
                 e.file = tx.path
@@ -210,7 +220,7 @@ def flashback_statements(index, *, schema=None, matcher=None):
         matcher.check_used()
 
 
-def _inverted(tx, decoder, tables) -> list:
+def _inverted(tx, decoder, tables, comment) -> list:
     """The lines that undo one transaction (its statements last first).  A transaction's
     lines are kept until it is whole (a refusal then writes none of it): one transaction's
     SQL, not the file's."""
@@ -227,7 +237,7 @@ def _inverted(tx, decoder, tables) -> list:
                              tx.path)
             for ch in reversed(changes):
                 text = _located(table.inverse, ch, rec, tx.path)
-                lines.append(_comment(ch, tx.path))
+                lines.append(comment(ch, tx.path))
                 lines.append(f"{text};" if text is not None else "-- (no column changes)")
     return lines
 

@@ -343,3 +343,24 @@ def test_damage_and_split_findings(corpus, name, hexed):
     from fuzz import harness
     harness.warm_up(name)
     harness.TARGETS[name][0](bytes.fromhex(hexed))   # (a Finding fails the test)
+
+
+def test_the_walk_without_values_refuses_the_decimal_digits_the_codecs_refuse():
+    """flashback cuts images by a walk that makes no values (row_spans): a DECIMAL group of
+    more digits than it may hold (a damaged file without checksums) is refused there as the
+    codecs refuse it, not copied into the inverted event."""
+    from binlog_schema.format.values.decimal_bin import decimal_size
+    from binlog_schema.format.values.row_count import row_spans
+    tm = table({"type": "NEWDECIMAL", "precision": 10, "scale": 0}, {"type": "LONG"})
+    codec = RowsCodec(tm)
+    good = bytearray(b"\x00")
+    decimal_build(decimal.Decimal(42), good, 10, 0)
+    good += (7).to_bytes(4, "little")
+    body = {"column_count": 2, "columns_present": [True, True], "rows": bytes(good)}
+    assert row_spans(codec, body, 30, bytes(good)) == [(0, len(good), len(good))]
+    size = decimal_size(10, 0)
+    bad = bytes(good[:1]) + b"\xbb\xff\xff\xff\xff"[:size] + bytes(good[1 + size:])
+    with pytest.raises(errors.ValidationError, match="digits"):
+        codec.decode({**body, "rows": bad}, 30)
+    with pytest.raises(errors.ValidationError, match="digits"):
+        row_spans(codec, {**body, "rows": bad}, 30, bad)

@@ -78,3 +78,29 @@ def test_a_table_without_names_is_refused():
     tm = TableMap(7, "shop", "t", [Column(0, "LONG")], flavor="mysql")
     with pytest.raises(SqlRefused, match="--schema"):
         SqlTable(tm, ["@1"], "mysql")
+
+
+def test_literal_writers_are_chosen_once_and_fail_only_for_a_value():
+    """Each column's literal and WHERE-term writers are made with the table (sql_text's
+    literal_of / condition_of); what they cannot write (an unknown collation, a NaN) is
+    refused for the value that needs it, naming the column, and a NULL of such a column is
+    still written: the same statements as the writers made per value."""
+    cols = [Column(0, "LONG", "id"), Column(1, "VARCHAR", "odd", collation_id=9999,
+                                            max_length=10),
+            Column(2, "DOUBLE", "x", pack_length=8)]
+    tm = TableMap(7, "shop", "t", cols, primary_key=[{"column": 0, "prefix": 0}],
+                  flavor="mysql")
+    t = SqlTable(tm, ["id", "odd", "x"], "mysql")
+    assert t.insert({"id": 1, "odd": None, "x": 1.5}) == \
+        "INSERT INTO `shop`.`t` (`id`, `odd`, `x`) VALUES (1, NULL, 1.5e0)"
+    assert t.insert({"id": 1, "x": None}) == "INSERT INTO `shop`.`t` (`id`, `x`) VALUES (1, NULL)"
+    with pytest.raises(SqlRefused, match=r"`shop`.`t`.`odd`: .*unknown collation id 9999"):
+        t.insert({"id": 1, "odd": "a", "x": 1.0})
+    with pytest.raises(SqlRefused, match=r"`shop`.`t`.`x`: .*NaN"):
+        t.insert({"id": 1, "odd": None, "x": float("nan")})
+    keyless = SqlTable(TableMap(8, "shop", "u", cols, flavor="mysql"), ["id", "odd", "x"],
+                       "mysql")
+    assert keyless.delete({"id": 2, "odd": None, "x": None}) == (
+        "DELETE FROM `shop`.`u` WHERE `id` <=> 2 AND `odd` IS NULL AND `x` IS NULL LIMIT 1")
+    with pytest.raises(SqlRefused, match=r"`shop`.`u`.`odd`: .*unknown collation id 9999"):
+        keyless.delete({"id": 2, "odd": b"z", "x": None})

@@ -209,6 +209,38 @@ def test_a_writer_places_events_without_a_context_per_event(monkeypatch):
     assert [r.value["header"]["log_pos"] for r in recs] == [r.offset + r.size for r in recs]
 
 
+def test_a_repeated_body_is_built_once_and_framed_as_write_builds_it(monkeypatch):
+    """write_repeated (flashback's BEGIN of each MariaDB transaction): the event is the one
+    write gives, byte for byte (its own time, place and CRC32), and a body is built once."""
+    from binlog_schema.format import writer as writer_module
+    events = [{"header": {**header(2, 100 + i), "flags": ["SUPPRESS_USE"]},
+               "body": {"thread_id": 5, "exec_time": 0, "error_code": 0,
+                        "post_header_extra": None, "status_vars": [], "database": "",
+                        "query": "BEGIN"}} for i in range(3)]
+    events.insert(2, table_map(1))
+    plain, repeated = io.BytesIO(), io.BytesIO()
+    w, r = BinlogWriter(plain), BinlogWriter(repeated)
+    for x in (w, r):
+        x.write({"header": header(15), "body": FDE})
+    built = []
+    build = writer_module.build_event
+    monkeypatch.setattr(writer_module, "build_event",
+                        lambda value, ctx=None: built.append(value) or build(value, ctx))
+    for e in events:
+        w.write(e)
+    made = len(built)
+    for e in events:
+        if e["header"]["type_code"] == 2:
+            r.write_repeated(e, repr(e["body"]))
+        else:
+            r.write(e)
+    assert repeated.getvalue() == plain.getvalue()
+    assert len(built) - made == 2   # (the first BEGIN and the table map)
+    recs = read_events(repeated.getvalue())
+    assert [rec.error for rec in recs] == [None] * 5
+    assert [rec.value["header"]["timestamp"] for rec in recs[1:]] == [100, 101, 1, 102]
+
+
 def test_recovery_resynchronises_after_a_corrupted_event():
     data = bytearray(make_file(8))
     offs = offsets(bytes(data))

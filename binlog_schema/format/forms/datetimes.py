@@ -22,7 +22,7 @@ import datetime as _dt
 from ..values import temporal
 from ..values.temporal import date_text, datetime_text, time_text, timestamp_text
 from .shared import (DATE, DATETIME, DAY_US, TEXT, TIME, TIMESTAMP, day_number, fail,
-                     fraction, qs)
+                     fraction)
 
 _EPOCH_DAY = _dt.date(1970, 1, 1).toordinal()
 
@@ -102,8 +102,12 @@ def sql_text(col, v) -> str:
     fail(col, f"{v!r} is not a temporal value")
 
 
-def sql_literal(col, value, flavor: str) -> str:
-    return qs(sql_text(col, value))
+def sql_literal(col, flavor: str):
+    """The column's SQL literal writer (a function of a non-NULL value): :func:`sql_text`
+    quoted (digits, ``-``, ``:``, ``.`` and a space: nothing to escape)."""
+    def temporal_literal(value):
+        return "'" + sql_text(col, value) + "'"
+    return temporal_literal
 
 
 # ---------------------------------------------------------------------------- change records

@@ -35,12 +35,15 @@ def fields_json(codec, dumps):
     return lambda f: '"' + f + '"'
 
 
-def sql_literal(col, value, flavor: str) -> str:
-    if not isinstance(value, decimal.Decimal):
-        value = decimal.Decimal(value)
-    if not value.is_finite():
-        fail(col, f"DECIMAL {value} is not a number")
-    return format(value, "f")
+def sql_literal(col, flavor: str):
+    """The column's SQL literal writer (a function of a non-NULL value)."""
+    def decimal_literal(value):
+        if not isinstance(value, decimal.Decimal):
+            value = decimal.Decimal(value)
+        if not value.is_finite():
+            fail(col, f"DECIMAL {value} is not a number")
+        return format(value, "f")
+    return decimal_literal
 
 
 def maxwell(col, codec, generic):

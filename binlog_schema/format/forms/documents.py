@@ -333,9 +333,12 @@ def json_converter(codec, generic):
 # ---------------------------------------------------------------------------- SQL
 
 
-def sql_literal(col, value, flavor: str) -> str:
-    """A MySQL JSON column's value (MariaDB's is text: the caller writes it so)."""
-    return json_literal(col, value)
+def sql_literal(col, flavor: str):
+    """A MySQL JSON column's SQL literal writer (MariaDB's JSON is text: the caller writes it
+    so)."""
+    def document_literal(value):
+        return json_literal(col, value)
+    return document_literal
 
 
 # ---------------------------------------------------------------------------- change records

@@ -38,9 +38,18 @@ def fields_json(codec, dumps):
     return int.__repr__ if codec.type_name in ("INT24", "BIT") else None
 
 
-def sql_literal(col, value, flavor: str) -> str:
+def sql_literal(col, flavor: str):
+    """The column's SQL literal writer (a function of a non-NULL value)."""
     if col.type == "BIT":
-        return f"b'{int(value):b}'"
+        return _bits_literal
+    return _digits
+
+
+def _bits_literal(value) -> str:
+    return f"b'{int(value):b}'"
+
+
+def _digits(value) -> str:
     return str(int(value))
 
 

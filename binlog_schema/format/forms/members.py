@@ -22,7 +22,7 @@ from ...construct_ext.jsontext import dumps, quote
 from ..facts.charsets import BINARY_ID
 from ..values.codecs import EnumValue, SetValue
 from .shared import DECIMAL, LONG, LONG_MAX, STRING, as_text
-from .strings import text_literal
+from .strings import text_literal_of
 
 
 
@@ -105,43 +105,37 @@ def fields_json(codec, dumps):
 # ---------------------------------------------------------------------------- SQL
 
 
-def _member_literal(col, name, flavor):
-    """An ENUM/SET member name (str, or ``{"hex": ...}`` when not text) as a literal; None
-    when the column's character set is not known."""
-    cid = col.collation_id
-    if cid is None or cid == BINARY_ID:
-        return None
-    if isinstance(name, dict):
-        name = bytes.fromhex(name["hex"])
-    return text_literal(col, name, cid, flavor)
-
-
-def _enum_literal(col, value, flavor) -> str:
+def _enum_literal(text, value) -> str:
     if not isinstance(value, EnumValue):
         return str(int(value))
-    if value.index and value.name is not None:
-        lit = _member_literal(col, value.name, flavor)
-        if lit is not None:
-            return lit
+    if value.index and value.name is not None and text is not None:
+        name = value.name
+        return text(bytes.fromhex(name["hex"]) if isinstance(name, dict) else name)
     return str(value.index)
 
 
-def _set_literal(col, value, flavor) -> str:
+def _set_literal(text, value) -> str:
     if not isinstance(value, SetValue):
         return str(int(value))
     names = value.names
-    if names is not None and len(names) == bin(value.bits).count("1") and not any(
-            isinstance(n, dict) for n in names):
-        lit = _member_literal(col, ",".join(names), flavor)
-        if lit is not None:
-            return lit
+    if names is not None and text is not None and len(names) == bin(
+            value.bits).count("1") and not any(isinstance(n, dict) for n in names):
+        return text(",".join(names))
     return str(value.bits)
 
 
-def sql_literal(col, value, flavor: str) -> str:
-    if (col.real_type if col.real_type in ("ENUM", "SET") else col.type) == "ENUM":
-        return _enum_literal(col, value, flavor)
-    return _set_literal(col, value, flavor)
+def sql_literal(col, flavor: str):
+    """The column's SQL literal writer (a function of a non-NULL value): a member name
+    (str, or ``{"hex": ...}`` when not text) as text in the column's character set, None
+    when that is not known."""
+    member = _enum_literal if (col.real_type if col.real_type in ("ENUM", "SET")
+                               else col.type) == "ENUM" else _set_literal
+    cid = col.collation_id
+    text = None if cid is None or cid == BINARY_ID else text_literal_of(col, cid, flavor)
+
+    def member_literal(value):
+        return member(text, value)
+    return member_literal
 
 
 def sql_number(value) -> int:

@@ -66,8 +66,11 @@ def fixed_json_code(codec, v: str) -> str:
 CODE_NAMES = {"repr_float": float.__repr__, "float_value": float_value}
 
 
-def sql_literal(col, value, flavor: str) -> str:
-    return double_literal(col, value)
+def sql_literal(col, flavor: str):
+    """The column's SQL literal writer (a function of a non-NULL value)."""
+    def real_literal(value):
+        return double_literal(col, value)
+    return real_literal
 
 
 def maxwell(col, codec, generic):

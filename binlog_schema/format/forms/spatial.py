@@ -32,7 +32,14 @@ def json_converter(codec, generic):
     return generic
 
 
-def sql_literal(col, value, flavor: str) -> str:
+def sql_literal(col, flavor: str):
+    """The column's SQL literal writer (a function of a non-NULL value)."""
+    def geometry_literal(value):
+        return _geometry_literal(col, value, flavor)
+    return geometry_literal
+
+
+def _geometry_literal(col, value, flavor: str) -> str:
     if not isinstance(value, Geometry):
         fail(col, f"{value!r:.60} is not a geometry")
     wkb = f"X'{bytes(value.wkb).hex()}'"

@@ -23,7 +23,7 @@ from ..facts.coltypes import COMPRESSED_TYPES
 from ..facts.charsets import (BINARY_ID, BMP_ONLY, CollationError, charset_of_id,
                               collation_name, text_codec)
 from ..values.codecs import Compressed
-from .shared import BINARY, STRING, base64_text, fail, qs
+from .shared import BINARY, STRING, SqlValueError, base64_text, fail, qs
 
 # character sets whose ASCII is not one byte a character: never quoted text
 _WIDE = frozenset({"ucs2", "utf16", "utf16le", "utf32"})
@@ -91,42 +91,79 @@ def text_bytes(col, value, cid) -> bytes:
 
 
 def text_literal(col, value, cid, flavor, collate: str | None = None) -> str:
-    """A text literal of character set ``cid``'s: quoted when the statement's UTF-8 text is
-    the stored bytes, else hex with the collation (``collate``, else the column's)."""
-    charset = charset_of(col, cid)
-    raw = text_bytes(col, value, cid)
+    """A text literal of character set ``cid``'s (:func:`text_literal_of`)."""
+    return text_literal_of(col, cid, flavor, collate)(value)
+
+
+def text_literal_of(col, cid, flavor, collate: str | None = None):
+    """The writer of text literals of character set ``cid``'s: quoted when the statement's
+    UTF-8 text is the stored bytes, else hex with the collation (``collate``, else the
+    column's). What can fail (an unknown collation, text the character set cannot hold) fails
+    for each value it is asked to write, naming the column."""
+    try:
+        charset = charset_of(col, cid)
+    except SqlValueError:
+        def unknown(value):
+            return charset_of(col, cid)
+        return unknown
+    try:
+        encode = text_codec(cid)[1]
+    except Exception:  # noqa: BLE001 - said for each text value, as text_bytes says it
+        def encode(value):
+            return text_codec(cid)[1](value)
     tail = f" COLLATE {collate}" if collate else ""
-    if isinstance(value, str):
-        if charset in _UTF8:
-            if charset not in BMP_ONLY or all(ord(c) <= 0xFFFF for c in value):
-                return f"_{charset}{qs(value)}{tail}"
-        elif charset not in _WIDE and raw.isascii():
-            return f"_{charset}{qs(raw.decode('ascii'))}{tail}"
-    if not raw:
-        return f"_{charset}''{tail}"
     if collate is None:
         try:
-            tail = f" COLLATE {collation_name(cid, flavor)}"
+            hex_tail = f" COLLATE {collation_name(cid, flavor)}"
         except CollationError:
-            tail = ""          # (the character set's default collation: same bytes)
-    return f"_{charset} X'{raw.hex()}'{tail}"
+            hex_tail = ""          # (the character set's default collation: same bytes)
+    else:
+        hex_tail = tail
+    quoted = charset in _UTF8 and charset not in BMP_ONLY
+    bmp = charset in _UTF8 and charset in BMP_ONLY
+    ascii_quoted = charset not in _UTF8 and charset not in _WIDE
+    head, empty = f"_{charset}", f"_{charset}''{tail}"
+
+    def text(value):
+        if isinstance(value, (bytes, bytearray, memoryview)):
+            raw = bytes(value)
+        else:
+            try:
+                raw = encode(value)
+            except Exception as e:  # noqa: BLE001 - a StringError: text it cannot hold
+                fail(col, str(e))
+            if isinstance(value, str):
+                if quoted or (bmp and all(ord(c) <= 0xFFFF for c in value)):
+                    return head + qs(value) + tail
+                if ascii_quoted and raw.isascii():
+                    return head + qs(raw.decode("ascii")) + tail
+        if not raw:
+            return empty
+        return f"{head} X'{raw.hex()}'{hex_tail}"
+    return text
 
 
 def _binary_literal(raw: bytes) -> str:
     return f"X'{raw.hex()}'"
 
 
-def sql_literal(col, value, flavor: str) -> str:
+def sql_literal(col, flavor: str):
+    """The column's SQL literal writer (a function of a non-NULL value)."""
     cid = col.collation_id
     if cid == BINARY_ID:
-        raw = bytes(value) if not isinstance(value, str) else value.encode("utf-8")
-        if col.type == "STRING" and col.max_length:     # BINARY(n): its trailing zeros
-            raw = raw.ljust(col.max_length, b"\0")
-        return _binary_literal(raw)
+        pad = col.max_length if col.type == "STRING" and col.max_length else 0
+
+        def binary_literal(value):
+            raw = bytes(value) if not isinstance(value, str) else value.encode("utf-8")
+            if pad:     # BINARY(n): its trailing zeros
+                raw = raw.ljust(pad, b"\0")
+            return _binary_literal(raw)
+        return binary_literal
     if cid is None:             # no collation logged: the stored bytes, as they are
-        raw = text_bytes(col, value, None)
-        return _binary_literal(raw)
-    return text_literal(col, value, cid, flavor)
+        def stored_literal(value):
+            return _binary_literal(text_bytes(col, value, None))
+        return stored_literal
+    return text_literal_of(col, cid, flavor)
 
 
 # ---------------------------------------------------------------------------- change records

@@ -39,7 +39,14 @@ def json_converter(codec, generic):
     return generic
 
 
-def sql_literal(col, value, flavor: str) -> str:
+def sql_literal(col, flavor: str):
+    """The column's SQL literal writer (a function of a non-NULL value)."""
+    def vector_literal(value):
+        return _vector_literal(col, value, flavor)
+    return vector_literal
+
+
+def _vector_literal(col, value, flavor: str) -> str:
     parts = []
     for x in value:
         x = float(x)

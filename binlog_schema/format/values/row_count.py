@@ -35,8 +35,42 @@ class SkipEmitter(ValueEmitter):
         return "None"
 
 
+class CheckedSkipEmitter(SkipEmitter):
+    """As :class:`SkipEmitter`, but a DECIMAL's digit groups are read (its fields): the one
+    check a value's parse makes beyond its length, so that the images this walk passes are
+    the images the codecs read."""
+
+    def value(self, j, codec, key):
+        if codec.type_name == "NEWDECIMAL" and codec.fields is not None:
+            self.ns[f"F{j}"] = codec.fields
+            return [f"_, pos = F{j}(data, pos)"]
+        return super().value(j, codec, key)
+
+
 def _skipper(plan):
     return compile_image(plan, SkipEmitter, "row image skip")
+
+
+def _checker(plan):
+    return compile_image(plan, CheckedSkipEmitter, "row image check")
+
+
+def row_spans(codec, body, kind: int, data) -> list:
+    """Each row's ``(start, middle, end)`` offsets in a rows event's rows bytes ``data``
+    (``middle``: where an update's after image starts), its values passed over, not made:
+    what :meth:`~.rows.RowsCodec.decode` with ``spans`` gives, and it raises where that
+    raises (through the codecs: the precise error), for images that do not fit the table."""
+    spans: list = []
+    if kind != PARTIAL_UPDATE_ROWS_EVENT:
+        first, second = codec.plans(body, kind)
+        try:
+            read_rows(data, first.compiled_as("check", _checker),
+                      None if second is None else second.compiled_as("check", _checker), spans)
+            return spans
+        except Exception:  # noqa: BLE001 - read again through the codecs, for the error
+            spans.clear()
+    codec.decode({**body, "rows": data}, kind, spans=spans)
+    return spans
 
 
 def count_rows(codec, body, kind: int, data=None) -> int:
@@ -125,4 +159,5 @@ def split_rows_event(rec):
     return body, rows
 
 
-__all__ = ["RowCounter", "SkipEmitter", "count_rows", "split_rows_event"]
+__all__ = ["CheckedSkipEmitter", "RowCounter", "SkipEmitter", "count_rows", "row_spans",
+           "split_rows_event"]
