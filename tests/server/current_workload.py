@@ -46,6 +46,21 @@ def have_server() -> bool:
 # ------------------------------------------------------------------ the workload's files
 
 
+def workload_binlogs(tmp_path_factory, tier: str, folder: str) -> dict:
+    """A server tier's module fixture over the workload: :func:`make_binlogs` in a folder of
+    its own; the tier (``tier``: its name in the skip line) skipped loudly where the MariaDB
+    server or Spark is missing."""
+    from ..conftest import unavailable
+    from ..spark.pipeline_support import spark_missing
+    if not have_server():
+        unavailable(f"mariadbd not installed (apt-get install mariadb-server): {tier} "
+                    "server tier not run")
+    missing = spark_missing()
+    if missing:
+        unavailable(f"{tier} server tier not run: {missing}")
+    return make_binlogs(tmp_path_factory.mktemp(folder))
+
+
 def make_binlogs(out_dir) -> dict:
     """Run scripts/make_current_binlogs.sh into ``out_dir``; {pass: {"parts": {"a": [paths],
     "b": [paths]}, "folder": the pass's folder (its files, a and b), "after-a": snapshot,

@@ -18,11 +18,10 @@ import os
 
 import pytest
 
-from ..conftest import unavailable
 from ..spark.pipeline_support import ABSENT, replay_changes
-from .current_workload import (PASSES, REFUSED, compare_table, have_server, make_binlogs,
-                               output_tables, read_parquet, spark_current, status_problems,
-                               stderr_summary, table_dir)
+from .current_workload import (PASSES, REFUSED, compare_table, output_tables, read_parquet,
+                               spark_current, status_problems, stderr_summary, table_dir,
+                               workload_binlogs)
 
 pytestmark = [pytest.mark.server, pytest.mark.spark]
 
@@ -31,14 +30,7 @@ RUN_TZ = os.environ.get("CURRENT_TEST_TZ", "Asia/Kolkata")
 
 @pytest.fixture(scope="module")
 def binlogs(tmp_path_factory):
-    if not have_server():
-        unavailable("mariadbd not installed (apt-get install mariadb-server): changes "
-                    "server tier not run")
-    from ..spark.pipeline_support import spark_missing
-    missing = spark_missing()
-    if missing:
-        unavailable(f"changes server tier not run: {missing}")
-    return make_binlogs(tmp_path_factory.mktemp("binlogs-changes"))
+    return workload_binlogs(tmp_path_factory, "changes", "binlogs-changes")
 
 
 @pytest.mark.parametrize("name", PASSES)

@@ -51,12 +51,11 @@ import time
 
 import pytest
 
-from ..conftest import unavailable
 from .current_workload import (PASSES, REFUSED, compare_output, compare_table, data_rows,
-                               duckdb_how, have_server, make_binlogs, output_tables,
-                               read_delta, read_delta_duckdb, read_iceberg,
-                               read_iceberg_duckdb, spark_current, state_doc,
-                               status_problems, stderr_summary, table_dir, versions_at)
+                               duckdb_how, output_tables, read_delta, read_delta_duckdb,
+                               read_iceberg, read_iceberg_duckdb, spark_current, state_doc,
+                               status_problems, stderr_summary, table_dir, versions_at,
+                               workload_binlogs)
 
 pytestmark = [pytest.mark.server, pytest.mark.spark]
 
@@ -67,14 +66,7 @@ RUN_TZ = os.environ.get("CURRENT_TEST_TZ", "Asia/Kolkata")
 
 @pytest.fixture(scope="module")
 def binlogs(tmp_path_factory):
-    if not have_server():
-        unavailable("mariadbd not installed (apt-get install mariadb-server): current-state "
-                     "server tier not run")
-    from ..spark.pipeline_support import spark_missing
-    missing = spark_missing()
-    if missing:
-        unavailable(f"current-state server tier not run: {missing}")
-    found = make_binlogs(tmp_path_factory.mktemp("binlogs-current"))
+    found = workload_binlogs(tmp_path_factory, "current-state", "binlogs-current")
     print(f"workload: {found['full']['seconds']:.1f}s for both passes")
     return found
 
@@ -341,16 +333,23 @@ def _state_counts(out, final, label) -> list:
 # ------------------------------------------------------------------ (b)
 
 
+def _final_state(binlogs, runs, name, fmt, engine, duckdb):
+    """The run of ``fmt`` over all of a pass, read by its engine's package and by DuckDB
+    (each a (label, reader)), equals the server's final state."""
+    out, problems = runs.get(name, f"{fmt}-all")
+    final = binlogs[name]["after-b"]
+    problems += [f"({engine[0]}) {p}" for p in
+                 compare_output(out, final, reader=engine[1], time_forms="any")]
+    problems += [f"({duckdb[0]}) {p}" for p in
+                 compare_output(out, final, reader=duckdb[1], check_types=False)]
+    _no_problems(problems, f"--format {fmt} over all of the {name} pass != the server's "
+                 "final state")
+
+
 @pytest.mark.parametrize("name", PASSES)
 def test_delta_gives_the_final_state(binlogs, runs, name):
-    out, problems = runs.get(name, "delta-all")
-    final = binlogs[name]["after-b"]
-    problems += [f"(deltalake) {p}" for p in
-                 compare_output(out, final, reader=read_delta, time_forms="any")]
-    problems += [f"(DuckDB, {duckdb_how()}) {p}" for p in
-                 compare_output(out, final, reader=read_delta_duckdb, check_types=False)]
-    _no_problems(problems, f"--format delta over all of the {name} pass != the server's "
-                 "final state")
+    _final_state(binlogs, runs, name, "delta", ("deltalake", read_delta),
+                 (f"DuckDB, {duckdb_how()}", read_delta_duckdb))
 
 
 @pytest.mark.parametrize("name", PASSES)
@@ -439,14 +438,8 @@ def _keyed_rows(snapshot, key) -> dict:
 
 @pytest.mark.parametrize("name", PASSES)
 def test_iceberg_gives_the_final_state(binlogs, runs, name):
-    out, problems = runs.get(name, "iceberg-all")
-    final = binlogs[name]["after-b"]
-    problems += [f"(pyiceberg) {p}" for p in
-                 compare_output(out, final, reader=read_iceberg, time_forms="any")]
-    problems += [f"(DuckDB over pyiceberg's scan) {p}" for p in
-                 compare_output(out, final, reader=read_iceberg_duckdb, check_types=False)]
-    _no_problems(problems, f"--format iceberg over all of the {name} pass != the server's "
-                 "final state")
+    _final_state(binlogs, runs, name, "iceberg", ("pyiceberg", read_iceberg),
+                 ("DuckDB over pyiceberg's scan", read_iceberg_duckdb))
 
 
 @pytest.mark.parametrize("name", PASSES)
