@@ -234,7 +234,8 @@ def invert_rows_event(rec, table_map, file: str | None = None, codec=None) -> di
     rows_field = body["rows"]
     data = bytes(rows_field["data"] if isinstance(rows_field, dict) else rows_field)
     try:   # per row: its images' (start, middle, end) in ``data`` (values not made)
-        spans = row_spans(codec, body, kind, data)
+        spans = row_spans(codec, body, kind, data,
+                          verified=rec.ctx.checksum and rec.ctx.verify_checksum)
     except Exception as e:  # noqa: BLE001 - only typed errors leave the package
         column = getattr(e, "column", None)   # (its key: the codec's, an index or a name)
         where = f"table {_text(tm.database)}.{_text(tm.table)}" + (

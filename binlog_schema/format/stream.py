@@ -22,6 +22,7 @@ from .scanning import MAGIC, Blocks, codes_except
 MAX_EVENT_SIZE = 1 << 30  # 1 GiB: max_allowed_packet's ceiling; larger sizes are refused
 # the reader's block (larger blocks cost page faults; a larger event is read whole)
 _BLOCK = 1 << 16
+_SLACK = 1 << 10  # past a range's stop: the last event's bytes, mostly
 
 _SPECIAL = frozenset({FORMAT_DESCRIPTION_EVENT, START_EVENT_V3, START_ENCRYPTION_EVENT,
                       TRANSACTION_PAYLOAD_EVENT})
@@ -233,7 +234,10 @@ class BinlogReader:
                 return
             # the headers are walked in blocks (scanning.Blocks); an event is one slice of
             # the block (``at``: where it starts in ``buf``)
-            blocks = Blocks(f, _BLOCK, pos=pos)
+            # (a range that stops early, as a transaction read backwards: a block of its size,
+            # and the last event's, when longer than the slack, read when the walk reaches it)
+            blocks = Blocks(f, _BLOCK if self.stop is None else
+                            min(_BLOCK, max(self.stop - pos, 0) + _SLACK), pos=pos)
             # every event decoded and delivered: only the context events and payloads take the
             # general path
             plain = self.decode is True and self.start is None and self.types is None

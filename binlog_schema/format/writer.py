@@ -55,27 +55,30 @@ class BinlogWriter:
             self.ctx = context_from_start_v3(value["body"], self.ctx)
         return offset
 
-    def write_repeated(self, value, key) -> int:
+    def write_repeated(self, value, key, tail: bytes = b"") -> int:
         """:meth:`write` for an event whose body repeats: equal keys, equal body values
-        (a hashable text of the body, say). The body is built once; later events with its
-        key are framed around its bytes (the header built, event_size, log_pos and the CRC32
-        computed). Not for context events (FORMAT_DESCRIPTION...)."""
+        (a hashable text of the body, say), then ``tail``, bytes that end the body and do not
+        repeat (a rows event's rows: ``value``'s body then holds its rows empty). The body is
+        built once a key; each event is framed around its bytes and the tail (the header
+        built, event_size, log_pos and the CRC32 computed). Not for context events
+        (FORMAT_DESCRIPTION...)."""
         bodies = self._bodies
         body = bodies.get(key)
         if body is None:
-            offset = self.pos
             data = build_event(value, self._here(self.ctx))
-            self.f.write(data)
-            self.pos += len(data)
             if len(bodies) >= 1024:
                 bodies.clear()
-            bodies[key] = data[HEADER_SIZE:len(data) - checksum_length(data[TYPE_AT], None,
-                                                                       self.ctx)]
-            return offset
+            body = bodies[key] = data[HEADER_SIZE:len(data) - checksum_length(
+                data[TYPE_AT], None, self.ctx)]
+            if not tail:
+                offset = self.pos
+                self.f.write(data)
+                self.pos += len(data)
+                return offset
         header = value["header"]
         data = frame_event({"type_code": header["type_code"], "timestamp": header["timestamp"],
                             "server_id": header["server_id"], "flags": header["flags"]},
-                           body, self._here(self.ctx))
+                           body + tail if tail else body, self._here(self.ctx))
         offset = self.pos
         self.f.write(data)
         self.pos += len(data)

@@ -101,7 +101,7 @@ def flashback(paths, target, selection=None, *, start=None, stop=None, note=None
                     elif value["header"]["type_code"] == QUERY_EVENT:   # (a BEGIN made:
                         w.write_repeated(value, repr(value["body"]))  # its body repeats)
                     else:
-                        w.write(value)
+                        _write_rows(w, value)
                 counts["rows_events"] += tx.rows_count
             counts["bytes"] = w.pos
         if matcher is not None:
@@ -115,6 +115,20 @@ def flashback(paths, target, selection=None, *, start=None, stop=None, note=None
         raise
     counts["stopped"] = index.stopped
     return counts
+
+
+def _write_rows(w, value) -> None:
+    """An inverted rows event: the fields before its rows (table, flags, column bitmaps)
+    repeat from one event of a table to the next, built once (BinlogWriter.write_repeated);
+    MariaDB's compressed rows, built whole."""
+    body = value["body"]
+    rows = body["rows"]
+    if type(rows) is not bytes:
+        w.write(value)
+        return
+    lead = {k: v for k, v in body.items() if k != "rows"}
+    w.write_repeated({**value, "body": {**lead, "rows": b""}},
+                     (value["header"]["type_code"], repr(lead)), rows)
 
 
 def write_flashback(paths, target, selection=None, *, start=None, stop=None, err=None,

@@ -201,6 +201,7 @@ def test_compiled_row_images_agree_with_the_codecs(corpus):
                     continue
                 # (flashback's walk: the images' bounds, their values passed over)
                 assert row_spans(codec, body, r.kind, data) == spans
+                assert row_spans(codec, body, r.kind, data, verified=True) == spans
                 if r.kind != 39:
                     assert codec.decode(body, r.kind, compiled=True) == reference
                 assert codec.decode(body, r.kind) == reference

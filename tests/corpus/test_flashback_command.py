@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from binlog_schema.output.flashback_file import flashback
@@ -73,6 +75,30 @@ def test_reading_backwards_by_batches_writes_the_same_bytes(name, tmp_path, monk
     monkeypatch.setattr(backwards, "BATCH", 1)   # every transaction read statement by statement
     flashback([path], batched)
     assert batched.read_bytes() == whole.read_bytes()
+
+
+def test_the_backward_pass_opens_each_file_once_and_reads_little(tmp_path, monkeypatch):
+    """Reading back to front, each transaction is read from the file opened once for the
+    pass (not opened anew per transaction), in a block of about its size, not the reader's
+    64 KiB: over a file of sixty transactions, the bytes read stay near the file's."""
+    from binlog_schema.format import scanning, stream
+    path = corpus_file("mysql-binlog-connector-java/mysql-bin.checksum-crc32")
+    index = backwards.index_files([path], Selection())
+    opened, read = [], []
+    real_open, real_read = stream._open, scanning.Blocks._read
+    monkeypatch.setattr(stream, "_open", lambda source: opened.append(source) or
+                        real_open(source))
+    monkeypatch.setattr(scanning.Blocks, "_read", lambda self, pos, n: read.append(
+        len(data := real_read(self, pos, n))) or data)
+    txs = 0
+    for tx in backwards.transactions_backwards(index):
+        txs += 1
+        for st in tx.statements():
+            list(st.rows())
+    assert txs >= 50
+    assert not [s for s in opened if isinstance(s, (str, bytes)) or hasattr(s, "__fspath__")]
+    size = os.path.getsize(path)
+    assert sum(read) < 4 * size, (sum(read), size)   # (64 KiB blocks: 30 times)
 
 
 def test_sql_flashback_undoes_the_forward_sql():
