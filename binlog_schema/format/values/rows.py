@@ -42,6 +42,7 @@ class RowsCodec:
                                     {self.keys[i]: table_map.columns[i].pack_length or 4
                                      for i in json_cols})
         self._plans: dict = {}  # (present, shift, partial) -> ImagePlan
+        self._by_bitmaps: dict = {}  # plans()' (type, count, bitmaps) -> its two plans
 
     # ------------------------------------------------------------------ image plans
 
@@ -62,7 +63,20 @@ class RowsCodec:
 
     def plans(self, body, kind: int) -> tuple:
         """(the plan of a rows event's first image per row, of its second or None): an
-        update has a before and an after image per row, write and delete one."""
+        update has a before and an after image per row, write and delete one. Found once
+        per distinct (type, column count, bitmaps): a table's events repeat a few."""
+        after = body.get("columns_after")
+        key = (kind, body["column_count"], tuple(body["columns_present"]),
+               None if after is None else tuple(after))
+        found = self._by_bitmaps.get(key)
+        if found is None:
+            found = self._plans_of(body, kind)
+            if len(self._by_bitmaps) >= 256:
+                self._by_bitmaps.clear()
+            self._by_bitmaps[key] = found
+        return found
+
+    def _plans_of(self, body, kind: int) -> tuple:
         count = body["column_count"]
         before = self.present(body["columns_present"][:count])
         after = self.present(body["columns_after"][:count]) \
