@@ -32,7 +32,7 @@ import sys
 from ..format.errors import BinlogError
 from ..format.facts.codes import (CONTEXT_KINDS, EXECUTE_LOAD_QUERY_EVENT, GTID_KINDS,
                            START_ENCRYPTION_EVENT, STATEMENT_KINDS, TABLE_MAP_EVENT,
-                           TRANSACTION_PAYLOAD_EVENT)
+                           TRANSACTION_PAYLOAD_EVENT, XA_PREPARE_LOG_EVENT, XID_EVENT)
 from .statuses import CLEAN, DAMAGED, STOPPED, worst
 from ..format.scanning import Blocks, codes_except
 from ..format.stream import MAX_EVENT_SIZE, BinlogReader
@@ -42,6 +42,7 @@ from .write import Output, rows_summary, write_events
 MIN_SIZE = 1 << 20  # smaller files are decoded by the calling process alone
 SEGMENT = 4 << 20  # the most bytes of a segment (its output is held until its turn)
 _CONTEXT = CONTEXT_KINDS | {START_ENCRYPTION_EVENT}
+_ENDS = {XID_EVENT, XA_PREPARE_LOG_EVENT}  # (what closes a transaction besides statements)
 _GO, _STOP = b"g", b"s"
 
 
@@ -88,12 +89,19 @@ def first_context(path):
     return rec.offset + len(rec.raw), reader.ctx
 
 
-def plan(path, target: int):
+def plan(path, target: int, transactions: bool = False):
     """The segments of a file, ``(start, stop, ctx)``, as the scan finds them: the first
     starts at the file's start (None), the last runs to its end (stop None); ``ctx`` is the
     context to read a segment with (None for the first: its reader finds it). A segment ends
     where a transaction starts once it holds ``target`` bytes. A file that does not start
-    with a context event is one segment."""
+    with a context event is one segment.
+
+    A transaction starts at a GTID event; in a file without them (before its first), at a
+    statement. ``transactions``: for the readers that follow transactions (the change
+    records, ``sql``), a statement cuts only where one process's
+    :class:`~binlog_schema.changes.transactions.Boundary` finds no transaction open and the
+    statement opens one (BEGIN) or is one of its own (a DDL): never between a BEGIN and its
+    COMMIT or XID, so that each segment holds whole transactions."""
     first = first_context(path)
     if first is None:
         yield None, None, None
@@ -101,6 +109,7 @@ def plan(path, target: int):
     start, ctx = first
     remap = ctx.type_remap
     seg, mark, gtids = None, target, False
+    boundary = _StatementBoundary(ctx) if transactions else None
     try:
         f = open(path, "rb", buffering=0)
     except OSError:
@@ -109,9 +118,10 @@ def plan(path, target: int):
         f.seek(start)
         blocks = Blocks(f, pos=start)
         # (only the events that may cut or stop the plan are given; the others passed over)
-        blocks.skip = codes_except(_CONTEXT | GTID_KINDS | STATEMENT_KINDS, remap)
+        blocks.skip = codes_except(_CONTEXT | GTID_KINDS | STATEMENT_KINDS
+                                   | (_ENDS if transactions else set()), remap)
         try:
-            for pos, code, _size, _buf, _at in blocks.walk(start, MAX_EVENT_SIZE, whole=False):
+            for pos, code, size, _buf, _at in blocks.walk(start, MAX_EVENT_SIZE, whole=False):
                 if remap:
                     code = remap.get(code, code)
                 if code in _CONTEXT:
@@ -120,14 +130,39 @@ def plan(path, target: int):
                     if not gtids:
                         blocks.skip = codes_except(_CONTEXT | GTID_KINDS, remap)
                     gtids = cut = True
+                elif gtids:
+                    cut = False
+                elif boundary is not None:
+                    cut = boundary.opens(blocks, pos, size, code)
                 else:
-                    cut = not gtids and code in STATEMENT_KINDS
+                    cut = code in STATEMENT_KINDS
                 if cut and pos >= mark:
                     yield seg, pos, ctx
                     seg, mark = pos, pos + target
         except OSError:
             pass
     yield seg, None, ctx
+
+
+class _StatementBoundary:
+    """The transactions of a file without GTIDs followed from its statements, XIDs and XA
+    PREPAREs (:class:`~binlog_schema.changes.transactions.Boundary`, the one rule): whether
+    an event starts a transaction with none open before it. A statement's role is read from
+    its bytes (a record read lazily, as one process reads it)."""
+
+    def __init__(self, ctx):
+        from ..changes.transactions import ALONE, OPENS, Boundary
+        self.ctx, self.boundary, self.starts = ctx, Boundary(), (OPENS, ALONE)
+
+    def opens(self, blocks, pos, size, code) -> bool:
+        was_open = self.boundary.open
+        if code in STATEMENT_KINDS:
+            from ..format.stream import EventRecord
+            rec = EventRecord(pos, blocks.at(pos, size), self.ctx, lazy=True)
+            step = self.boundary.feed(rec)
+        else:
+            step = self.boundary.step(code)
+        return not was_open and step in self.starts
 
 
 class _Held:
@@ -177,26 +212,34 @@ def _lines(fd):
         yield from lines
 
 
-def _worker(path, options, target, index, count, turn, after, fds, statements=None,
-            done=None) -> int:
-    """Decode segments ``index``, ``index + count``... of the file's plan (each worker scans
-    it), each written when ``turn`` gives the go, which then goes to ``after``. The status of
-    its segments (:func:`.write.write_events`'s, the worst): 1 when reading stopped at an
-    error (the workers after write nothing more), 3 when something was reported and reading
-    went on (rows not decoded). ``statements``: a dict the segments' statement-based changes
-    are counted into (the file's line is the caller's); ``done``: a pipe told the bytes of
-    each segment written (a progress line follows it)."""
+def decode_segment(path, held, start, stop, ctx, options) -> int:
+    """One segment of ``decode`` (:func:`.write.write_events` from ``start`` to ``stop``, its
+    output kept in ``held``): its status."""
+    out = Output(held.stdout)
+    status = write_events(path, out, err=held.stderr, stop=stop,
+                          resume=None if start is None else (start, ctx), **options)
+    out.flush()
+    return status
+
+
+def _worker(path, job, options, target, index, count, turn, after, fds, statements=None,
+            done=None, transactions=False) -> int:
+    """Do segments ``index``, ``index + count``... of the file's plan (each worker scans
+    it) with ``job`` (``job(path, held, start, stop, ctx, options)``, the output kept in
+    ``held``: its status), each written when ``turn`` gives the go, which then goes to
+    ``after``. The status of its segments (the worst): 1 when a segment stopped at an error
+    (the workers after write nothing more), 3 when something was reported and reading went
+    on (rows not decoded). ``statements``: a dict the segments' statement-based changes are
+    counted into (the file's line is the caller's); ``done``: a pipe told the bytes of each
+    segment written (a progress line follows it)."""
     if statements is not None:
         options = dict(options, statements=statements)
     worst_status = CLEAN
-    for k, (start, stop, ctx) in enumerate(plan(path, target)):
+    for k, (start, stop, ctx) in enumerate(plan(path, target, transactions)):
         if k % count != index:
             continue
         held = _Held()
-        out = Output(held.stdout)
-        status = write_events(path, out, err=held.stderr, stop=stop,
-                              resume=None if start is None else (start, ctx), **options)
-        out.flush()
+        status = job(path, held, start, stop, ctx, options)
         if os.read(turn, 1) != _GO:  # (a stop, or the worker before is gone)
             _pass(after, _STOP)
             return 0
@@ -225,17 +268,19 @@ def _pass(fd, token) -> None:
         pass
 
 
-def _resolutions(path, schema, file_index):
+def resolutions(path, schema, file_index, facts: bool = False):
     """(what the history ``schema`` does to the file's table maps and statements, by
     position; the decoder that found it): the QUERY and TABLE_MAP events of the file read
-    alone, up to its end or first error (which the workers then meet and say)."""
+    alone, up to its end or first error (which the workers then meet and say). ``facts``:
+    also the version and key of each table map's table in the history
+    (:meth:`RowDecoder.resolutions`), for the change records."""
     from ..changes.row_change import RowDecoder
     decoder = RowDecoder(path, schema=schema, file_index=file_index)
     reader = BinlogReader(path, decode="lazy", types=[
         TABLE_MAP_EVENT, TRANSACTION_PAYLOAD_EVENT, EXECUTE_LOAD_QUERY_EVENT, *STATEMENT_KINDS])
     found: dict = {}
     try:
-        decoder.resolutions(reader, found)
+        decoder.resolutions(reader, found, facts)
     except (BinlogError, OSError):
         pass
     return found, decoder
@@ -250,6 +295,20 @@ def _fds_of(out: Output):
         return None
 
 
+def shareable(path, workers: int | None = None, min_size: int = MIN_SIZE):
+    """(the workers for ``path``, its size) when it is one to share between worker
+    processes; None when the calling process reads it alone (smaller than ``min_size``, a
+    single core, no ``fork``, a file that cannot be looked at)."""
+    workers = worker_count() if workers is None else workers
+    if workers < 2 or not hasattr(os, "fork"):
+        return None
+    try:
+        size = os.path.getsize(path)
+    except OSError:
+        return None
+    return None if size < min_size else (workers, size)
+
+
 def write_file(path, out: Output, *, workers: int | None = None, min_size: int = MIN_SIZE,
                segment: int = SEGMENT, fds=None, schema=None, file_index: int = 0,
                progress=None, **options):
@@ -261,36 +320,53 @@ def write_file(path, out: Output, *, workers: int | None = None, min_size: int =
     ``skip_errors``: its account of the file is one process's; an output that is no file
     descriptor's, such as a caller's stream in memory): the caller decodes it alone.
     ``out`` is flushed first. ``schema``: the history at the file's start (``file_index``:
-    the file's place), left at its end (see the module).
+    the file's place), left at its end (see the module); the change records' formats are
+    also given, by position, the history's version and key of each table map's table.
     ``progress``: a :class:`~.progress.Progress` told what the workers have written."""
-    workers = worker_count() if workers is None else workers
-    if not FORMATS[options.get("fmt", DEFAULT)].parallel:
-        return None  # (change records: one process follows the transactions and tables)
-    if workers < 2 or not hasattr(os, "fork") or options.get("skip_errors"):
+    if options.get("skip_errors"):
         return None  # (with skip_errors, one account of the whole file: one process)
-    try:
-        size = os.path.getsize(path)
-    except OSError:
-        return None
-    if size < min_size:
+    shared = shareable(path, workers, min_size)
+    if shared is None:
         return None
     if fds is None:
         fds = _fds_of(out)
         if fds is None:
             return None
+    changes = FORMATS[options.get("fmt", DEFAULT)].changes
     prepass = None
     if schema is not None:   # (the workers decode with what the history did, not with it)
-        resolved, prepass = _resolutions(path, schema, file_index)
+        resolved, prepass = resolutions(path, schema, file_index, facts=changes)
         options = dict(options, resolved=resolved)
+    out.flush()
+    # (change records: segments of whole transactions; rows implied, statements counted)
+    status, totals = share(path, decode_segment, options, fds, shared, segment=segment,
+                           transactions=changes, counted=options.get("rows") or changes,
+                           progress=progress)
+    if totals is not None and status != STOPPED:
+        for line in rows_summary(path, totals, prepass):
+            _write_all(fds[1], (line + "\n").encode())
+    return status
+
+
+def share(path, job, options, fds, shared, *, segment: int = SEGMENT,
+          transactions: bool = False, counted: bool = False, progress=None):
+    """``path`` done by worker processes, segment by segment (:func:`plan`, ``shared``: the
+    workers and the file's size, :func:`shareable`'s), each with ``job(path, held, start,
+    stop, ctx, options)`` (its output kept in ``held``, a :class:`_Held`, until its turn:
+    its status), the segments' outputs written to the file descriptors ``fds`` (stdout's,
+    stderr's) in file order. Returns (the worst status, the statement-based changes the
+    segments counted when ``counted``, else None). ``transactions``: segments of whole
+    transactions (:func:`plan`). ``progress``: a :class:`~.progress.Progress` told what the
+    workers have written."""
+    workers, size = shared
     # a few segments per worker: the turn goes round while each decodes its next one
     target = max(min(segment, size // (3 * workers)), 1)
-    out.flush()
     sys.stdout.flush()
     sys.stderr.flush()
     turns = [os.pipe() for _ in range(workers)]
     # the workers' counts of statement-based changes (one short line each), said once at the
     # end as the sequential loop says them
-    counts = os.pipe() if options.get("rows") else None
+    counts = os.pipe() if counted else None
     done = os.pipe() if progress is not None else None
     pids = []
     for i in range(workers):
@@ -304,9 +380,9 @@ def write_file(path, out: Output, *, workers: int | None = None, min_size: int =
                 statements = None if counts is None else {}
                 if done is not None:
                     os.close(done[0])
-                code = _worker(path, options, target, i, workers, turns[i][0], after,
+                code = _worker(path, job, options, target, i, workers, turns[i][0], after,
                                {1: fds[0], 2: fds[1]}, statements,
-                               None if done is None else done[1])
+                               None if done is None else done[1], transactions)
                 if counts is not None:
                     os.close(counts[0])
                     # (verb=count pairs: the verbs are words; no json import for them)
@@ -335,14 +411,12 @@ def write_file(path, out: Output, *, workers: int | None = None, min_size: int =
         status = worst(status, code if code in (CLEAN, STOPPED, DAMAGED) else STOPPED)
     if done is not None:
         progress.unfollow()
+    totals = None
     if counts is not None:
-        totals: dict = {}
+        totals = {}
         with os.fdopen(counts[0], "rb") as f:
             for line in f.read().splitlines():
                 for pair in line.decode().split():
                     verb, n = pair.split("=")
                     totals[verb] = totals.get(verb, 0) + int(n)
-        if status != STOPPED:
-            for line in rows_summary(path, totals, prepass):
-                _write_all(fds[1], (line + "\n").encode())
-    return status
+    return status, totals
