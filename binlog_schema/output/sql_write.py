@@ -28,6 +28,7 @@ from ..format.facts.codes import QUERY_EVENT
 from .statuses import CLEAN, DAMAGED, STOPPED, USAGE
 from .sql_statements import SqlRefused, SqlTable
 from .sql_text import SESSION_SQL
+from .write import Spool
 
 # exit statuses (as decode's)
 
@@ -74,14 +75,15 @@ def _comment(change, path) -> str:
 
 
 def forward_statements(paths, selection, *, start=None, stop=None, schema=None,
-                       watch=None):
+                       watch=None, file_index: int = 0):
     """The SQL lines of the files' row changes in binlog order (no header). Raises the
     :class:`~binlog_schema.format.errors.RowsError` of rows that cannot be decoded (through their
     TABLE_MAP, or without one: a read that starts inside a transaction) and an error for a
     file cut short: a replay without them would be a wrong one. ``selection.where``: only
     the matching rows (changes/row_match.py; a :class:`~..model.row_match.WhereError` when no
-    table has its columns); ``watch``: a progress line's, over each file's records."""
-    from ..changes.row_change import RowDecoder, is_schema_statement, query_verb
+    table has its columns); ``watch``: a progress line's, over each file's records;
+    ``file_index``: the first file's place in the schema history's files."""
+    from ..changes.row_change import RowDecoder
     from ..format.stream import BinlogReader
     tables = _Tables()
     last = len(paths) - 1
@@ -92,39 +94,46 @@ def forward_statements(paths, selection, *, start=None, stop=None, schema=None,
     for n, path in enumerate(paths):
         reader = BinlogReader(path, decode="lazy", start=start if n == 0 else None,
                               stop=stop if n == last else None)
-        decoder = RowDecoder(str(path), schema=schema, file_index=n)
-        pending: list = []
-
-        def watched(records, path=path, pending=pending):
-            for rec in records:
-                if rec.kind == QUERY_EVENT and rec.error is None:
-                    verb = query_verb(rec, False)
-                    if verb is None:
-                        verb = query_verb(rec)
-                    if is_schema_statement(verb):
-                        body = rec.value["body"]
-                        if selection.database(body.get("database") or None):
-                            pending.append(
-                                f"-- {_name(path)}:{rec.offset}: schema change, not replayed:"
-                                f" {' '.join(str(body.get('query')).split())[:200]}")
-                yield rec
-
-        try:
-            records = watched(reader if watch is None else watch(reader))
-            if matcher is not None:
-                records = matcher.events(records)
-            yield from _forward_file(path, records, decoder, selection, tables, pending)
-            if reader.tail is not None:
-                raise TruncatedError(
-                    f"truncated last event at {reader.tail.offset}: the file is cut, its "
-                    "last transaction cannot be trusted", offset=reader.tail.offset,
-                    path="event")
-        except BinlogError as e:
-            if getattr(e, "file", None) is None:
-                e.file = str(path)
-            raise
+        decoder = RowDecoder(str(path), schema=schema, file_index=file_index + n)
+        yield from _file_statements(path, reader, decoder, selection, tables, matcher, watch)
     if matcher is not None:
         matcher.check_used()
+
+
+def _file_statements(path, reader, decoder, selection, tables, matcher=None, watch=None):
+    """The SQL lines of one file's records (``reader``'s: the file, or a segment of it),
+    through ``decoder``; a schema change in a comment."""
+    from ..changes.row_change import is_schema_statement, query_verb
+    pending: list = []
+
+    def watched(records):
+        for rec in records:
+            if rec.kind == QUERY_EVENT and rec.error is None:
+                verb = query_verb(rec, False)
+                if verb is None:
+                    verb = query_verb(rec)
+                if is_schema_statement(verb):
+                    body = rec.value["body"]
+                    if selection.database(body.get("database") or None):
+                        pending.append(
+                            f"-- {_name(path)}:{rec.offset}: schema change, not replayed:"
+                            f" {' '.join(str(body.get('query')).split())[:200]}")
+            yield rec
+
+    try:
+        records = watched(reader if watch is None else watch(reader))
+        if matcher is not None:
+            records = matcher.events(records)
+        yield from _forward_file(path, records, decoder, selection, tables, pending)
+        if reader.tail is not None:
+            raise TruncatedError(
+                f"truncated last event at {reader.tail.offset}: the file is cut, its "
+                "last transaction cannot be trusted", offset=reader.tail.offset,
+                path="event")
+    except BinlogError as e:
+        if getattr(e, "file", None) is None:
+            e.file = str(path)
+        raise
 
 
 def _forward_file(path, records, decoder, selection, tables, pending):
@@ -232,6 +241,85 @@ def _inverted(tx, decoder, tables) -> list:
     return lines
 
 
+# ------------------------------------------------------------------------ worker processes
+
+
+def forward_segment(path, held, start, stop, ctx, options) -> int:
+    """One segment of a large file's forward SQL (a job of :func:`.parallel.share`): its
+    lines and, when it cannot be written whole, the line :func:`write_sql` says (kept in
+    ``held``, a segment's output); its status. ``options``: ``selection``, ``file_index``
+    and, with a schema history, ``resolved`` (:func:`.parallel.resolutions`)."""
+    from ..changes.row_change import RowDecoder
+    from ..format.stream import BinlogReader
+    from .write import Output
+    out = Output(held.stdout)
+    reader = BinlogReader(path, decode="lazy", stop=stop,
+                          resume=None if start is None else (start, ctx))
+    decoder = RowDecoder(str(path), file_index=options["file_index"],
+                         resolved=options.get("resolved"))
+    try:
+        for line in _file_statements(path, reader, decoder, options["selection"], _Tables()):
+            out.add(line)
+    except (SqlRefused, BinlogError, OSError) as e:
+        held.stderr.write(refusal(e)[0] + "\n")
+        return STOPPED
+    out.flush()
+    return CLEAN
+
+
+def _forward_shared(paths, spool, selection, schema, err, progress, workers, min_size,
+                    segment):
+    """The forward script (header included) into ``spool`` (an :class:`~.write.Output` over
+    a file), each large file by worker processes (:func:`.parallel.share`: segments of whole
+    transactions, written in file order), the others by this process; a refusal said on
+    ``err`` (the first in file order) and raised as :class:`_Stopped`. None when ``err``
+    or the spool is no file descriptor's: the caller writes the script alone."""
+    from . import parallel
+    try:
+        fds = spool.stream.fileno(), err.fileno()
+    except (AttributeError, OSError, ValueError):   # (io.UnsupportedOperation is both)
+        return None
+    for line in header():
+        spool.add(line)
+    for n, path in enumerate(paths):
+        shared = parallel.shareable(path, workers, min_size)
+        if shared is None:
+            for line in forward_statements([path], selection, schema=schema, file_index=n,
+                                           watch=None if progress is None else progress.watch):
+                spool.add(line)
+            continue
+        options = dict(selection=selection, file_index=n)
+        if schema is not None:   # (the workers decode with what the history did to the maps)
+            options["resolved"] = parallel.resolutions(path, schema, n)[0]
+        spool.flush()
+        err.flush()
+        status, _ = parallel.share(path, forward_segment, options, fds, shared,
+                                   segment=segment, transactions=True, progress=progress)
+        spool.stream.seek(0, 2)   # (the workers wrote past where this process was)
+        if status == STOPPED:
+            raise _Stopped
+    return CLEAN
+
+
+class _Stopped(Exception):
+    """A worker refused (said): the script is left out."""
+
+
+def refusal(e) -> tuple:
+    """(the stderr line, the exit status) of what stops a script: a change that cannot be
+    written, a ``--where`` no table can answer, damage, a file that cannot be read."""
+    from ..changes.row_match import WhereError
+    from .write import os_problem
+    if isinstance(e, SqlRefused):
+        return f"refused: {e}", STOPPED
+    if isinstance(e, WhereError):
+        return str(e), USAGE
+    if isinstance(e, BinlogError):
+        file = getattr(e, "file", None)
+        return (f"{file}: {e}" if file else str(e)), STOPPED
+    return f"{getattr(e, 'filename', '') or ''}: {os_problem(e)}", STOPPED
+
+
 # ------------------------------------------------------------------------ the command
 
 
@@ -275,7 +363,8 @@ def sql_statements(paths, *, flashback: bool = False, selection=None, start=None
 
 
 def write_sql(paths, out, selection, *, start=None, stop=None, schema=None,
-              flashback: bool = False, err=None, progress=None) -> int:
+              flashback: bool = False, err=None, progress=None, workers: int | None = None,
+              min_size: int | None = None, segment: int | None = None) -> int:
     """Write :func:`sql_statements` to ``out`` (an :class:`~.write.Output`); problems on
     ``err`` (stderr). The script is whole or absent: it is written to a temporary file
     (:class:`~.write.Spool`) and copied to ``out`` only once every statement was made, so a
@@ -284,10 +373,14 @@ def write_sql(paths, out, selection, *, start=None, stop=None, schema=None,
     cannot be decoded among them), said with the file, offset and reason: nothing is written;
     3 (flashback) a schema change ended the range early (said); 2 a ``--where`` whose
     columns no table has (nothing is written). ``progress``: a progress line over the
-    reading (the forward pass; with flashback, the first pass)."""
+    reading (the forward pass; with flashback, the first pass).
+
+    Forward, whole files (no positions, no ``--where``), a large file is written by worker
+    processes (:mod:`.parallel`; ``workers``, ``min_size`` and ``segment`` its settings,
+    its defaults when None), the script byte for byte one process's, a refusal the one
+    process's first."""
     import sys
     from ..changes.row_match import WhereError
-    from .write import Spool, os_problem
     err = err or sys.stderr
     stopped = []
 
@@ -297,26 +390,30 @@ def write_sql(paths, out, selection, *, start=None, stop=None, schema=None,
         if not text.startswith("note:"):
             stopped.append(text)
 
+    shared = not flashback and start is None and stop is None and selection.where is None
     try:
         with Spool(out) as spool:
-            for line in sql_statements(paths, flashback=flashback, selection=selection,
-                                       start=start, stop=stop, schema=schema, note=say,
-                                       watch=None if progress is None else progress.watch):
-                spool.add(line)
-    except SqlRefused as e:
-        say(f"refused: {e}")
+            done = None
+            if shared:
+                from . import parallel
+                done = _forward_shared(
+                    paths, spool, selection, schema, err, progress, workers,
+                    parallel.MIN_SIZE if min_size is None else min_size,
+                    parallel.SEGMENT if segment is None else segment)
+            if done is None:
+                for line in sql_statements(paths, flashback=flashback, selection=selection,
+                                           start=start, stop=stop, schema=schema, note=say,
+                                           watch=None if progress is None else
+                                           progress.watch):
+                    spool.add(line)
+    except _Stopped:   # (said by the worker)
         return STOPPED
-    except WhereError as e:
-        say(str(e))
-        return USAGE
-    except BinlogError as e:
-        file = getattr(e, "file", None)
-        say(f"{file}: {e}" if file else str(e))
-        return STOPPED
-    except OSError as e:
-        say(f"{getattr(e, 'filename', '') or ''}: {os_problem(e)}")
-        return STOPPED
+    except (SqlRefused, WhereError, BinlogError, OSError) as e:
+        text, status = refusal(e)
+        say(text)
+        return status
     return DAMAGED if stopped else CLEAN
 
 
-__all__ = ["flashback_statements", "forward_statements", "sql_statements", "write_sql"]
+__all__ = ["flashback_statements", "forward_segment", "forward_statements", "refusal",
+           "sql_statements", "write_sql"]

@@ -1,0 +1,75 @@
+"""``sql`` (forward) and ``decode --format maxwell`` by worker processes over the corpus: the
+script (or the records), stderr and status are one process's, on every file cut into small
+segments, with the default schema history, on damaged files, and through the command."""
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from binlog_schema.changes.selection import Selection
+from binlog_schema.output import parallel
+from binlog_schema.output.sql_write import write_sql
+from binlog_schema.output.write import Output
+
+from .test_parallel import _damaged, _largest
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the workers fork")
+
+
+def _sql(paths, tmp_path, **options):
+    from binlog_schema.changes.schema.building import history_for
+    outp, errp = tmp_path / "out.sql", tmp_path / "err"
+    with open(outp, "wb") as fo, open(errp, "w") as fe:
+        status = write_sql([str(p) for p in paths], Output(fo), Selection(), err=fe,
+                           schema=history_for([str(p) for p in paths]), **options)
+    return status, outp.read_bytes(), errp.read_bytes()
+
+
+def _both(paths, tmp_path, segment=20_000):
+    return (_sql(paths, tmp_path, workers=1),
+            _sql(paths, tmp_path, workers=3, min_size=0, segment=segment))
+
+
+def test_the_script_is_one_process_s(corpus, tmp_path):
+    cut = refused = written = 0
+    for path in corpus:
+        want, got = _both([path], tmp_path)
+        assert got == want, path
+        cut += len(list(parallel.plan(str(path), 20_000, transactions=True))) > 1
+        refused += want[0] == 1
+        written += want[0] == 0 and want[1].count(b"COMMIT;") > 3
+    assert cut >= 5 and refused >= 5 and written >= 2
+
+
+def test_several_files_one_history(corpus, tmp_path):
+    """Files in a row, each large one shared: the history carried from file to file."""
+    paths = [p for p in corpus if p.parent.name == "folder"][:3] or _largest(corpus, 2)
+    want, got = _both(paths, tmp_path)
+    assert got == want
+
+
+@pytest.mark.parametrize("how", ["crc", "size", "tail"])
+def test_damaged_files_say_what_one_process_says(corpus, tmp_path, how):
+    path = _damaged(corpus, tmp_path, how)
+    want, got = _both([path], tmp_path, segment=30_000)
+    assert want[0] == 1 and want[1] == b"" and want[2].count(b"\n") == 1
+    assert got == want
+
+
+@pytest.mark.parametrize("command", [["sql"], ["decode", "--format", "maxwell"]])
+def test_the_command_uses_workers_with_the_same_output(corpus, tmp_path, command):
+    path = _largest(corpus, 1)[0]
+    big = tmp_path / path.name
+    shutil.copy(path, big)
+    assert os.path.getsize(big) >= parallel.MIN_SIZE
+    runs = {}
+    for n in ("1", "3"):
+        env = dict(os.environ, BINLOG_SCHEMA_WORKERS=n)
+        runs[n] = subprocess.run([sys.executable, "-m", "binlog_schema", *command, str(big)],
+                                 capture_output=True, env=env, timeout=300)
+    assert runs["1"].returncode == runs["3"].returncode
+    assert runs["1"].stdout == runs["3"].stdout and runs["1"].stdout
+    assert runs["1"].stderr == runs["3"].stderr
