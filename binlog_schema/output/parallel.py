@@ -212,9 +212,10 @@ def _lines(fd):
         yield from lines
 
 
-def decode_segment(path, held, start, stop, ctx, options) -> int:
-    """One segment of ``decode`` (:func:`.write.write_events` from ``start`` to ``stop``, its
-    output kept in ``held``): its status."""
+def decode_segment(path, held, segment, options) -> int:
+    """One segment of ``decode`` (:func:`.write.write_events` from its ``start`` to its
+    ``stop``, :func:`plan`'s, its output kept in ``held``): its status."""
+    start, stop, ctx = segment
     out = Output(held.stdout)
     status = write_events(path, out, err=held.stderr, stop=stop,
                           resume=None if start is None else (start, ctx), **options)
@@ -222,10 +223,10 @@ def decode_segment(path, held, start, stop, ctx, options) -> int:
     return status
 
 
-def _worker(path, job, options, target, index, count, turn, after, fds, statements=None,
-            done=None, transactions=False) -> int:
-    """Do segments ``index``, ``index + count``... of the file's plan (each worker scans
-    it) with ``job`` (``job(path, held, start, stop, ctx, options)``, the output kept in
+def _worker(path, job, options, segments, index, count, turn, after, fds, statements=None,
+            done=None) -> int:
+    """Do segments ``index``, ``index + count``... of ``segments()`` (the file's plan: each
+    worker scans it) with ``job`` (``job(path, held, segment, options)``, the output kept in
     ``held``: its status), each written when ``turn`` gives the go, which then goes to
     ``after``. The status of its segments (the worst): 1 when a segment stopped at an error
     (the workers after write nothing more), 3 when something was reported and reading went
@@ -235,11 +236,11 @@ def _worker(path, job, options, target, index, count, turn, after, fds, statemen
     if statements is not None:
         options = dict(options, statements=statements)
     worst_status = CLEAN
-    for k, (start, stop, ctx) in enumerate(plan(path, target, transactions)):
+    for k, segment in enumerate(segments()):
         if k % count != index:
             continue
         held = _Held()
-        status = job(path, held, start, stop, ctx, options)
+        status = job(path, held, segment, options)
         if os.read(turn, 1) != _GO:  # (a stop, or the worker before is gone)
             _pass(after, _STOP)
             return 0
@@ -253,6 +254,7 @@ def _worker(path, job, options, target, index, count, turn, after, fds, statemen
             return STOPPED
         worst_status = worst(worst_status, status)
         if done is not None:
+            start, stop, _ = segment
             try:
                 os.write(done, f"{(stop or os.path.getsize(path)) - (start or 0)}\n".encode())
             except OSError:
@@ -349,18 +351,26 @@ def write_file(path, out: Output, *, workers: int | None = None, min_size: int =
 
 
 def share(path, job, options, fds, shared, *, segment: int = SEGMENT,
-          transactions: bool = False, counted: bool = False, progress=None):
-    """``path`` done by worker processes, segment by segment (:func:`plan`, ``shared``: the
-    workers and the file's size, :func:`shareable`'s), each with ``job(path, held, start,
-    stop, ctx, options)`` (its output kept in ``held``, a :class:`_Held`, until its turn:
-    its status), the segments' outputs written to the file descriptors ``fds`` (stdout's,
-    stderr's) in file order. Returns (the worst status, the statement-based changes the
-    segments counted when ``counted``, else None). ``transactions``: segments of whole
-    transactions (:func:`plan`). ``progress``: a :class:`~.progress.Progress` told what the
-    workers have written."""
+          transactions: bool = False, counted: bool = False, progress=None, segments=None):
+    """``path`` done by worker processes, segment by segment (:func:`plan`'s; ``shared``:
+    the workers and the file's size, :func:`shareable`'s), each with ``job(path, held,
+    segment, options)`` (its output kept in ``held``, a :class:`_Held`, until its turn: its
+    status), the segments' outputs written to the file descriptors ``fds`` (stdout's,
+    stderr's) in the segments' order. Returns (the worst status, the statement-based changes
+    the segments counted when ``counted``, else None). ``transactions``: segments of whole
+    transactions (:func:`plan`). ``segments``: other segments than the plan's, a list (made
+    before the workers fork; ``progress`` is then not followed). ``progress``: a
+    :class:`~.progress.Progress` told what the workers have written."""
     workers, size = shared
+    listed = segments
     # a few segments per worker: the turn goes round while each decodes its next one
     target = max(min(segment, size // (3 * workers)), 1)
+
+    def segments():   # (the plan: each worker scans the file)
+        return plan(path, target, transactions) if listed is None else listed
+
+    if listed is not None:
+        progress = None
     sys.stdout.flush()
     sys.stderr.flush()
     turns = [os.pipe() for _ in range(workers)]
@@ -380,9 +390,9 @@ def share(path, job, options, fds, shared, *, segment: int = SEGMENT,
                 statements = None if counts is None else {}
                 if done is not None:
                     os.close(done[0])
-                code = _worker(path, job, options, target, i, workers, turns[i][0], after,
+                code = _worker(path, job, options, segments, i, workers, turns[i][0], after,
                                {1: fds[0], 2: fds[1]}, statements,
-                               None if done is None else done[1], transactions)
+                               None if done is None else done[1])
                 if counts is not None:
                     os.close(counts[0])
                     # (verb=count pairs: the verbs are words; no json import for them)

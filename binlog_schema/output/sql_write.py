@@ -1,6 +1,6 @@
-"""``binlog-schema sql``: the row changes of binlog files as SQL, forward (replay) or inverted
-(flashback), as a library function (:func:`write_sql`) and a Python iterator
-(:func:`sql_statements`).
+"""The row changes of binlog files as SQL lines, forward (replay) or inverted (flashback): the
+Python iterator :func:`sql_statements` (``binlog-schema sql`` writes them:
+:func:`.sql_script.write_sql`).
 
 Output: the session settings the literals need (:data:`.sql_text.SESSION_SQL`), then one
 block per transaction::
@@ -25,10 +25,8 @@ import datetime as _dt
 
 from ..format.errors import BinlogError, TruncatedError
 from ..format.facts.codes import QUERY_EVENT
-from .statuses import CLEAN, DAMAGED, STOPPED, USAGE
 from .sql_statements import SqlRefused, SqlTable
 from .sql_text import SESSION_SQL
-from .write import Spool
 
 # exit statuses (as decode's)
 
@@ -95,16 +93,18 @@ def forward_statements(paths, selection, *, start=None, stop=None, schema=None,
         reader = BinlogReader(path, decode="lazy", start=start if n == 0 else None,
                               stop=stop if n == last else None)
         decoder = RowDecoder(str(path), schema=schema, file_index=file_index + n)
-        yield from _file_statements(path, reader, decoder, selection, tables, matcher, watch)
+        yield from file_statements(path, reader, decoder, selection, tables, matcher, watch)
     if matcher is not None:
         matcher.check_used()
 
 
-def _file_statements(path, reader, decoder, selection, tables, matcher=None, watch=None):
+def file_statements(path, reader, decoder, selection, tables=None, matcher=None, watch=None):
     """The SQL lines of one file's records (``reader``'s: the file, or a segment of it),
-    through ``decoder``; a schema change in a comment."""
+    through ``decoder``; a schema change in a comment. ``tables``: the statements' writers
+    per table map, kept from file to file."""
     from ..changes.row_change import is_schema_statement, query_verb
     pending: list = []
+    tables = _Tables() if tables is None else tables
 
     def watched(records):
         for rec in records:
@@ -191,15 +191,16 @@ def _op(kind) -> str:
 # ------------------------------------------------------------------------ backward
 
 
-def flashback_statements(index, *, schema=None, matcher=None):
+def flashback_statements(index, *, schema=None, matcher=None, transactions=None):
     """The SQL lines that undo the indexed transactions (:func:`..changes.backwards.index_files`),
     last first (no header). ``matcher``: a :class:`~..model.row_match.RowMatcher`: only the
-    matching rows are undone."""
+    matching rows are undone. ``transactions``: some of them, last first (a worker's part),
+    instead of all."""
     from ..changes.backwards import transactions_backwards
     from ..changes.row_change import RowDecoder
     tables = _Tables()
     decoder = RowDecoder(None, schema=schema)
-    for tx in transactions_backwards(index):
+    for tx in transactions_backwards(index) if transactions is None else transactions:
         if matcher is not None:
             tx = matcher.transaction(tx)
             if tx is None:
@@ -239,85 +240,6 @@ def _inverted(tx, decoder, tables) -> list:
                 lines.append(_comment(ch, tx.path))
                 lines.append(f"{text};" if text is not None else "-- (no column changes)")
     return lines
-
-
-# ------------------------------------------------------------------------ worker processes
-
-
-def forward_segment(path, held, start, stop, ctx, options) -> int:
-    """One segment of a large file's forward SQL (a job of :func:`.parallel.share`): its
-    lines and, when it cannot be written whole, the line :func:`write_sql` says (kept in
-    ``held``, a segment's output); its status. ``options``: ``selection``, ``file_index``
-    and, with a schema history, ``resolved`` (:func:`.parallel.resolutions`)."""
-    from ..changes.row_change import RowDecoder
-    from ..format.stream import BinlogReader
-    from .write import Output
-    out = Output(held.stdout)
-    reader = BinlogReader(path, decode="lazy", stop=stop,
-                          resume=None if start is None else (start, ctx))
-    decoder = RowDecoder(str(path), file_index=options["file_index"],
-                         resolved=options.get("resolved"))
-    try:
-        for line in _file_statements(path, reader, decoder, options["selection"], _Tables()):
-            out.add(line)
-    except (SqlRefused, BinlogError, OSError) as e:
-        held.stderr.write(refusal(e)[0] + "\n")
-        return STOPPED
-    out.flush()
-    return CLEAN
-
-
-def _forward_shared(paths, spool, selection, schema, err, progress, workers, min_size,
-                    segment):
-    """The forward script (header included) into ``spool`` (an :class:`~.write.Output` over
-    a file), each large file by worker processes (:func:`.parallel.share`: segments of whole
-    transactions, written in file order), the others by this process; a refusal said on
-    ``err`` (the first in file order) and raised as :class:`_Stopped`. None when ``err``
-    or the spool is no file descriptor's: the caller writes the script alone."""
-    from . import parallel
-    try:
-        fds = spool.stream.fileno(), err.fileno()
-    except (AttributeError, OSError, ValueError):   # (io.UnsupportedOperation is both)
-        return None
-    for line in header():
-        spool.add(line)
-    for n, path in enumerate(paths):
-        shared = parallel.shareable(path, workers, min_size)
-        if shared is None:
-            for line in forward_statements([path], selection, schema=schema, file_index=n,
-                                           watch=None if progress is None else progress.watch):
-                spool.add(line)
-            continue
-        options = dict(selection=selection, file_index=n)
-        if schema is not None:   # (the workers decode with what the history did to the maps)
-            options["resolved"] = parallel.resolutions(path, schema, n)[0]
-        spool.flush()
-        err.flush()
-        status, _ = parallel.share(path, forward_segment, options, fds, shared,
-                                   segment=segment, transactions=True, progress=progress)
-        spool.stream.seek(0, 2)   # (the workers wrote past where this process was)
-        if status == STOPPED:
-            raise _Stopped
-    return CLEAN
-
-
-class _Stopped(Exception):
-    """A worker refused (said): the script is left out."""
-
-
-def refusal(e) -> tuple:
-    """(the stderr line, the exit status) of what stops a script: a change that cannot be
-    written, a ``--where`` no table can answer, damage, a file that cannot be read."""
-    from ..changes.row_match import WhereError
-    from .write import os_problem
-    if isinstance(e, SqlRefused):
-        return f"refused: {e}", STOPPED
-    if isinstance(e, WhereError):
-        return str(e), USAGE
-    if isinstance(e, BinlogError):
-        file = getattr(e, "file", None)
-        return (f"{file}: {e}" if file else str(e)), STOPPED
-    return f"{getattr(e, 'filename', '') or ''}: {os_problem(e)}", STOPPED
 
 
 # ------------------------------------------------------------------------ the command
@@ -362,58 +284,5 @@ def sql_statements(paths, *, flashback: bool = False, selection=None, start=None
     yield from lines
 
 
-def write_sql(paths, out, selection, *, start=None, stop=None, schema=None,
-              flashback: bool = False, err=None, progress=None, workers: int | None = None,
-              min_size: int | None = None, segment: int | None = None) -> int:
-    """Write :func:`sql_statements` to ``out`` (an :class:`~.write.Output`); problems on
-    ``err`` (stderr). The script is whole or absent: it is written to a temporary file
-    (:class:`~.write.Spool`) and copied to ``out`` only once every statement was made, so a
-    script piped into a server is never applied in part. Returns the exit status: 0; 1 a file could
-    not be read or is cut short, or a change could not be written or inverted (rows that
-    cannot be decoded among them), said with the file, offset and reason: nothing is written;
-    3 (flashback) a schema change ended the range early (said); 2 a ``--where`` whose
-    columns no table has (nothing is written). ``progress``: a progress line over the
-    reading (the forward pass; with flashback, the first pass).
-
-    Forward, whole files (no positions, no ``--where``), a large file is written by worker
-    processes (:mod:`.parallel`; ``workers``, ``min_size`` and ``segment`` its settings,
-    its defaults when None), the script byte for byte one process's, a refusal the one
-    process's first."""
-    import sys
-    from ..changes.row_match import WhereError
-    err = err or sys.stderr
-    stopped = []
-
-    def say(text):
-        err.write(text + "\n")
-        err.flush()
-        if not text.startswith("note:"):
-            stopped.append(text)
-
-    shared = not flashback and start is None and stop is None and selection.where is None
-    try:
-        with Spool(out) as spool:
-            done = None
-            if shared:
-                from . import parallel
-                done = _forward_shared(
-                    paths, spool, selection, schema, err, progress, workers,
-                    parallel.MIN_SIZE if min_size is None else min_size,
-                    parallel.SEGMENT if segment is None else segment)
-            if done is None:
-                for line in sql_statements(paths, flashback=flashback, selection=selection,
-                                           start=start, stop=stop, schema=schema, note=say,
-                                           watch=None if progress is None else
-                                           progress.watch):
-                    spool.add(line)
-    except _Stopped:   # (said by the worker)
-        return STOPPED
-    except (SqlRefused, WhereError, BinlogError, OSError) as e:
-        text, status = refusal(e)
-        say(text)
-        return status
-    return DAMAGED if stopped else CLEAN
-
-
-__all__ = ["flashback_statements", "forward_segment", "forward_statements", "refusal",
-           "sql_statements", "write_sql"]
+__all__ = ["file_statements", "flashback_statements", "forward_statements", "header",
+           "sql_statements"]

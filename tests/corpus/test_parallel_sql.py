@@ -1,6 +1,7 @@
-"""``sql`` (forward) and ``decode --format maxwell`` by worker processes over the corpus: the
-script (or the records), stderr and status are one process's, on every file cut into small
-segments, with the default schema history, on damaged files, and through the command."""
+"""``sql``, ``sql --flashback`` and ``decode --format maxwell`` by worker processes over the
+corpus: the script (or the records), stderr and status are one process's, on every file cut
+into small segments, with the default schema history, on damaged files, and through the
+command."""
 
 import os
 import shutil
@@ -11,7 +12,7 @@ import pytest
 
 from binlog_schema.changes.selection import Selection
 from binlog_schema.output import parallel
-from binlog_schema.output.sql_write import write_sql
+from binlog_schema.output.sql_script import write_sql
 from binlog_schema.output.write import Output
 
 from .test_parallel import _damaged, _largest
@@ -28,9 +29,25 @@ def _sql(paths, tmp_path, **options):
     return status, outp.read_bytes(), errp.read_bytes()
 
 
-def _both(paths, tmp_path, segment=20_000):
-    return (_sql(paths, tmp_path, workers=1),
-            _sql(paths, tmp_path, workers=3, min_size=0, segment=segment))
+def _both(paths, tmp_path, segment=20_000, flashback=False):
+    return (_sql(paths, tmp_path, workers=1, flashback=flashback),
+            _sql(paths, tmp_path, workers=3, min_size=0, segment=segment,
+                 flashback=flashback))
+
+
+def test_the_flashback_script_is_one_process_s(corpus, tmp_path):
+    from binlog_schema.changes.backwards import index_files
+    from binlog_schema.output.sql_script import flashback_parts
+    from binlog_schema.format.errors import BinlogError
+    cut = 0
+    for path in corpus:
+        want, got = _both([path], tmp_path, segment=2_000, flashback=True)
+        assert got == want, path
+        try:   # (the files indexed, whose inversion the workers share)
+            cut += len(flashback_parts(index_files([str(path)], Selection()), 2_000)) > 1
+        except BinlogError:
+            pass
+    assert cut >= 3
 
 
 def test_the_script_is_one_process_s(corpus, tmp_path):
@@ -59,7 +76,8 @@ def test_damaged_files_say_what_one_process_says(corpus, tmp_path, how):
     assert got == want
 
 
-@pytest.mark.parametrize("command", [["sql"], ["decode", "--format", "maxwell"]])
+@pytest.mark.parametrize("command", [["sql"], ["sql", "--flashback"],
+                                     ["decode", "--format", "maxwell"]])
 def test_the_command_uses_workers_with_the_same_output(corpus, tmp_path, command):
     path = _largest(corpus, 1)[0]
     big = tmp_path / path.name

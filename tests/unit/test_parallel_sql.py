@@ -1,6 +1,7 @@
-"""``sql`` (forward) written by worker processes: the script is one process's, byte for byte,
-and a refusal in any segment leaves it out, with the stderr line one process says: the FIRST
-refusal in file order, whichever worker meets one first. Inputs from the synthetic generator:
+"""``sql`` and ``sql --flashback`` written by worker processes: the script is one process's,
+byte for byte, and a refusal in any segment leaves it out, with the stderr line one process
+says: the FIRST refusal in the order one process writes (file order forward, last first for
+a flashback), whichever worker meets one first. Inputs from the synthetic generator:
 good transactions around a table whose map names no columns (a change ``sql`` refuses to
 write) and one whose rows cannot be decoded (tests/undecodable.py's patch)."""
 
@@ -14,7 +15,7 @@ import pytest
 
 from binlog_schema.changes.selection import Selection
 from binlog_schema.output import parallel
-from binlog_schema.output.sql_write import write_sql
+from binlog_schema.output.sql_script import write_sql
 from binlog_schema.output.statuses import CLEAN, STOPPED
 from binlog_schema.output.write import Output
 from binlog_schema.synthetic.spec import load_spec
@@ -76,31 +77,42 @@ def _sql(path, tmp_path, **options):
     return status, outp.read_bytes(), errp.read_bytes()
 
 
-def _both(path, tmp_path):
-    return (_sql(path, tmp_path, workers=1),
-            _sql(path, tmp_path, workers=3, min_size=0, segment=1_500))
+def _both(path, tmp_path, flashback=False):
+    return (_sql(path, tmp_path, workers=1, flashback=flashback),
+            _sql(path, tmp_path, workers=3, min_size=0, segment=1_500, flashback=flashback))
 
 
-def test_a_clean_file_is_one_process_s_script(tmp_path):
+@pytest.mark.parametrize("flashback", [False, True])
+def test_a_clean_file_is_one_process_s_script(tmp_path, flashback):
     path = _write(tmp_path / "good.000001", ())
     assert len(list(parallel.plan(path, 1_500, transactions=True))) > 10
-    want, got = _both(path, tmp_path)
+    want, got = _both(path, tmp_path, flashback)
     assert want[0] == CLEAN and want[1].count(b"COMMIT;") == 60
     assert got == want
 
 
+def _parts(path):
+    from binlog_schema.changes.backwards import index_files
+    from binlog_schema.output.sql_script import flashback_parts
+    return flashback_parts(index_files([path], Selection()), 1_500)
+
+
+@pytest.mark.parametrize("flashback", [False, True])
 @pytest.mark.parametrize("order", [("nameless", "bad"), ("bad", "nameless"), ("nameless",),
                                    ("bad",)])
-def test_the_first_refusal_in_file_order_is_said_and_nothing_written(tmp_path, order):
+def test_the_first_refusal_is_said_and_nothing_written(tmp_path, order, flashback):
     path = _write(tmp_path / "refused.000001", order)
-    starts = [s or 0 for s, _, _ in parallel.plan(path, 1_500, transactions=True)]
-    want, got = _both(path, tmp_path)
+    want, got = _both(path, tmp_path, flashback)
     assert want[0] == STOPPED and want[1] == b"" and want[2].count(b"\n") == 1
-    first = {"nameless": b"refused: ", "bad": b"LONGLONG needs 8 bytes"}[order[0]]
-    assert first in want[2]
+    first = order[-1] if flashback else order[0]   # (a flashback: last first)
+    assert {"nameless": b"refused: ", "bad": b"LONGLONG needs 8 bytes"}[first] in want[2]
     # (the rows event refused: "... WRITE_ROWS_EVENT at N (row 1)" or "at offset N ")
     at = int(want[2].replace(b"at offset ", b"at ").split(b" at ")[1].split()[0])
-    assert len([s for s in starts if s < at]) > 3   # (a later segment's)
+    if flashback:   # (a part after the first: the parts run last first)
+        assert len(_parts(path)) > 10
+    else:
+        starts = [s or 0 for s, _, _ in parallel.plan(path, 1_500, transactions=True)]
+        assert len([s for s in starts if s < at]) > 3   # (a later segment's)
     assert got == want
 
 
@@ -120,6 +132,20 @@ def test_the_check_sees_segments_out_of_order(tmp_path, monkeypatch):
     path = _write(tmp_path / "refused.000001", ("nameless", "bad"))
     got = _sql(path, tmp_path, workers=3, min_size=0, segment=1_500)
     assert got[0] == STOPPED and b"LONGLONG" in got[2]
+
+
+def test_the_check_sees_flashback_parts_out_of_order(tmp_path, monkeypatch):
+    from binlog_schema.output import sql_script
+    path = _write(tmp_path / "good.000001", ())
+    want = _sql(path, tmp_path, workers=1, flashback=True)
+    plain = sql_script.flashback_parts
+    monkeypatch.setattr(sql_script, "flashback_parts",
+                        lambda index, target: plain(index, target)[::-1])
+    got = _sql(path, tmp_path, workers=3, min_size=0, segment=1_500, flashback=True)
+    assert got[1] != want[1] and sorted(got[1].split(b"\n")) == sorted(want[1].split(b"\n"))
+    path = _write(tmp_path / "refused.000001", ("nameless", "bad"))
+    got = _sql(path, tmp_path, workers=3, min_size=0, segment=1_500, flashback=True)
+    assert got[0] == STOPPED and b"refused: " in got[2]   # (the wrong one: the first)
 
 
 def test_a_stream_in_memory_is_written_by_one_process(tmp_path):
