@@ -43,7 +43,7 @@ MIN_SIZE = 1 << 20  # smaller files are decoded by the calling process alone
 SEGMENT = 4 << 20  # the most bytes of a segment (its output is held until its turn)
 _CONTEXT = CONTEXT_KINDS | {START_ENCRYPTION_EVENT}
 _ENDS = {XID_EVENT, XA_PREPARE_LOG_EVENT}  # (what closes a transaction besides statements)
-_GO, _STOP = b"g", b"s"
+_GO, _STOP = b"g", b"s"  # (the go carries the offset in the output where the turn writes)
 
 
 def worker_count() -> int:
@@ -167,17 +167,29 @@ class _StatementBoundary:
 
 class _Held:
     """A segment's output, held until its turn: what went to stdout (bytes) and to stderr
-    (text), in order. ``stdout`` and ``stderr`` are the streams the sequential loop writes."""
+    (text), in order. ``stdout`` and ``stderr`` are the streams the sequential loop writes.
+    ``place``: a job's ``bytes -> bytes``, its stdout made for where it lands in the
+    output (given the offset there): what depends on the output before it (a binlog's
+    positions) is settled at the turn."""
 
     def __init__(self):
         self.parts: list = []
         self.stdout = _Stream(self.parts, 1)
         self.stderr = _Stream(self.parts, 2)
+        self.place = None
 
-    def replay(self, fds) -> None:
+    def replay(self, fds, at: int = 0) -> int:
+        """Write the output (stdout's at the offset ``at`` of the output); the bytes written
+        to stdout."""
+        wrote = 0
         for which, data in self.parts:
+            if which == 1:
+                if self.place is not None:
+                    data = self.place(data, at + wrote)
+                wrote += len(data)
             _write_all(fds[which], data)
         self.parts.clear()
+        return wrote
 
 
 class _Stream:
@@ -241,11 +253,13 @@ def _worker(path, job, options, segments, index, count, turn, after, fds, statem
             continue
         held = _Held()
         status = job(path, held, segment, options)
-        if os.read(turn, 1) != _GO:  # (a stop, or the worker before is gone)
+        token = os.read(turn, 9)
+        if token[:1] != _GO:  # (a stop, or the worker before is gone)
             _pass(after, _STOP)
             return 0
         try:
-            held.replay(fds)
+            at = int.from_bytes(token[1:], "little")
+            at += held.replay(fds, at)
         except BrokenPipeError:  # (the reader of the output is gone: as the loop does)
             _pass(after, _STOP)
             return 0
@@ -259,13 +273,14 @@ def _worker(path, job, options, segments, index, count, turn, after, fds, statem
                 os.write(done, f"{(stop or os.path.getsize(path)) - (start or 0)}\n".encode())
             except OSError:
                 pass
-        _pass(after, _GO)
+        _pass(after, _GO, at)
     return worst_status
 
 
-def _pass(fd, token) -> None:
+def _pass(fd, token, at: int = 0) -> None:
+    """Pass the turn (``_GO``, with the offset ``at`` in the output), or a stop."""
     try:
-        os.write(fd, token)
+        os.write(fd, token + at.to_bytes(8, "little"))
     except BrokenPipeError:  # (that worker had no more segments and is gone)
         pass
 
@@ -351,7 +366,8 @@ def write_file(path, out: Output, *, workers: int | None = None, min_size: int =
 
 
 def share(path, job, options, fds, shared, *, segment: int = SEGMENT,
-          transactions: bool = False, counted: bool = False, progress=None, segments=None):
+          transactions: bool = False, counted: bool = False, progress=None, segments=None,
+          at: int = 0):
     """``path`` done by worker processes, segment by segment (:func:`plan`'s; ``shared``:
     the workers and the file's size, :func:`shareable`'s), each with ``job(path, held,
     segment, options)`` (its output kept in ``held``, a :class:`_Held`, until its turn: its
@@ -360,7 +376,9 @@ def share(path, job, options, fds, shared, *, segment: int = SEGMENT,
     the segments counted when ``counted``, else None). ``transactions``: segments of whole
     transactions (:func:`plan`). ``segments``: other segments than the plan's, a list (made
     before the workers fork; ``progress`` is then not followed). ``progress``: a
-    :class:`~.progress.Progress` told what the workers have written."""
+    :class:`~.progress.Progress` told what the workers have written. ``at``: the offset in
+    the output where the first segment's output lands (a job's :attr:`_Held.place` is
+    given each segment's)."""
     workers, size = shared
     listed = segments
     # a few segments per worker: the turn goes round while each decodes its next one
@@ -401,12 +419,12 @@ def share(path, job, options, fds, shared, *, segment: int = SEGMENT,
             except BaseException as e:  # noqa: BLE001 - a crash: said, and the turn stopped
                 try:
                     os.write(fds[1], f"{path}: a decoding worker failed: {e!r}\n".encode())
-                    os.write(after, _STOP)
+                    os.write(after, _STOP + bytes(8))
                 except OSError:
                     pass
             os._exit(code)
         pids.append(pid)
-    os.write(turns[0][1], _GO)
+    os.write(turns[0][1], _GO + at.to_bytes(8, "little"))
     for r, w in turns:
         os.close(r)
         os.close(w)

@@ -50,6 +50,28 @@ def test_the_flashback_script_is_one_process_s(corpus, tmp_path):
     assert cut >= 3
 
 
+def test_the_flashback_file_is_one_process_s(corpus, tmp_path):
+    from binlog_schema.changes.schema.building import history_for
+    from binlog_schema.output.flashback_file import write_flashback
+
+    def run(path, **options):
+        target = tmp_path / "undo.bin"
+        if target.exists():
+            target.unlink()
+        with open(tmp_path / "err", "w") as fe:
+            status = write_flashback([str(path)], str(target), Selection(), err=fe,
+                                     schema=history_for([str(path)]), **options)
+        return (status, target.read_bytes() if target.exists() else None,
+                (tmp_path / "err").read_bytes())
+
+    written = 0
+    for path in corpus:
+        want = run(path, workers=1)
+        assert run(path, workers=3, min_size=0, segment=2_000) == want, path
+        written += want[1] is not None and len(want[1]) > 4_000
+    assert written >= 3
+
+
 def test_the_script_is_one_process_s(corpus, tmp_path):
     cut = refused = written = 0
     for path in corpus:
@@ -76,7 +98,7 @@ def test_damaged_files_say_what_one_process_says(corpus, tmp_path, how):
     assert got == want
 
 
-@pytest.mark.parametrize("command", [["sql"], ["sql", "--flashback"],
+@pytest.mark.parametrize("command", [["sql"], ["sql", "--flashback"], ["flashback"],
                                      ["decode", "--format", "maxwell"]])
 def test_the_command_uses_workers_with_the_same_output(corpus, tmp_path, command):
     path = _largest(corpus, 1)[0]
@@ -86,8 +108,13 @@ def test_the_command_uses_workers_with_the_same_output(corpus, tmp_path, command
     runs = {}
     for n in ("1", "3"):
         env = dict(os.environ, BINLOG_SCHEMA_WORKERS=n)
-        runs[n] = subprocess.run([sys.executable, "-m", "binlog_schema", *command, str(big)],
-                                 capture_output=True, env=env, timeout=300)
+        args = ["-o", str(tmp_path / f"undo-{n}.bin")] if command == ["flashback"] else []
+        runs[n] = subprocess.run([sys.executable, "-m", "binlog_schema", *command, *args,
+                                  str(big)], capture_output=True, env=env, timeout=300)
     assert runs["1"].returncode == runs["3"].returncode
+    if command == ["flashback"]:
+        assert (tmp_path / "undo-1.bin").read_bytes() == (tmp_path / "undo-3.bin").read_bytes()
+        assert runs["1"].stderr == runs["3"].stderr.replace(b"undo-3", b"undo-1")
+        return
     assert runs["1"].stdout == runs["3"].stdout and runs["1"].stdout
     assert runs["1"].stderr == runs["3"].stderr

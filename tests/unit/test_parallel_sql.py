@@ -26,12 +26,12 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the workers for
 
 class _Patched(Generator):
     """The generator, with ``shop.nameless``'s TABLE_MAP without column names (the change
-    is refused: no names to write) and ``shop.bad``'s INT declared BIGINT (its rows cannot
-    be decoded)."""
+    is refused: no names to write) and ``shop.bad``'s and ``shop.bad2``'s INT declared BIGINT
+    (their rows cannot be decoded)."""
 
     def map_event(self, tm):
         event = super().map_event(tm)
-        if tm.table not in ("nameless", "bad"):
+        if tm.table not in ("nameless", "bad", "bad2"):
             return event
         event = copy.deepcopy(event)
         body = event["body"]
@@ -62,7 +62,8 @@ def _write(path, order, good=60):
                                            {"name": "note", "type": "VARCHAR(20)"}],
              "primary_key": ["id"]},
             {"name": "nameless", "columns": columns, "primary_key": ["n"]},
-            {"name": "bad", "columns": columns, "primary_key": ["n"]}],
+            {"name": "bad", "columns": columns, "primary_key": ["n"]},
+            {"name": "bad2", "columns": columns, "primary_key": ["n"]}],
         "transactions": txs}
     buf = io.BytesIO()
     _Patched(load_spec(spec)).write(buf)
@@ -154,3 +155,61 @@ def test_a_stream_in_memory_is_written_by_one_process(tmp_path):
     assert write_sql([path], Output(buf), Selection(), err=err, workers=3, min_size=0,
                      segment=1_500) == CLEAN
     assert buf.getvalue().encode() == _sql(path, tmp_path, workers=1)[1]
+
+
+# ------------------------------------------------------------------ flashback (a binlog file)
+
+
+def _flashback(path, tmp_path, **options):
+    from binlog_schema.output.flashback_file import write_flashback
+    target, errp = tmp_path / "undo.bin", tmp_path / "err"
+    if target.exists():
+        target.unlink()
+    with open(errp, "w") as fe:
+        status = write_flashback([path], str(target), Selection(), err=fe, **options)
+    return status, target.read_bytes() if target.exists() else None, errp.read_bytes()
+
+
+def _flashbacks(path, tmp_path):
+    return (_flashback(path, tmp_path, workers=1),
+            _flashback(path, tmp_path, workers=3, min_size=0, segment=1_500))
+
+
+def test_a_flashback_file_is_one_process_s(tmp_path):
+    """Each part is built as if it started the file and placed at its turn: positions and
+    CRC32s as one process writes them; the file reads back, and inverted again gives the
+    rows events of the original."""
+    path = _write(tmp_path / "good.000001", ())
+    assert len(_parts(path)) > 10
+    want, got = _flashbacks(path, tmp_path)
+    assert want[0] == CLEAN and want[1] and b"60 transactions" in want[2]
+    assert got == want
+    from binlog_schema.format.stream import BinlogReader
+    assert all(r.error is None for r in BinlogReader(str(tmp_path / "undo.bin")))
+
+
+@pytest.mark.parametrize("order", [("bad",), ("nameless", "bad"), ("bad", "bad2")])
+def test_a_flashback_refused_in_a_part_leaves_no_file(tmp_path, order):
+    """Refused while inverting (rows that do not decode), in a part after the first: no
+    file, the line one process says: the last refusal in file order (undone first)."""
+    path = _write(tmp_path / "refused.000001", order)
+    want, got = _flashbacks(path, tmp_path)
+    assert want[0] == STOPPED and want[1] is None and want[2].count(b"\n") == 1
+    assert f"table shop.{order[-1]},".encode() in want[2]
+    assert got == want
+
+
+def test_the_check_sees_flashback_file_parts_misplaced(tmp_path, monkeypatch):
+    from binlog_schema.output import flashback_file, sql_script
+    path = _write(tmp_path / "good.000001", ())
+    want = _flashback(path, tmp_path, workers=1)
+    real = flashback_file.placed
+    monkeypatch.setattr(flashback_file, "placed", lambda data, events, at, ctx:
+                        real(data, events, at + 1, ctx))
+    assert _flashbacks(path, tmp_path)[1][1] != want[1]
+    monkeypatch.setattr(flashback_file, "placed", real)
+    plain = sql_script.flashback_parts
+    monkeypatch.setattr(sql_script, "flashback_parts",
+                        lambda index, target: plain(index, target)[::-1])
+    got = _flashback(path, tmp_path, workers=3, min_size=0, segment=1_500)
+    assert got[1] != want[1] and len(got[1]) == len(want[1])
