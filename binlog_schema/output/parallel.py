@@ -9,6 +9,13 @@ segment's start with the file's context). A worker keeps a segment's output unti
 of the segment before it passes it the turn, writes it, and passes the turn on: the output is
 the sequential loop's, byte for byte, and a worker holds one segment's output at most.
 
+The ring (:func:`share`) runs any job over segments: ``decode`` (every format: the change
+records follow transactions, so their segments hold whole ones, :func:`plan`'s
+``transactions``), ``sql`` (:mod:`.sql_script`), and a flashback's parts of transactions, last
+first (the turn's token carries the offset in the output where it writes, so that a part of
+a binlog file can settle its positions then: :mod:`.flashback_file`). A segment that stops (a
+refusal, damage) stops the ring at its turn: what is said is what one process says first.
+
 With a schema history, the calling process first reads the file's QUERY and TABLE_MAP events
 alone (a quick pass: the statements are replayed, each distinct table map resolved once) and
 the workers are given what the history did to each table map (named, given a hi-res precision,

@@ -92,6 +92,21 @@ def test_a_clean_file_is_one_process_s_script(tmp_path, flashback):
     assert got == want
 
 
+@pytest.mark.parametrize("flashback", [False, True])
+def test_several_files(tmp_path, flashback):
+    """Files in a row, each cut (a flashback: the files last first, parts in each)."""
+    paths = [_write(tmp_path / "good.000001", ()), _write(tmp_path / "more.000002", (), 30)]
+    runs = []
+    for options in (dict(workers=1), dict(workers=3, min_size=0, segment=1_500)):
+        outp, errp = tmp_path / "out.sql", tmp_path / "err"
+        with open(outp, "wb") as fo, open(errp, "w") as fe:
+            status = write_sql(paths, Output(fo), Selection(), err=fe, flashback=flashback,
+                               **options)
+        runs.append((status, outp.read_bytes(), errp.read_bytes()))
+    assert runs[0][0] == CLEAN and runs[0][1].count(b"COMMIT;") == 90
+    assert runs[1] == runs[0]
+
+
 def _parts(path):
     from binlog_schema.changes.backwards import index_files
     from binlog_schema.output.sql_script import flashback_parts
@@ -166,7 +181,8 @@ def _flashback(path, tmp_path, **options):
     if target.exists():
         target.unlink()
     with open(errp, "w") as fe:
-        status = write_flashback([path], str(target), Selection(), err=fe, **options)
+        status = write_flashback(path if isinstance(path, list) else [path], str(target),
+                                 Selection(), err=fe, **options)
     return status, target.read_bytes() if target.exists() else None, errp.read_bytes()
 
 
@@ -186,6 +202,13 @@ def test_a_flashback_file_is_one_process_s(tmp_path):
     assert got == want
     from binlog_schema.format.stream import BinlogReader
     assert all(r.error is None for r in BinlogReader(str(tmp_path / "undo.bin")))
+
+
+def test_a_flashback_file_of_several_files(tmp_path):
+    paths = [_write(tmp_path / "good.000001", ()), _write(tmp_path / "more.000002", (), 30)]
+    want, got = _flashbacks(paths, tmp_path)
+    assert want[0] == CLEAN and b"90 transactions" in want[2]
+    assert got == want
 
 
 @pytest.mark.parametrize("order", [("bad",), ("nameless", "bad"), ("bad", "bad2")])
