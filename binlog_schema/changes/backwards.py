@@ -373,37 +373,39 @@ def transactions_backwards(index: Index):
     as :class:`BackTransaction` objects."""
     for fi in reversed(index.files):
         with open(fi.path, "rb", buffering=0) as source:   # (one open a file, not a read)
-            yield from _file_backwards(fi, source)
+            for t in range(fi.transactions - 1, -1, -1):
+                yield back_transaction(fi, t, source)
 
 
-def _file_backwards(fi, source):
-    """One indexed file's transactions, last first, each read from ``source`` (the file, open)."""
+def back_transaction(fi: FileIndex, t: int, source=None) -> BackTransaction:
+    """The transaction ``t`` (its place in the file, from 0) of an indexed file, as a
+    :class:`BackTransaction` (its events read now when it is small), read from ``source``
+    (the file, open: one open for the transactions read one after the other) or its path."""
     offsets, roles, bounds = fi.offsets, fi.roles, fi.bounds
-    for t in range(fi.transactions - 1, -1, -1):
-        first, end = bounds[2 * t], bounds[2 * t + 1]
-        places = range(first, end)
-        entries = [(offsets[i], roles[i]) for i in places if roles[i] in (MAP, ROWS)]
-        heads = [offsets[i] for i in places if roles[i] == BEGIN]
-        ends = [offsets[i] for i in places if roles[i] == END]
-        payloads = [offsets[i] for i in places if roles[i] == PAYLOAD]
-        tx = BackTransaction(fi.path, fi.index, fi.contexts[t], offsets[first], entries,
-                             source=source)
-        if payloads or end - first <= 2 * BATCH:   # small: read once
-            tx.cache = tx.read(offsets[first], offsets[end - 1])
-            by = {r.offset: r for r in tx.cache}
-            tx.head = [by[o] for o in heads]
-            tx.end = by[ends[-1]] if ends else None
-            if payloads:
-                tx.inner = [r for o in payloads for r in by[o].inner or ()]
-                tx.head += [r for r in tx.inner if r.kind == QUERY_EVENT
-                            and record_role(r) is BEGINS]
-                ends_in = [r for r in tx.inner if r.kind == XID_EVENT]
-                tx.end = tx.end or (ends_in[-1] if ends_in else None)
-        else:
-            tx.head = [r for o in heads for r in tx.read(o, o)]
-            tx.end = tx.read(ends[-1], ends[-1])[0] if ends else None
-        yield tx
+    first, end = bounds[2 * t], bounds[2 * t + 1]
+    places = range(first, end)
+    entries = [(offsets[i], roles[i]) for i in places if roles[i] in (MAP, ROWS)]
+    heads = [offsets[i] for i in places if roles[i] == BEGIN]
+    ends = [offsets[i] for i in places if roles[i] == END]
+    payloads = [offsets[i] for i in places if roles[i] == PAYLOAD]
+    tx = BackTransaction(fi.path, fi.index, fi.contexts[t], offsets[first], entries,
+                         source=source)
+    if payloads or end - first <= 2 * BATCH:   # small: read once
+        tx.cache = tx.read(offsets[first], offsets[end - 1])
+        by = {r.offset: r for r in tx.cache}
+        tx.head = [by[o] for o in heads]
+        tx.end = by[ends[-1]] if ends else None
+        if payloads:
+            tx.inner = [r for o in payloads for r in by[o].inner or ()]
+            tx.head += [r for r in tx.inner if r.kind == QUERY_EVENT
+                        and record_role(r) is BEGINS]
+            ends_in = [r for r in tx.inner if r.kind == XID_EVENT]
+            tx.end = tx.end or (ends_in[-1] if ends_in else None)
+    else:
+        tx.head = [r for o in heads for r in tx.read(o, o)]
+        tx.end = tx.read(ends[-1], ends[-1])[0] if ends else None
+    return tx
 
 
-__all__ = ["BATCH", "BackStatement", "BackTransaction", "FileIndex",
+__all__ = ["BATCH", "BackStatement", "BackTransaction", "FileIndex", "back_transaction",
            "Index", "index_files", "transactions_backwards"]

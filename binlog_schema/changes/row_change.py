@@ -215,9 +215,13 @@ class RowDecoder:
         self.named = 0                # table map shapes named from the history
         self.last_problem = None      # the SchemaMismatch of the last TABLE_MAP fed, if any
         self.last_map = None          # the last TABLE_MAP fed, when the history changed it
+        self.last_table = None        # the last TABLE_MAP fed, as in force
         self._noted: set = set()
         self._watched = False         # schema statements replayed by watch(), not feed()
         self._pk_names: dict = {}     # id(TableMap) -> its primary key's column names
+        # (resolved given: table id -> (schema version, key names) of its table, by position)
+        self._facts: dict = {}
+        self._fact = None
         # the kinds besides rows events the decoder follows: table maps, GTIDs and QUERYs
         self.state_kinds = frozenset({TABLE_MAP_EVENT} | GTID_KINDS | _QUERY_KINDS)
 
@@ -317,7 +321,10 @@ class RowDecoder:
                 key, hit = self._given(rec, key, hit)
             tm = hit[0]
             self.last_map = tm if tm is not plain else None
+            self.last_table = tm
             self.table_maps[tm.table_id] = tm
+            if self.resolved is not None:
+                self._facts[tm.table_id] = self._fact
             if hit[1] is None:
                 self.codecs.pop(tm.table_id, None)
             else:
@@ -373,11 +380,31 @@ class RowDecoder:
         replayed from nothing: a version is given when a schema was, ``--schema``, so that
         the default history leaves the outputs of files with names as they were)."""
         schema = self.schema
-        if schema is None or not schema.seeded or not isinstance(tm.database, str) or \
+        if schema is None:   # (a part of a file: the history's version, given by position)
+            fact = self._facts.get(tm.table_id) if self.resolved is not None else None
+            return None if fact is None else fact[0]
+        if not schema.seeded or not isinstance(tm.database, str) or \
                 not isinstance(tm.table, str):
             return None
         table = schema.table(tm.database, tm.table)
         return getattr(table, "version", None) if table is not None else None
+
+    def schema_key(self, tm):
+        """The key column names of a table map's table in the schema history, as it is at
+        this point of the stream (the primary key, else the first UNIQUE key of NOT NULL
+        columns; [] for none); None: no history, or a table it does not have."""
+        schema = self.schema
+        if schema is None:   # (a part of a file: the history's key, given by position)
+            fact = self._facts.get(tm.table_id) if self.resolved is not None else None
+            return None if fact is None else fact[1]
+        if not isinstance(tm.database, str) or not isinstance(tm.table, str):
+            return None
+        table = schema.table(tm.database, tm.table)
+        if table is None:
+            return None
+        key = table.effective_primary_key()[0] if hasattr(
+            table, "effective_primary_key") else table.primary_key
+        return list(key or [])
 
     # ------------------------------------------------------------------ the schema history
     def _position(self, rec):
@@ -445,7 +472,7 @@ class RowDecoder:
                     self._replay(r)
             yield rec
 
-    def resolutions(self, records, out: dict | None = None) -> dict:
+    def resolutions(self, records, out: dict | None = None, facts: bool = False) -> dict:
         """What this decoder's history does to the TABLE_MAPs and statements of ``records``
         (their inner events included; records of other kinds are passed over), by event
         position: ``{(offset, inner offset): (the map as the history resolved it, or None
@@ -453,7 +480,9 @@ class RowDecoder:
         only where it did something. A decoder given them (``resolved=``) without a history
         decodes a part of the same file as this one would: a file's parts can so be decoded
         apart, each problem and notice said once, where it was found. ``out``: the dict to
-        fill (what came before an error raised by ``records`` is in it)."""
+        fill (what came before an error raised by ``records`` is in it). ``facts``: a
+        TABLE_MAP's entry has a fourth item, ``(``:meth:`schema_version`, :meth:`schema_key`
+        ``)`` of its table there (a TABLE_MAP whose table the history has gets an entry)."""
         out = {} if out is None else out
         kinds = _QUERY_KINDS | {TABLE_MAP_EVENT}
         for rec in records:
@@ -461,21 +490,32 @@ class RowDecoder:
                 if r.kind not in kinds:   # (not parsed here: feed_one parses what it needs)
                     continue
                 problems, notices = len(self.problems), len(self.notices)
-                self.last_map = None
+                self.last_map = self.last_table = None
                 self.feed_one(r)
                 found = self.problems[problems:]
-                if self.last_map is not None or found or len(self.notices) > notices:
-                    out[self._position(r)[1:]] = (self.last_map, found[0] if found else None,
-                                                  self.notices[notices:])
+                fact = None
+                if facts and self.last_table is not None:
+                    tm = self.last_table
+                    fact = (self.schema_version(tm), self.schema_key(tm))
+                    if fact == (None, None):
+                        fact = None
+                if self.last_map is not None or found or len(self.notices) > notices or \
+                        fact is not None:
+                    entry = (self.last_map, found[0] if found else None,
+                             self.notices[notices:])
+                    out[self._position(r)[1:]] = entry if fact is None else (*entry, fact)
         return out
 
     def _given(self, rec, key, hit):
         """(cache key, (TableMap, codec)) of a TABLE_MAP (or nothing, for a QUERY) as
         :attr:`resolved` says, its problem and notices said here."""
         got = self.resolved.get(self._position(rec)[1:])
+        self._fact = None
         if got is None:
             return key, hit
-        tm, problem, notices = got
+        tm, problem, notices = got[:3]
+        if len(got) > 3:
+            self._fact = got[3]
         if problem is not None:
             self.problems.append(problem)
             self.last_problem = problem

@@ -1,5 +1,5 @@
 """``binlog-schema sql`` (row changes as SQL statements, or the SQL that undoes them:
-:func:`binlog_schema.output.sql_write.write_sql`) and ``binlog-schema flashback`` (one
+:func:`binlog_schema.output.sql_script.write_sql`) and ``binlog-schema flashback`` (one
 binlog file that undoes them: :func:`binlog_schema.output.flashback_file.write_flashback`)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from .options import FILTERS, IN_ORDER, PROGRESS, RANGE, SCHEMA
 
 
 def cmd_sql(args) -> int:
-    from ..output.sql_write import write_sql
+    from ..output.sql_script import write_sql
     from ..output.write import Output
     selection = selection_of(args, "sql")
     start, stop = positions(args, "sql")

@@ -142,20 +142,7 @@ class ChangeWriter:
             return tm.primary_key
         if tm.row_metadata == "full":
             return []
-        table = self.schema_table(tm)
-        if table is None:
-            return None
-        key = table.effective_primary_key()[0] if hasattr(
-            table, "effective_primary_key") else table.primary_key
-        return list(key or [])
-
-    def schema_table(self, tm):
-        """The schema history's table in force for a table map, when the row decoder has a
-        history (it is replayed in stream order: the table at this point)."""
-        schema = getattr(self.decoder, "schema", None)
-        if schema is None or not isinstance(tm.database, str) or not isinstance(tm.table, str):
-            return None
-        return schema.table(tm.database, tm.table)
+        return self.decoder.schema_key(tm)
 
     def schema_version(self, tm):
         return self.decoder.schema_version(tm)

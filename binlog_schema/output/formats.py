@@ -23,12 +23,11 @@ from __future__ import annotations
 class Format:
     """One output format (a plain class: ``typing`` is not imported at start-up)."""
 
-    __slots__ = ("name", "help", "writer", "title", "changes", "lazy", "records", "stream",
-                 "parallel")
+    __slots__ = ("name", "help", "writer", "title", "changes", "lazy", "records", "stream")
 
     def __init__(self, name: str, help: str, writer: str, *, title: str = "",
                  changes: bool = False, lazy: bool = True, records: bool = True,
-                 stream: bool = True, parallel: bool = True):
+                 stream: bool = True):
         self.name = name          # the --format value
         self.help = help          # its part of decode's --format help (formats with the
         #                           same help: one part)
@@ -38,7 +37,6 @@ class Format:
         self.lazy = lazy          # the writer parses what it needs (reader's decode="lazy")
         self.records = records    # each line a record: stream --to delivers them as messages
         self.stream = stream      # a --format of stream
-        self.parallel = parallel  # a large file may be decoded by worker processes (parallel)
 
     def writer_class(self):
         """The class that writes this format (its module imported now)."""
@@ -55,9 +53,9 @@ FORMATS = {f.name: f for f in (
            "jsonl:EventWriter", title="JSON Lines"),
     Format("text", "mysqlbinlog-like lines (# at OFFSET, then the event)", "text:TextWriter",
            lazy=False, records=False),
-    # change records: one process follows the transactions and tables (not parallel)
-    Format("maxwell", _CHANGES, "maxwell:MaxwellWriter", changes=True, parallel=False),
-    Format("debezium", _CHANGES, "debezium:DebeziumWriter", changes=True, parallel=False),
+    # change records: worker processes too, each segment whole transactions (parallel.py)
+    Format("maxwell", _CHANGES, "maxwell:MaxwellWriter", changes=True),
+    Format("debezium", _CHANGES, "debezium:DebeziumWriter", changes=True),
 )}
 DEFAULT = "jsonl"
 

@@ -1,6 +1,6 @@
-"""``binlog-schema sql``: the row changes of binlog files as SQL, forward (replay) or inverted
-(flashback), as a library function (:func:`write_sql`) and a Python iterator
-(:func:`sql_statements`).
+"""The row changes of binlog files as SQL lines, forward (replay) or inverted (flashback): the
+Python iterator :func:`sql_statements` (``binlog-schema sql`` writes them:
+:func:`.sql_script.write_sql`).
 
 Output: the session settings the literals need (:data:`.sql_text.SESSION_SQL`), then one
 block per transaction::
@@ -25,7 +25,6 @@ import datetime as _dt
 
 from ..format.errors import BinlogError, TruncatedError
 from ..format.facts.codes import QUERY_EVENT
-from .statuses import CLEAN, DAMAGED, STOPPED, USAGE
 from .sql_statements import SqlRefused, SqlTable
 from .sql_text import SESSION_SQL
 
@@ -86,14 +85,15 @@ class _Comments:
 
 
 def forward_statements(paths, selection, *, start=None, stop=None, schema=None,
-                       watch=None):
+                       watch=None, file_index: int = 0):
     """The SQL lines of the files' row changes in binlog order (no header). Raises the
     :class:`~binlog_schema.format.errors.RowsError` of rows that cannot be decoded (through their
     TABLE_MAP, or without one: a read that starts inside a transaction) and an error for a
     file cut short: a replay without them would be a wrong one. ``selection.where``: only
     the matching rows (changes/row_match.py; a :class:`~..model.row_match.WhereError` when no
-    table has its columns); ``watch``: a progress line's, over each file's records."""
-    from ..changes.row_change import RowDecoder, is_schema_statement, query_verb
+    table has its columns); ``watch``: a progress line's, over each file's records;
+    ``file_index``: the first file's place in the schema history's files."""
+    from ..changes.row_change import RowDecoder
     from ..format.stream import BinlogReader
     tables = _Tables()
     last = len(paths) - 1
@@ -104,39 +104,48 @@ def forward_statements(paths, selection, *, start=None, stop=None, schema=None,
     for n, path in enumerate(paths):
         reader = BinlogReader(path, decode="lazy", start=start if n == 0 else None,
                               stop=stop if n == last else None)
-        decoder = RowDecoder(str(path), schema=schema, file_index=n)
-        pending: list = []
-
-        def watched(records, path=path, pending=pending):
-            for rec in records:
-                if rec.kind == QUERY_EVENT and rec.error is None:
-                    verb = query_verb(rec, False)
-                    if verb is None:
-                        verb = query_verb(rec)
-                    if is_schema_statement(verb):
-                        body = rec.value["body"]
-                        if selection.database(body.get("database") or None):
-                            pending.append(
-                                f"-- {_name(path)}:{rec.offset}: schema change, not replayed:"
-                                f" {' '.join(str(body.get('query')).split())[:200]}")
-                yield rec
-
-        try:
-            records = watched(reader if watch is None else watch(reader))
-            if matcher is not None:
-                records = matcher.events(records)
-            yield from _forward_file(path, records, decoder, selection, tables, pending)
-            if reader.tail is not None:
-                raise TruncatedError(
-                    f"truncated last event at {reader.tail.offset}: the file is cut, its "
-                    "last transaction cannot be trusted", offset=reader.tail.offset,
-                    path="event")
-        except BinlogError as e:
-            if getattr(e, "file", None) is None:
-                e.file = str(path)
-            raise
+        decoder = RowDecoder(str(path), schema=schema, file_index=file_index + n)
+        yield from file_statements(path, reader, decoder, selection, tables, matcher, watch)
     if matcher is not None:
         matcher.check_used()
+
+
+def file_statements(path, reader, decoder, selection, tables=None, matcher=None, watch=None):
+    """The SQL lines of one file's records (``reader``'s: the file, or a segment of it),
+    through ``decoder``; a schema change in a comment. ``tables``: the statements' writers
+    per table map, kept from file to file."""
+    from ..changes.row_change import is_schema_statement, query_verb
+    pending: list = []
+    tables = _Tables() if tables is None else tables
+
+    def watched(records):
+        for rec in records:
+            if rec.kind == QUERY_EVENT and rec.error is None:
+                verb = query_verb(rec, False)
+                if verb is None:
+                    verb = query_verb(rec)
+                if is_schema_statement(verb):
+                    body = rec.value["body"]
+                    if selection.database(body.get("database") or None):
+                        pending.append(
+                            f"-- {_name(path)}:{rec.offset}: schema change, not replayed:"
+                            f" {' '.join(str(body.get('query')).split())[:200]}")
+            yield rec
+
+    try:
+        records = watched(reader if watch is None else watch(reader))
+        if matcher is not None:
+            records = matcher.events(records)
+        yield from _forward_file(path, records, decoder, selection, tables, pending)
+        if reader.tail is not None:
+            raise TruncatedError(
+                f"truncated last event at {reader.tail.offset}: the file is cut, its "
+                "last transaction cannot be trusted", offset=reader.tail.offset,
+                path="event")
+    except BinlogError as e:
+        if getattr(e, "file", None) is None:
+            e.file = str(path)
+        raise
 
 
 def _forward_file(path, records, decoder, selection, tables, pending):
@@ -191,16 +200,17 @@ def _located(render, change, rec, path):
 # ------------------------------------------------------------------------ backward
 
 
-def flashback_statements(index, *, schema=None, matcher=None):
+def flashback_statements(index, *, schema=None, matcher=None, transactions=None):
     """The SQL lines that undo the indexed transactions (:func:`..changes.backwards.index_files`),
     last first (no header). ``matcher``: a :class:`~..model.row_match.RowMatcher`: only the
-    matching rows are undone."""
+    matching rows are undone. ``transactions``: some of them, last first (a worker's part),
+    instead of all."""
     from ..changes.backwards import transactions_backwards
     from ..changes.row_change import RowDecoder
     tables = _Tables()
     comment = _Comments().line
     decoder = RowDecoder(None, schema=schema)
-    for tx in transactions_backwards(index):
+    for tx in transactions_backwards(index) if transactions is None else transactions:
         if matcher is not None:
             tx = matcher.transaction(tx)
             if tx is None:
@@ -284,49 +294,5 @@ def sql_statements(paths, *, flashback: bool = False, selection=None, start=None
     yield from lines
 
 
-def write_sql(paths, out, selection, *, start=None, stop=None, schema=None,
-              flashback: bool = False, err=None, progress=None) -> int:
-    """Write :func:`sql_statements` to ``out`` (an :class:`~.write.Output`); problems on
-    ``err`` (stderr). The script is whole or absent: it is written to a temporary file
-    (:class:`~.write.Spool`) and copied to ``out`` only once every statement was made, so a
-    script piped into a server is never applied in part. Returns the exit status: 0; 1 a file could
-    not be read or is cut short, or a change could not be written or inverted (rows that
-    cannot be decoded among them), said with the file, offset and reason: nothing is written;
-    3 (flashback) a schema change ended the range early (said); 2 a ``--where`` whose
-    columns no table has (nothing is written). ``progress``: a progress line over the
-    reading (the forward pass; with flashback, the first pass)."""
-    import sys
-    from ..changes.row_match import WhereError
-    from .write import Spool, os_problem
-    err = err or sys.stderr
-    stopped = []
-
-    def say(text):
-        err.write(text + "\n")
-        err.flush()
-        if not text.startswith("note:"):
-            stopped.append(text)
-
-    try:
-        with Spool(out) as spool:
-            for line in sql_statements(paths, flashback=flashback, selection=selection,
-                                       start=start, stop=stop, schema=schema, note=say,
-                                       watch=None if progress is None else progress.watch):
-                spool.add(line)
-    except SqlRefused as e:
-        say(f"refused: {e}")
-        return STOPPED
-    except WhereError as e:
-        say(str(e))
-        return USAGE
-    except BinlogError as e:
-        file = getattr(e, "file", None)
-        say(f"{file}: {e}" if file else str(e))
-        return STOPPED
-    except OSError as e:
-        say(f"{getattr(e, 'filename', '') or ''}: {os_problem(e)}")
-        return STOPPED
-    return DAMAGED if stopped else CLEAN
-
-
-__all__ = ["flashback_statements", "forward_statements", "sql_statements", "write_sql"]
+__all__ = ["file_statements", "flashback_statements", "forward_statements", "header",
+           "sql_statements"]

@@ -14,7 +14,7 @@ from binlog_schema.format.errors import BinlogError, FormatError, RowsError, Tru
 from binlog_schema.changes.selection import Selection
 from binlog_schema.output.roundtrip import roundtrip_file
 from binlog_schema.output import parallel
-from binlog_schema.output.sql_write import write_sql
+from binlog_schema.output.sql_script import write_sql
 from binlog_schema.output.write import Output, write_events
 from binlog_schema.output.statuses import DAMAGED, STOPPED
 
