@@ -24,13 +24,6 @@ from binlog_schema.pipeline.current.plan import fold_plan  # noqa: E402
 from ..unit.test_current_fold import L, S, World, _vtype  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def spark():
-    from binlog_schema.pipeline.driver.session import start_session
-    s = start_session("local[2]", {"spark.sql.shuffle.partitions": "2"})
-    yield s
-
-
 def _frame(spark, changes):
     from pyspark.sql import types as T
     from binlog_schema.pipeline.tables.schema import IMAGE
