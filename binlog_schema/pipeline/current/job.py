@@ -423,6 +423,10 @@ def statement_role_column(query):
     return F.element_at(roles, words)
 
 
+TAIL_BYTES = 8 << 20   # the end of a file where _last_complete looks first
+TAIL_FILES = 64        # (more files: every event read at once)
+
+
 def _last_complete(spark, tables, okey_of) -> dict | None:
     """The last event that ends a transaction (XID, XA PREPARE, a statement that ends one:
     COMMIT, ROLLBACK, XA COMMIT...; an ordinary statement outside any transaction): its
@@ -447,9 +451,29 @@ def _last_complete(spark, tables, okey_of) -> dict | None:
         F.coalesce("in_payload_at", "offset").alias("at"),
         F.when(F.col("in_payload_at").isNotNull(), F.col("offset")).otherwise(0).alias("inner"),
         "size", F.col("transaction_offset").alias("txn"))
-    rows = ev.where(certain | maybe).groupBy("file").agg(
-        F.max(F.when(certain, place)).alias("m"),
-        F.max(F.when(maybe, place)).alias("a")).collect()
+    at = F.coalesce("in_payload_at", "offset")
+
+    def ends(where):
+        return ev.where(where & (certain | maybe)).groupBy("file").agg(
+            F.max(F.when(certain, place)).alias("m"),
+            F.max(F.when(maybe, place)).alias("a")).collect()
+    # the tail of each file first (its Parquet row groups elsewhere are skipped): where it
+    # holds a certain end, the last end is there; the files where it holds none, whole
+    from binlog_schema.pipeline.tables.schema import FILES
+    sizes = {f["file"]: f["size"] for f in (dict(zip(FILES.fieldNames(), r))
+                                            for r in tables.file_rows or []) if f["size"]}
+    rows = []
+    if 0 < len(sizes) <= TAIL_FILES:
+        tail = F.lit(False)
+        for uri, size in sizes.items():
+            cut = F.lit(max(0, size - TAIL_BYTES))
+            tail = tail | ((F.col("file") == uri) & ((F.col("offset") >= cut)
+                                                     | (F.col("in_payload_at") >= cut))
+                           & (at >= cut))
+        rows = [r for r in ends(tail) if r["m"] is not None]
+    seen = {r["file"] for r in rows}
+    if not sizes or len(sizes) > TAIL_FILES or set(sizes) - seen:
+        rows += ends(~F.col("file").isin(list(seen)) if seen else F.lit(True))
     best = None
     for r in rows:
         m, a = r["m"], r["a"]
