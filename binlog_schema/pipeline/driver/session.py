@@ -1,6 +1,5 @@
 """The driver's Spark session: which Java Spark starts (:func:`find_java`), the session
-itself (:func:`start_session`, :func:`finish_session`, :func:`session_time_zone`,
-:func:`session_conf` for one action) and its
+itself (:func:`start_session`, :func:`finish_session`, :func:`session_time_zone`) and its
 JVM's start-up (the JVM options of a command: a class-data archive per Java and Spark
 installation, C1 only for short-lived drivers; quiet unless verbose: log4j at errors only,
 the JVM's own start-up warnings left out of stderr)."""
@@ -10,7 +9,6 @@ from __future__ import annotations
 import os
 import sys
 import time
-from contextlib import contextmanager
 
 
 def find_java() -> str | None:
@@ -341,19 +339,3 @@ def session_time_zone(spark) -> str:
     no SQL need not pay)."""
     tz = spark.sparkContext.getConf().get("spark.sql.session.timeZone", None)
     return tz or spark.conf.get("spark.sql.session.timeZone")
-
-
-@contextmanager
-def session_conf(spark, key: str, value: str):
-    """Inside the ``with``, the session's Spark conf ``key`` is ``value`` (for one write, say);
-    after it, what it was before (unset when it was not set)."""
-    conf = spark.conf
-    before = conf.get(key, None)
-    conf.set(key, value)
-    try:
-        yield
-    finally:
-        if before is None:
-            conf.unset(key)
-        else:
-            conf.set(key, before)

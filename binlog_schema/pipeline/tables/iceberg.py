@@ -315,7 +315,7 @@ def write_frame(spark, df, root: str, ident, path: str, staged: str,
 def write_staged(spark, df, staged: str, mode: str = "overwrite"):
     """``df`` as Parquet files in ``staged`` (replaced; Spark's save ``mode``), timestamps as
     ``TIMESTAMP_MICROS`` (Spark's default, INT96, has no Iceberg type)."""
-    from binlog_schema.pipeline.driver.session import session_conf
+    from binlog_schema.pipeline.tables import session_conf
     with session_conf(spark, "spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS"):
         df.write.mode(mode).parquet(staged)
 

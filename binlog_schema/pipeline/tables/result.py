@@ -56,7 +56,7 @@ class BinlogTables:
 
     def _write_delta(self, df, path, mode, metadata):
         from binlog_schema.pipeline.tables import delta
-        from binlog_schema.pipeline.driver.session import session_conf
+        from binlog_schema.pipeline.tables import session_conf
         # Delta's timestamps (Spark's default: INT96)
         with session_conf(self.spark, "spark.sql.parquet.outputTimestampType",
                           "TIMESTAMP_MICROS"):
