@@ -16,6 +16,9 @@ becomes its keyed events (the module docstring of :mod:`.keying`).
 from __future__ import annotations
 
 NO_SPAN = -1
+UNNAMED = ("no table of that name is known there (it was not created in these binlogs, nor "
+           "given by --schema or --base)")
+NO_KEY = "the row's key columns are not in its image"
 
 
 class _Span:
@@ -100,7 +103,6 @@ def _unknown_table(sub, schema):
     """Changes of no known table: one ``problem`` event each."""
     import pyarrow as pa
     import pyarrow.compute as pc
-    from binlog_schema.pipeline.current.keying import UNNAMED
     n = sub.num_rows
     problem = pc.binary_join_element_wise(sub.column("database"), sub.column("table"), ".")
     problem = pc.binary_join_element_wise(problem, pa.scalar(": " + UNNAMED), "")
@@ -291,7 +293,6 @@ def _problems(s, n, insert, delete, b_unnamed, a_unnamed, b_refs, a_refs, full_b
 
 
 def _joined(problems, no_key: bool):
-    from binlog_schema.pipeline.current.keying import NO_KEY
     p = list(problems or []) + ([NO_KEY] if no_key else [])
     return "; ".join(p) if p else None
 

@@ -25,9 +25,6 @@ from __future__ import annotations
 
 from binlog_schema.pipeline.current.fold import UNKNOWN, FoldPlan
 
-UNNAMED = ("no table of that name is known there (it was not created in these binlogs, nor "
-           "given by --schema or --base)")
-NO_KEY = "the row's key columns are not in its image"
 
 
 def span_rows(plan: FoldPlan, origins=None) -> list:
