@@ -7,10 +7,10 @@
    renames, truncations and drop; as the tasks' :class:`~.fold.FoldPlan`
    (:mod:`.plan`).
 2. The row changes: the decode job (its Arrow engine), names at event time from that history.
-   Only changes after the base's last applied one and up to the last complete transaction are
-   applied (a transaction the last file cuts is left for the next run).
-3. Keyed (:func:`~.fold.key_rows`), with the base's rows as puts before everything,
-   shuffled by key, sorted by order key, folded (:func:`~.fold.fold_rows`); then each
+   Only changes after the base's last applied one and up to the last complete transaction
+   (:mod:`.complete`) are applied (a transaction the last file cuts is left for the next run).
+3. Keyed in Arrow (:mod:`.keying`), with the base's rows as puts before everything,
+   shuffled by key, folded in order by one SQL aggregate (:mod:`.versions`); then each
    live table is typed (:mod:`.types`) and written: Parquet, or Delta (one commit per
    table, :mod:`..tables.delta`).
 4. ``OUT/_binlog_schema/state.json``: what was applied (the last order key, its file and
