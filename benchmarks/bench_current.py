@@ -4,7 +4,7 @@ binlog and on a small one, as a user runs them.
 
     .venv/bin/python benchmarks/bench_current.py [FILE] [--small FILE] [--python PY]
         [--ours-cwd DIR] [--repeats N] [--master local[2]] [--json OUT] [--no-warm-up]
-        [--min-mib N]
+        [--min-mib N] [--commands decode,current]
 
 The wall time of each command, ``binlog-schema spark decode FILE --out DIR --overwrite``,
 ``spark current FILE --out DIR``, ``spark changes FILE --out DIR`` and ``spark history FILE
@@ -20,7 +20,8 @@ wrote (its state.json). Progress goes to stderr; the summary is printed as JSON 
 
 FILE defaults to the large MariaDB binlog .work/large/mariadb-large.* (scripts/
 make_large_binlog.sh writes one of about 128 MiB); a FILE under ``--min-mib`` (default 100) is
-refused unless ``--min-mib 0``. ``--small``: a binlog of about 1 MiB (the corpus's
+refused unless ``--min-mib 0``. ``--commands``: only these of the four (say ``decode,current``
+for the ratio alone). ``--small``: a binlog of about 1 MiB (the corpus's
 mysql-binlog-connector-java/mysql-bin.sakila, say), measured in the same turns.
 """
 
@@ -93,7 +94,13 @@ def main(argv=None) -> int:
     ap.add_argument("--min-mib", type=float, default=100.0,
                     help="refuse a smaller FILE (default 100; 0: any)")
     ap.add_argument("--json", metavar="OUT", help="also save every run's figures as JSON")
+    ap.add_argument("--commands", default=",".join(COMMANDS),
+                    help=f"the commands measured, comma-separated (default {','.join(COMMANDS)})")
     args = ap.parse_args(argv)
+    chosen = [k.strip() for k in args.commands.split(",") if k.strip()]
+    unknown = [k for k in chosen if k not in COMMANDS]
+    if unknown or not chosen:
+        ap.error(f"--commands: one or more of {', '.join(COMMANDS)}")
 
     path = args.file
     if path is None:
@@ -126,8 +133,8 @@ def main(argv=None) -> int:
         print(f"{label}: {f} ({os.path.getsize(f) / MIB:.1f} MiB)", file=log)
     print(f"{args.repeats} turns, master {args.master}; {os.cpu_count()} CPUs; "
           f"{load_line()}", file=log)
-    keys = [k for k in COMMANDS if available(python, cwd, env, k)]
-    missing = [k for k in COMMANDS if k not in keys]
+    keys = [k for k in COMMANDS if k in chosen and available(python, cwd, env, k)]
+    missing = [k for k in COMMANDS if k in chosen and k not in keys]
     if missing:
         print(f"missing (no 'spark {' / '.join(missing)}' in the tree measured): not run",
               file=log)

@@ -33,7 +33,6 @@ deltalake = pytest.importorskip("deltalake")
 pa = pytest.importorskip("pyarrow")
 
 from binlog_schema.pipeline.current.job import current  # noqa: E402
-from binlog_schema.pipeline.driver.session import start_session  # noqa: E402
 
 DB = "lake"
 TABLES = {   # name: (columns DDL, key columns)
@@ -118,13 +117,6 @@ def _spec(n, txs, initial, row_image="FULL"):
             "settings": {"binlog_row_metadata": "FULL", "binlog_row_image": row_image,
                          "server_id": 1, "timestamp": BASE_TS + n * 3600},
             "tables": tables, "transactions": txs}
-
-
-@pytest.fixture(scope="module")
-def spark():
-    s = start_session("local[2]", {"spark.sql.shuffle.partitions": "2"})
-    yield s
-    s.stop()
 
 
 @pytest.fixture(scope="module")

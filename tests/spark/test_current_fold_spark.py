@@ -24,13 +24,6 @@ from binlog_schema.pipeline.current.plan import fold_plan  # noqa: E402
 from ..unit.test_current_fold import L, S, World, _vtype  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def spark():
-    from binlog_schema.pipeline.driver.session import start_session
-    s = start_session("local[2]", {"spark.sql.shuffle.partitions": "2"})
-    yield s
-
-
 def _frame(spark, changes):
     from pyspark.sql import types as T
     from binlog_schema.pipeline.tables.schema import IMAGE
@@ -175,6 +168,42 @@ def partial_update_of_a_row_not_held():
     w = World("CREATE TABLE t (id INT PRIMARY KEY, a INT)")
     w.change("t", "update", before={"id": L(1)}, after={"a": L(2)})
     w.change("t", "insert", after={"id": L(2), "a": L(1)})
+    return w
+
+
+@scenario
+def full_and_partial_images_in_one_batch():
+    """Changes of several tables in one Arrow batch (keyed per span of rows there): full
+    images (puts and deletes; an update that keeps its key, one that moves it, a key that is
+    a pair of columns of different types), partial ones (merges), a column not in the
+    table's schema, a key column missing from a partial image, a NULL value in a key-less
+    table."""
+    w = World("CREATE TABLE f (id INT PRIMARY KEY, a VARCHAR(10), b INT)",
+              "CREATE TABLE p (id INT PRIMARY KEY, a INT, b INT)",
+              "CREATE TABLE k (x INT NOT NULL, y VARCHAR(3) NOT NULL, v INT, PRIMARY KEY (x, y))",
+              "CREATE TABLE m (a INT, b VARCHAR(5))")
+    for i in range(4):
+        w.change("f", "insert", after={"id": L(i), "a": S(f"r{i}"), "b": L(i)})
+        w.change("p", "insert", after={"id": L(i), "a": L(i), "b": L(10 * i)})
+        w.change("k", "insert", after={"x": L(i), "y": S("q"), "v": L(i)})
+    w.change("f", "update", before={"id": L(0), "a": S("r0"), "b": L(0)},
+             after={"id": L(0), "a": S("s0"), "b": L(0)})
+    w.change("f", "update", before={"id": L(1), "a": S("r1"), "b": L(1)},
+             after={"id": L(7), "a": S("r1"), "b": L(1)})
+    w.change("f", "delete", before={"id": L(2), "a": S("r2"), "b": L(2)})
+    w.change("f", "insert", after={"id": L(9), "a": S("z"), "b": L(9), "zz": L(1)})
+    w.change("p", "update", before={"id": L(0)}, after={"b": L(5)})
+    w.change("p", "update", before={"id": L(1)}, after={"a": L(6), "b": L(7)})
+    w.change("p", "update", before={"a": L(2)}, after={"b": L(8)})     # (no key: a problem)
+    w.change("p", "delete", before={"id": L(3)})
+    w.change("k", "update", before={"x": L(1), "y": S("q"), "v": L(1)},
+             after={"x": L(1), "y": S("q"), "v": L(2)})
+    w.change("k", "update", before={"x": L(2), "y": S("q"), "v": L(2)},
+             after={"x": L(2), "y": S("r"), "v": L(2)})
+    w.change("m", "insert", after={"a": L(1), "b": None})
+    w.change("m", "insert", after={"a": L(1), "b": None})
+    w.change("m", "delete", before={"a": L(1), "b": None})
+    w.change("m", "update", before={"a": L(1), "b": None}, after={"a": L(1), "b": S("n")})
     return w
 
 

@@ -46,7 +46,6 @@ from deltalake import DeltaTable  # noqa: E402
 
 from binlog_schema.cli import main  # noqa: E402
 from binlog_schema.pipeline.tables import delta  # noqa: E402
-from binlog_schema.pipeline.driver.session import start_session  # noqa: E402
 from binlog_schema.pipeline.tables.result import TABLES, check_format  # noqa: E402
 
 CORPUS = ("mysql-binlog-connector-java/mysql-bin.checksum-crc32",
@@ -54,11 +53,7 @@ CORPUS = ("mysql-binlog-connector-java/mysql-bin.checksum-crc32",
 RUN_DEPENDENT = {"files": ("task_seconds", "task_cpu_seconds", "max_rss_kib")}
 
 
-@pytest.fixture(scope="module")
-def spark():
-    s = start_session("local[2]", {"spark.sql.shuffle.partitions": "4"})
-    yield s
-    s.stop()
+SPARK_SHUFFLE_PARTITIONS = "4"   # the session of conftest.py
 
 
 @pytest.fixture(scope="module")

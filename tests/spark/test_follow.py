@@ -47,19 +47,11 @@ if MISSING:
     unavailable(f"Spark tier (follow) not run: {MISSING}", module=True)
 
 from binlog_schema.pipeline.current.job import current  # noqa: E402
-from binlog_schema.pipeline.driver.session import start_session  # noqa: E402
 from binlog_schema.pipeline.follow.job import follow  # noqa: E402
 from binlog_schema.pipeline.sources.streaming import boundaries  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TRANSACTIONS = 16   # per file
-
-
-@pytest.fixture(scope="module")
-def spark():
-    s = start_session("local[2]", {"spark.sql.shuffle.partitions": "2"})
-    yield s
-    s.stop()
 
 
 @pytest.fixture(scope="module")

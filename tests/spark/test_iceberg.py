@@ -36,7 +36,6 @@ import pyarrow as pa  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
 
 from binlog_schema.cli import main  # noqa: E402
-from binlog_schema.pipeline.driver.session import start_session  # noqa: E402
 from binlog_schema.pipeline.tables import iceberg  # noqa: E402
 from binlog_schema.pipeline.tables.iceberg_files import plain_schema  # noqa: E402
 from binlog_schema.pipeline.tables.result import TABLES, check_format  # noqa: E402
@@ -48,11 +47,7 @@ NULL_NESTED = ("table_maps", "row_changes")   # (lists or maps of structs: see a
 NS = iceberg.DECODE_NAMESPACE
 
 
-@pytest.fixture(scope="module")
-def spark():
-    s = start_session("local[2]", {"spark.sql.shuffle.partitions": "4"})
-    yield s
-    s.stop()
+SPARK_SHUFFLE_PARTITIONS = "4"   # the session of conftest.py
 
 
 @pytest.fixture(scope="module")

@@ -28,16 +28,8 @@ if MISSING:
     unavailable(f"Spark tier not run: {MISSING}", module=True)
 
 from binlog_schema.cli import main  # noqa: E402
-from binlog_schema.pipeline.driver.session import start_session  # noqa: E402
 
 GTID_INDEX_HEAD = b"MDBBLIDX\x01\x00\x00\x00\x00\x10\x00\x00"   # MariaDB 11.4+ *.idx
-
-
-@pytest.fixture(scope="module")
-def spark():
-    s = start_session("local[2]", {"spark.sql.shuffle.partitions": "2"})
-    yield s
-    s.stop()
 
 
 @pytest.fixture(scope="module")

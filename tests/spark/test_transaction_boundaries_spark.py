@@ -29,7 +29,8 @@ if MISSING:
     unavailable(f"Spark tier not run: {MISSING}", module=True)
 
 from binlog_schema.pipeline.tasks.prescan import prescan  # noqa: E402
-from binlog_schema.pipeline.current.job import current, statement_role_column  # noqa: E402
+from binlog_schema.pipeline.current.complete import statement_role_column  # noqa: E402
+from binlog_schema.pipeline.current.job import current  # noqa: E402
 from binlog_schema.pipeline.jobs.decode import decode  # noqa: E402
 from binlog_schema.pipeline.driver.session import start_session  # noqa: E402
 

@@ -1,6 +1,6 @@
 """A run's row changes folded into the rows each table holds (:func:`fold_changes`) or into
 every version of every row (:func:`fold_versions`): the changes keyed in Spark SQL
-(:mod:`.keying`), what they count and the problems they raise (:func:`change_stats`, one
+(:mod:`.keying`, in Arrow), what they count and the problems they raise (:func:`change_stats`, one
 Spark job), folded per key in Spark SQL (:mod:`.versions`); the few tables that need
 sequential logic in Python (:mod:`.sequential`)."""
 
@@ -8,6 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+# Spark measures the Arrow batch it fills for Python after every row unless its byte limit is
+# this "no limit" value; with nested columns (the images' maps of Value structs) that
+# measuring is most of a mapInArrow's time. The batches stay cut at
+# spark.sql.execution.arrow.maxRecordsPerBatch rows (10,000).
+ARROW_BATCH_BYTES = str((1 << 31) - 1)
 FOLD_BYTES = 32 << 20   # binlog bytes per partition of the fold (one task for small inputs)
 
 
@@ -34,8 +39,12 @@ def sequential_tables(plan, stats: ChangeStats) -> set:
 
 
 def keyed_events(spark, changes, plan, ts=None):
-    from binlog_schema.pipeline.current.keying import keyed_changes, spans_frame
-    return keyed_changes(changes, spans_frame(spark, plan), ts)
+    """The keyed events of ``changes`` (:func:`~.keying.keyed_changes`). The session's Arrow
+    batches to Python are cut by rows only (:data:`ARROW_BATCH_BYTES`)."""
+    from binlog_schema.pipeline.current.keying import keyed_changes, span_rows
+    from binlog_schema.pipeline.driver.session import session_time_zone
+    spark.conf.set("spark.sql.execution.arrow.maxBytesPerBatch", ARROW_BATCH_BYTES)
+    return keyed_changes(changes, span_rows(plan), session_time_zone(spark), ts)
 
 
 def change_stats(keyed) -> ChangeStats:

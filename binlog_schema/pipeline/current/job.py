@@ -7,10 +7,10 @@
    renames, truncations and drop; as the tasks' :class:`~.fold.FoldPlan`
    (:mod:`.plan`).
 2. The row changes: the decode job (its Arrow engine), names at event time from that history.
-   Only changes after the base's last applied one and up to the last complete transaction are
-   applied (a transaction the last file cuts is left for the next run).
-3. Keyed (:func:`~.fold.key_rows`), with the base's rows as puts before everything,
-   shuffled by key, sorted by order key, folded (:func:`~.fold.fold_rows`); then each
+   Only changes after the base's last applied one and up to the last complete transaction
+   (:mod:`.complete`) are applied (a transaction the last file cuts is left for the next run).
+3. Keyed in Arrow (:mod:`.keying`), with the base's rows as puts before everything,
+   shuffled by key, folded in order by one SQL aggregate (:mod:`.versions`); then each
    live table is typed (:mod:`.types`) and written: Parquet, or Delta (one commit per
    table, :mod:`..tables.delta`).
 4. ``OUT/_binlog_schema/state.json``: what was applied (the last order key, its file and
@@ -27,6 +27,7 @@ import json
 import pickle
 from dataclasses import dataclass, field
 
+from binlog_schema.pipeline.current.complete import base_name, last_complete
 from binlog_schema.pipeline.current.fold import FoldPlan
 from binlog_schema.pipeline.driver.plan import DEFAULT_SPLIT
 
@@ -171,7 +172,7 @@ class ChangesRead:
 
     @property
     def files(self) -> list:
-        return [_display(u) for u, _ in self.listing.files]
+        return [base_name(u) for u, _ in self.listing.files]
 
     def clean(self):
         """Remove the run's work folder (the decode job's tables)."""
@@ -245,7 +246,7 @@ def read_changes(inputs, spark=None, *, out: str, base: str | None = None, schem
                                             for r in tables.file_rows or []], inputs=listing,
                            command=command)
     result.unread = problem_lines_of(spark, f"{work}/changes/errors", result.files)
-    last = _last_complete(spark, tables, okey_of)
+    last = last_complete(tables)
     base_okey = (state or {}).get("applied", {}).get("okey", "")
     end_okey = last["okey"] if last else base_okey
     return ChangesRead(spark, out, base, state, plan, listing, tables, result,
@@ -369,10 +370,6 @@ def _refusal(e, okey, names, by: str = "") -> tuple:
                     "written)")
 
 
-def _display(uri: str) -> str:
-    return uri.rstrip("/").rsplit("/", 1)[-1]
-
-
 def _prepare(spark, out, base, overwrite):
     """``out`` must be new (or ``overwrite``; or ``base`` itself, in Delta)."""
     fs, p = _fs(spark, out)
@@ -407,100 +404,6 @@ def _lives(plan, applied, new, spark):
     for okey, body in new:
         lives.replay(body, okey)
     return lives, fold_plan(lives, arrow_type(VALUE, session_time_zone(spark)))
-
-
-def statement_role_column(query):
-    """The Spark SQL form of the one table of transaction statements
-    (changes/statements.py's :data:`TRANSACTION_STATEMENTS`): a Column that is, for a
-    statement Column ``query``, the role of the entry it starts with ("begins", "ends",
-    "belongs"), null for an ordinary statement (as :func:`statement_role` says in Python)."""
-    from pyspark.sql import functions as F
-    from ...changes.statements import ROLE_OF_WORDS, ROLE_PATTERN
-    words = F.upper(F.regexp_replace(F.regexp_extract(query, ROLE_PATTERN, 1),
-                                     r"[ \t\n\r\f\x0B]+", " "))
-    roles = F.create_map(*[F.lit(x) for w, role in ROLE_OF_WORDS.items() if role is not None
-                           for x in (w, role)])
-    return F.element_at(roles, words)
-
-
-def _last_complete(spark, tables, okey_of) -> dict | None:
-    """The last event that ends a transaction (XID, XA PREPARE, a statement that ends one:
-    COMMIT, ROLLBACK, XA COMMIT...; an ordinary statement outside any transaction): its
-    order key, file and end; None when there is none. The statements' roles are
-    :func:`statement_role_column`'s; an ordinary statement inside a transaction ends it only
-    in a GTID's group of one statement (a DDL), which the events table does not say: when one
-    comes after a file's last certain end, the file is read from its transaction's start by
-    the one rule (changes/transactions.py's :class:`Boundary`) to find the last end."""
-    from pyspark.sql import functions as F
-    from ...changes.statements import ENDS
-    from ...changes.transactions import file_sequence, order_key
-    from ...format.facts.codes import STATEMENT_KINDS, XA_PREPARE_LOG_EVENT, XID_EVENT, type_name
-    ev = tables.events
-    role = statement_role_column(F.col("query"))
-    statement = F.col("type").isin(*[type_name(k) for k in STATEMENT_KINDS]) & \
-        F.col("query").isNotNull()
-    certain = F.col("type").isin(type_name(XID_EVENT), type_name(XA_PREPARE_LOG_EVENT)) | \
-        (statement & (role == ENDS)) | \
-        (statement & role.isNull() & F.col("transaction_offset").isNull())
-    maybe = statement & role.isNull() & F.col("transaction_offset").isNotNull()
-    place = F.struct(
-        F.coalesce("in_payload_at", "offset").alias("at"),
-        F.when(F.col("in_payload_at").isNotNull(), F.col("offset")).otherwise(0).alias("inner"),
-        "size", F.col("transaction_offset").alias("txn"))
-    rows = ev.where(certain | maybe).groupBy("file").agg(
-        F.max(F.when(certain, place)).alias("m"),
-        F.max(F.when(maybe, place)).alias("a")).collect()
-    best = None
-    for r in rows:
-        m, a = r["m"], r["a"]
-        if a is not None and (m is None or (a["at"], a["inner"]) > (m["at"], m["inner"])):
-            m = _last_end_after(r["file"], a["txn"]) or m
-        if m is None:
-            continue
-        key = order_key(file_sequence(r["file"]), m["at"], m["inner"], 0)
-        if best is None or key > best["okey"]:
-            best = {"okey": key, "file": _display(r["file"]),
-                    "uri": r["file"], "at": m["at"], "inner": m["inner"], "size": m["size"]}
-    if best is None:
-        return None
-    if best["inner"]:   # (an end inside a TRANSACTION_PAYLOAD: the payload's end)
-        size = ev.where((F.col("file") == best["uri"]) & (F.col("offset") == best["at"])
-                        & F.col("in_payload_at").isNull()).select("size").first()
-        best["position"] = best["at"] + (size["size"] if size else 0)
-    else:
-        best["position"] = best["at"] + best["size"]
-    return {"okey": best["okey"], "file": best["file"], "position": best["position"]}
-
-
-def _last_end_after(uri: str, start: int) -> dict | None:
-    """The last event at or after ``start`` (where a transaction begins) that ends a
-    transaction by the one rule (changes/transactions.py's :class:`Boundary`: it closes one, or
-    is a statement of its own), the file read from there as a split is: ``{"at", "inner",
-    "size"}`` as the events table places it; None when there is none."""
-    from ...format.errors import BinlogError
-    from ...changes.transactions import ALONE, CLOSES, Boundary
-    from binlog_schema.pipeline.tasks.reading import split_records
-    from binlog_schema.pipeline.tasks.split import Split
-    from binlog_schema.pipeline.tasks.split_context import file_context
-    from binlog_schema.pipeline.fsio import open_input
-    last = None
-    boundary = Boundary()
-    with open_input(uri) as f:
-        size = f.seek(0, 2)
-        f.seek(0)
-        split = Split(uri, size, 0, start, size)
-        try:
-            for rec in split_records(f, split, file_context(f)):
-                if rec.gap is not None or rec.error is not None:
-                    boundary = Boundary()   # (damage: what follows starts afresh)
-                    continue
-                for r in (rec, *(rec.inner or ())):
-                    if r.error is None and boundary.feed(r) in (CLOSES, ALONE):
-                        last = {"at": rec.offset, "inner": 0 if r is rec else r.offset,
-                                "size": len(rec.raw) if r is rec else len(r.raw)}
-        except BinlogError:
-            pass
-    return last
 
 
 def _fold_and_write(spark, rc, fold: FoldPlan, lives, base, base_origins, state,

@@ -315,16 +315,9 @@ def write_frame(spark, df, root: str, ident, path: str, staged: str,
 def write_staged(spark, df, staged: str, mode: str = "overwrite"):
     """``df`` as Parquet files in ``staged`` (replaced; Spark's save ``mode``), timestamps as
     ``TIMESTAMP_MICROS`` (Spark's default, INT96, has no Iceberg type)."""
-    conf, key = spark.conf, "spark.sql.parquet.outputTimestampType"
-    before = conf.get(key, None)
-    conf.set(key, "TIMESTAMP_MICROS")
-    try:
+    from binlog_schema.pipeline.tables import session_conf
+    with session_conf(spark, "spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS"):
         df.write.mode(mode).parquet(staged)
-    finally:
-        if before is None:
-            conf.unset(key)
-        else:
-            conf.set(key, before)
 
 
 # ---------------------------------------------------------------------------------------

@@ -56,16 +56,11 @@ class BinlogTables:
 
     def _write_delta(self, df, path, mode, metadata):
         from binlog_schema.pipeline.tables import delta
-        conf, key = self.spark.conf, "spark.sql.parquet.outputTimestampType"
-        before = conf.get(key, None)
-        conf.set(key, "TIMESTAMP_MICROS")   # Delta's timestamps (Spark's default: INT96)
-        try:
+        from binlog_schema.pipeline.tables import session_conf
+        # Delta's timestamps (Spark's default: INT96)
+        with session_conf(self.spark, "spark.sql.parquet.outputTimestampType",
+                          "TIMESTAMP_MICROS"):
             df.write.mode(mode).parquet(path)
-        finally:
-            if before is None:
-                conf.unset(key)
-            else:
-                conf.set(key, before)
         delta.commit_parts(path, metadata, mode="error")
 
     def _write_iceberg(self, df, out, name, path, mode, metadata):
