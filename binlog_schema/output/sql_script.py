@@ -24,13 +24,19 @@ def forward_segment(path, held, segment, options) -> int:
     from ..changes.row_change import RowDecoder
     from ..format.stream import BinlogReader
     start, stop, ctx = segment
-    out = Output(held.stdout)
     reader = BinlogReader(path, decode="lazy", stop=stop,
                           resume=None if start is None else (start, ctx))
     decoder = RowDecoder(str(path), file_index=options["file_index"],
                          resolved=options.get("resolved"))
+    return _held(held, file_statements(path, reader, decoder, options["selection"]))
+
+
+def _held(held, lines) -> int:
+    """``lines`` into a worker's ``held`` output; when they cannot all be made, only the line
+    :func:`write_sql` says (to ``held``'s stderr); the status."""
+    out = Output(held.stdout)
     try:
-        for line in file_statements(path, reader, decoder, options["selection"]):
+        for line in lines:
             out.add(line)
     except (SqlRefused, BinlogError, OSError) as e:
         held.stderr.write(refusal(e)[0] + "\n")
@@ -78,22 +84,18 @@ def flashback_segment(path, held, part, options) -> int:
     ``part`` names, ``(file's place in the index, last transaction, first transaction)``,
     inverted last first; the line :func:`write_sql` says when they cannot be (kept in
     ``held``); its status. ``options``: ``index`` and ``schema``."""
-    from ..changes.backwards import back_transaction
     f, last, first = part
-    fi = options["index"].files[f]
-    out = Output(held.stdout)
-    try:
-        with open(fi.path, "rb", buffering=0) as source:   # (one open for the part)
-            for line in flashback_statements(
-                    options["index"], schema=options["schema"],
-                    transactions=(back_transaction(fi, t, source)
-                                  for t in range(last, first - 1, -1))):
-                out.add(line)
-    except (SqlRefused, BinlogError, OSError) as e:
-        held.stderr.write(refusal(e)[0] + "\n")
-        return STOPPED
-    out.flush()
-    return CLEAN
+    return _held(held, _part_lines(options["index"], options["index"].files[f], last, first,
+                                   options["schema"]))
+
+
+def _part_lines(index, fi, last, first, schema):
+    """The SQL lines that undo transactions ``last`` down to ``first`` of indexed file
+    ``fi``, read from the file opened once for them."""
+    from ..changes.backwards import back_transaction
+    with open(fi.path, "rb", buffering=0) as source:
+        yield from flashback_statements(index, schema=schema, transactions=(
+            back_transaction(fi, t, source) for t in range(last, first - 1, -1)))
 
 
 def flashback_parts(index, target: int) -> list:

@@ -10,24 +10,10 @@ import shutil
 import pytest
 
 from binlog_schema.output import parallel
-from binlog_schema.output.write import Output, write_events
+from binlog_schema.output.write import Output
+from ..decode_both import sequential, shared
 
 
-def _sequential(path, **options):
-    out, err = io.StringIO(), io.StringIO()
-    o = Output(out)
-    status = write_events(str(path), o, err=err, **options)
-    o.flush()
-    return status, out.getvalue().encode(), err.getvalue().encode()
-
-
-def _parallel(path, tmp_path, workers=3, segment=20_000, **options):
-    outp, errp = tmp_path / "out", tmp_path / "err"
-    with open(outp, "wb") as fo, open(errp, "wb") as fe:
-        status = parallel.write_file(str(path), Output(io.StringIO()), workers=workers,
-                                     min_size=0, segment=segment,
-                                     fds=(fo.fileno(), fe.fileno()), **options)
-    return status, outp.read_bytes(), errp.read_bytes()
 
 
 def _largest(corpus, n):
@@ -53,8 +39,8 @@ def test_the_output_is_the_sequential_output(corpus, tmp_path, options):
     files = _largest(corpus, 12) if options != dict(fmt="jsonl") else corpus
     cut = 0
     for path in files:
-        want = _sequential(path, **options)
-        got = _parallel(path, tmp_path, **options)
+        want = sequential(path, **options)
+        got = shared(path, tmp_path, **options)
         assert got == want, path
         cut += len(list(parallel.plan(str(path), 20_000))) > 1
     assert cut >= 5  # (the larger files were really cut)
@@ -84,8 +70,8 @@ def _damaged(corpus, tmp_path, how):
 def test_damaged_files_say_what_one_process_says(corpus, tmp_path, how):
     path = _damaged(corpus, tmp_path, how)
     for options in (dict(fmt="jsonl"), dict(fmt="jsonl", rows=True), dict(fmt="text")):
-        want = _sequential(path, **options)
-        got = _parallel(path, tmp_path, segment=30_000, **options)
+        want = sequential(path, **options)
+        got = shared(path, tmp_path, segment=30_000, **options)
         assert got == want
         assert want[0] == 1 and want[2].count(b"\n") == 1  # (stopped, and said where)
     # with skip_errors, one process gives the file's one account
@@ -116,10 +102,10 @@ def test_a_failing_worker_is_reported_and_stops_the_others(corpus, tmp_path, mon
         return real(p, out, **kw)
 
     monkeypatch.setattr(parallel, "write_events", failing)
-    status, out, err = _parallel(path, tmp_path, fmt="jsonl")
+    status, out, err = shared(path, tmp_path, fmt="jsonl")
     assert status == 1
     assert b"a decoding worker failed" in err and b"boom" in err
-    seq = _sequential(path, fmt="jsonl")[1]
+    seq = sequential(path, fmt="jsonl")[1]
     assert seq.startswith(out) and len(out) < len(seq)  # (the segments before it, then none)
 
 
@@ -168,8 +154,8 @@ def test_with_the_schema_history_the_output_is_the_sequential_output(corpus, tmp
     for path in _largest(corpus, 6):
         for options in (dict(fmt="jsonl", rows=True), dict(fmt="text", rows=True)):
             seq_history, par_history = _history(path), _history(path)
-            want = _sequential(path, schema=seq_history, **options)
-            got = _parallel(path, tmp_path, schema=par_history, **options)
+            want = sequential(path, schema=seq_history, **options)
+            got = shared(path, tmp_path, schema=par_history, **options)
             assert got == want, path
             assert sorted(par_history.tables) == sorted(seq_history.tables), path
             named += b"table map shapes named" in want[2]
@@ -188,8 +174,8 @@ def test_with_the_schema_history_the_output_is_the_sequential_output(corpus, tmp
                  and (t.database, t.name) in mapped)
     wrong = table.statement.replace("varchar(128)", "varchar(129)", 1)
     seed = f"CREATE DATABASE IF NOT EXISTS `{table.database}`; USE `{table.database}`; {wrong};"
-    want = _sequential(path, fmt="jsonl", rows=True, schema=_history(path, seed))
-    got = _parallel(path, tmp_path, fmt="jsonl", rows=True, schema=_history(path, seed))
+    want = sequential(path, fmt="jsonl", rows=True, schema=_history(path, seed))
+    got = shared(path, tmp_path, fmt="jsonl", rows=True, schema=_history(path, seed))
     assert want[0] == 3 and b"disagrees with the schema history" in want[2]
     assert got == want
 

@@ -5,13 +5,12 @@ damaged files. The segments hold whole transactions (a change record carries its
 transaction: XID, ``"commit": true`` on its last row, the transaction's counters): the checks
 are shown to see a cut inside a transaction and a wrong order of segments."""
 
-import io
 import os
 
 import pytest
 
 from binlog_schema.output import parallel
-from binlog_schema.output.write import Output, write_events
+from ..decode_both import sequential, shared
 
 from .test_parallel import _damaged, _largest
 
@@ -25,27 +24,12 @@ def _history(path, seed=None):
     return history_for([str(path)], text=seed)
 
 
-def _sequential(path, **options):
-    out, err = io.StringIO(), io.StringIO()
-    o = Output(out)
-    status = write_events(str(path), o, err=err, **options)
-    o.flush()
-    return status, out.getvalue().encode(), err.getvalue().encode()
-
-
-def _parallel(path, tmp_path, workers=3, segment=20_000, **options):
-    outp, errp = tmp_path / "out", tmp_path / "err"
-    with open(outp, "wb") as fo, open(errp, "wb") as fe:
-        status = parallel.write_file(str(path), Output(io.StringIO()), workers=workers,
-                                     min_size=0, segment=segment,
-                                     fds=(fo.fileno(), fe.fileno()), **options)
-    return status, outp.read_bytes(), errp.read_bytes()
 
 
 def _both(path, tmp_path, seed=None, **options):
     """(one process's, the workers') output, each with a history of its own."""
-    return (_sequential(path, schema=_history(path, seed), **options),
-            _parallel(path, tmp_path, schema=_history(path, seed), **options))
+    return (sequential(path, schema=_history(path, seed), **options),
+            shared(path, tmp_path, schema=_history(path, seed), **options))
 
 
 def test_segments_of_whole_transactions(corpus):

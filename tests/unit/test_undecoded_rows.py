@@ -15,10 +15,11 @@ from binlog_schema.changes.selection import Selection
 from binlog_schema.output.roundtrip import roundtrip_file
 from binlog_schema.output import parallel
 from binlog_schema.output.sql_script import write_sql
-from binlog_schema.output.write import Output, write_events
+from binlog_schema.output.write import Output
 from binlog_schema.output.statuses import DAMAGED, STOPPED
 
 from .. import undecodable
+from ..decode_both import sequential, shared
 
 
 # ------------------------------------------------------------------ the error's own text
@@ -83,20 +84,6 @@ def test_change_records_of_a_cut_file_raise_after_the_changes_before_it(tmp_path
 # ------------------------------------------------------------------ decode, one process or many
 
 
-def _sequential(path, **options):
-    out, err = io.StringIO(), io.StringIO()
-    o = Output(out)
-    status = write_events(str(path), o, err=err, **options)
-    o.flush()
-    return status, out.getvalue().encode(), err.getvalue().encode()
-
-
-def _parallel(path, tmp_path, **options):
-    outp, errp = tmp_path / "out", tmp_path / "err"
-    with open(outp, "wb") as fo, open(errp, "wb") as fe:
-        status = parallel.write_file(str(path), Output(io.StringIO()), workers=3, min_size=0,
-                                     segment=2_000, fds=(fo.fileno(), fe.fileno()), **options)
-    return status, outp.read_bytes(), errp.read_bytes()
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="the parallel decode forks")
@@ -110,8 +97,8 @@ def test_several_processes_report_what_one_process_reports(tmp_path, fmt):
     starts = [start or 0 for start, _, _ in parallel.plan(str(path), 2_000)]
     assert len([s for s in starts if s < bad.offset]) > 1
     assert len([s for s in starts if s > bad.offset]) > 1
-    want = _sequential(path, fmt=fmt, rows=True)
-    got = _parallel(path, tmp_path, fmt=fmt, rows=True)
+    want = sequential(path, fmt=fmt, rows=True)
+    got = shared(path, tmp_path, segment=2_000, fmt=fmt, rows=True)
     assert want[0] == DAMAGED and bad.said(want[2].decode())
     assert got == want
 
@@ -129,7 +116,7 @@ def test_jsonl_says_the_precise_rows_error_after_the_compiled_writer_fails(tmp_p
     from binlog_schema.output import jsonl
     bad = undecodable.write(tmp_path / "bad.000001", bad="middle", transactions=3)
     before = jsonl.FALLBACKS["rows"]
-    status, out, err = _sequential(bad.path, fmt="jsonl", rows=True)
+    status, out, err = sequential(bad.path, fmt="jsonl", rows=True)
     assert status == DAMAGED and bad.said(err.decode())
     assert jsonl.FALLBACKS["rows"] == before + 1
     line = _rows_line(out, bad.offset)
@@ -152,7 +139,7 @@ def test_jsonl_does_not_hide_a_bug_of_the_compiled_writer(tmp_path, monkeypatch)
     monkeypatch.setattr(row_images, "rows_json_direct", broken)
     bad = undecodable.write(tmp_path / "bad.000001", bad="middle", transactions=3)
     with pytest.raises(RuntimeError, match="a bug in the compiled writer"):
-        _sequential(bad.path, fmt="jsonl", rows=True)
+        sequential(bad.path, fmt="jsonl", rows=True)
 
 
 def test_jsonl_rows_the_compiled_writer_declines_are_the_typed_rows(tmp_path, monkeypatch):
@@ -161,12 +148,12 @@ def test_jsonl_rows_the_compiled_writer_declines_are_the_typed_rows(tmp_path, mo
     from binlog_schema.output import row_images
     path = tmp_path / "ok.000001"
     undecodable.write(path, bad="middle", transactions=3)
-    want = _sequential(path, fmt="jsonl", rows=True)
+    want = sequential(path, fmt="jsonl", rows=True)
 
     def declines(codec, body, kind):
         raise ValueError("decoded through the codecs")
     monkeypatch.setattr(row_images, "rows_json_direct", declines)
-    assert _sequential(path, fmt="jsonl", rows=True) == want
+    assert sequential(path, fmt="jsonl", rows=True) == want
 
 
 # ------------------------------------------------------------------ roundtrip
