@@ -15,10 +15,9 @@ becomes its keyed events (the module docstring of :mod:`.keying`).
 
 from __future__ import annotations
 
+from binlog_schema.pipeline.current.fold import NO_KEY, NO_TABLE, unknown_fill, unnamed_column
+
 NO_SPAN = -1
-UNNAMED = ("no table of that name is known there (it was not created in these binlogs, nor "
-           "given by --schema or --base)")
-NO_KEY = "the row's key columns are not in its image"
 
 
 class _Span:
@@ -105,7 +104,7 @@ def _unknown_table(sub, schema):
     import pyarrow.compute as pc
     n = sub.num_rows
     problem = pc.binary_join_element_wise(sub.column("database"), sub.column("table"), ".")
-    problem = pc.binary_join_element_wise(problem, pa.scalar(": " + UNNAMED), "")
+    problem = pc.binary_join_element_wise(problem, pa.scalar(": " + NO_TABLE), "")
     cols = {"origin": pa.array([-1] * n, pa.int64()), "okey": sub.column("okey"),
             "sub": pa.array([0] * n, pa.int32()),
             "op": pa.array(["problem"] * n, pa.string()),
@@ -277,9 +276,7 @@ def _problems(s, n, insert, delete, b_unnamed, a_unnamed, b_refs, a_refs, full_b
         if not s.unknown.any():
             return {}
         bad = (refs < 0) & s.unknown[None, :] & full[:, None]
-        return {int(r): [f"the value of column origin {s.final[c]} in rows already there is "
-                         "not known (its DEFAULT is an expression)"
-                         for c in np.flatnonzero(bad[r])]
+        return {int(r): [unknown_fill(s.final[c]) for c in np.flatnonzero(bad[r])]
                 for r in np.flatnonzero(bad.any(axis=1))}
     for unnamed, unk, skip in ((b_unnamed, unknown(b_refs, full_b), insert),
                                (a_unnamed, unknown(a_refs, full_i), delete)):
@@ -287,7 +284,7 @@ def _problems(s, n, insert, delete, b_unnamed, a_unnamed, b_refs, a_refs, full_b
             if skip[r]:
                 continue
             out.setdefault(r, []).extend(
-                [f"column '{k}' is not in the table's schema there" for k in unnamed.get(r, [])]
+                [unnamed_column(k) for k in unnamed.get(r, [])]
                 + unk.get(r, []))
     return {r: p for r, p in out.items() if p}
 

@@ -30,6 +30,25 @@ import pickle
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
+# The problems the fold says, each written once: this fold, the Arrow keying
+# (arrow_keying.py) and the Spark SQL fold (versions.py) say them alike.
+NO_TABLE = ("no table of that name is known there (it was not created in these binlogs, nor "
+            "given by --schema or --base)")
+NO_KEY = "the row's key columns are not in its image"
+DELETE_NOT_HELD = "a delete of a row not held"
+UPDATE_NOT_HELD = "a partial image updates a row not held"
+MOVE_NOT_HELD = "a partial image moves a row not held"
+
+
+def unnamed_column(name) -> str:
+    return f"column {name!r} is not in the table's schema there"
+
+
+def unknown_fill(origin) -> str:
+    return (f"the value of column origin {origin} in rows already there is not known (its "
+            "DEFAULT is an expression)")
+
+
 class _Unknown:
     """A fill value nobody can know (DEFAULT CURRENT_TIMESTAMP...): one object, the same
     after pickling (the plan travels to the tasks)."""
@@ -117,7 +136,7 @@ def project(t: TableFold, version, image: dict, full: bool, problems: list) -> d
     for name, v in image.items():
         o = names.get(name.lower())
         if o is None:
-            problems.append(f"column {name!r} is not in the table's schema there")
+            problems.append(unnamed_column(name))
             continue
         if o in final:
             out[o] = v
@@ -126,8 +145,7 @@ def project(t: TableFold, version, image: dict, full: bool, problems: list) -> d
             if o not in out:
                 fill = fills.get(o, UNKNOWN) if o in fills else t.added.get(o, UNKNOWN)
                 if fill is UNKNOWN:
-                    problems.append(f"the value of column origin {o} in rows already there "
-                                    "is not known (its DEFAULT is an expression)")
+                    problems.append(unknown_fill(o))
                     fill = None
                 out[o] = fill
     return out
@@ -142,8 +160,7 @@ def key_rows(rows, plan: FoldPlan):
         origin = plan.origin_at(r["database"], r["table"], okey)
         t = plan.tables.get(origin) if origin is not None else None
         if t is None:
-            yield _problem(r, "no table of that name is known there (it was not created in "
-                              "these binlogs, nor given by --schema or --base)")
+            yield _problem(r, NO_TABLE)
             continue
         op = r["operation"]
         version = t.version_at(okey)
@@ -173,7 +190,7 @@ def key_rows(rows, plan: FoldPlan):
                 rows_out = [("move", new, old, img)]
         for sub, (kind, k, old, img) in enumerate(rows_out):
             if k is None:
-                problems.append("the row's key columns are not in its image")
+                problems.append(NO_KEY)
             yield {"origin": origin, "gkey": k or b"", "okey": okey, "sub": sub, "op": kind,
                    "operation": op if sub == 0 else None,
                    "key": k or b"", "old": old,
@@ -245,14 +262,14 @@ class Folder:
             self._remove(key, okey, keyed)
         elif op == "merge":
             if st is None:
-                self.problems.append(f"{okey}: a partial image updates a row not held")
+                self.problems.append(f"{okey}: {UPDATE_NOT_HELD}")
                 return
             st[0] = {**st[0], **img}
             st[2] = okey
         elif op == "move":
             old = self.state.get(r["old"])
             if old is None:
-                self.problems.append(f"{okey}: a partial image moves a row not held")
+                self.problems.append(f"{okey}: {MOVE_NOT_HELD}")
                 return
             merged = {**old[0], **img}
             self._remove(r["old"], okey, keyed)
@@ -265,7 +282,7 @@ class Folder:
     def _remove(self, key, okey, keyed):
         st = self.state.get(key)
         if st is None:
-            self.problems.append(f"{okey}: a delete of a row not held")
+            self.problems.append(f"{okey}: {DELETE_NOT_HELD}")
         elif st[1] > 1 and not keyed:
             st[1] -= 1
         else:

@@ -85,6 +85,7 @@ def step(keyed, trunc_ts, versions: bool):
     """The function folding one event ``e`` into a key's state ``s`` (columns of the group:
     ``keyed``, whether the table has a primary key; ``trunc_ts``, its truncations' times)."""
     from pyspark.sql import functions as F
+    from binlog_schema.pipeline.current.fold import DELETE_NOT_HELD, UPDATE_NOT_HELD
     from binlog_schema.pipeline.current.keying import overlay
     from binlog_schema.pipeline.tables.schema import IMAGE
 
@@ -102,10 +103,8 @@ def step(keyed, trunc_ts, versions: bool):
                .when(dele & (n == 0), F.lit(None).cast(IMAGE))
                .when(merge & held, overlay(img0, e["image"])).otherwise(img0))
         ok = F.when(put | (merge & held), e["okey"]).otherwise(s["ok"])
-        problem = (F.when(dele & ~held, F.concat(e["okey"], F.lit(": a delete of a row not "
-                                                                   "held")))
-                   .when(merge & ~held, F.concat(e["okey"], F.lit(
-                       ": a partial image updates a row not held"))))
+        problem = (F.when(dele & ~held, F.concat(e["okey"], F.lit(f": {DELETE_NOT_HELD}")))
+                   .when(merge & ~held, F.concat(e["okey"], F.lit(f": {UPDATE_NOT_HELD}"))))
         probs = F.when(problem.isNull(), s["probs"]).otherwise(
             F.concat(s["probs"], F.array(problem)))
         fields = [n.alias("n"), img.alias("img"), ok.alias("ok"), e["okey"].alias("last"),
